@@ -1,0 +1,166 @@
+"""The `citedesk` command: `audit`, `fix`, and (with no arguments) the window.
+
+Exit codes: 0 — no findings at or above the fail threshold; 1 — findings; 2 — bad usage or an
+unreadable document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from citedesk import __version__
+from citedesk.core.findings import Kind
+from citedesk.core.report import RENDERERS, FailPolicy, render_text
+from citedesk.core.text import DocumentError
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"citedesk: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="citedesk",
+        description="Checks that every citation in a document is real and supports what the sentence says.",
+    )
+    parser.add_argument("--version", action="version", version=f"citedesk {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    audit = commands.add_parser("audit", help="audit a document and print a report")
+    audit.add_argument("file", help="a Markdown or text document")
+    audit.add_argument(
+        "--format", choices=sorted(RENDERERS), default="text", help="report format (default: text)"
+    )
+    audit.add_argument("--out", metavar="PATH", help="write the report to PATH instead of standard output")
+    audit.add_argument(
+        "--fail-on",
+        default="warning",
+        metavar="KINDS",
+        help="exit 1 on findings of this severity or worse (error, warning, info, none) "
+        "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
+    )
+    audit.add_argument(
+        "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
+    )
+
+    fix = commands.add_parser("fix", help="apply the fixes CiteDesk proposes, writing the file atomically")
+    fix.add_argument("file")
+    fix.add_argument(
+        "--kinds",
+        required=True,
+        metavar="KINDS",
+        help="comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,malformed_marker",
+    )
+    fix.add_argument("--renumber", action="store_true", help="also renumber the reference list 1…n")
+    fix.add_argument(
+        "--dry-run", action="store_true", help="print the changed document instead of writing it"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    try:
+        if args.command == "audit":
+            return _audit(args)
+        if args.command == "fix":
+            return _fix(args)
+    except DocumentError as exc:
+        print(f"citedesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"citedesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from citedesk.files import read_document  # noqa: PLC0415 - keeps `--version` instant
+    from citedesk.pipeline import AuditOptions, audit_text  # noqa: PLC0415
+
+    policy = FailPolicy.parse(args.fail_on)
+    decoded = read_document(args.file)
+    report = audit_text(decoded.text, args.file, AuditOptions(offline=args.offline))
+    if args.format == "text" and not args.out:
+        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        output = render_text(report, colour=colour)
+    else:
+        output = RENDERERS[args.format](report)
+    if args.out:
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        write_atomic(args.out, output)
+        print(f"{args.file}: report written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(output)
+    return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from citedesk.core.checks import structural_findings  # noqa: PLC0415
+    from citedesk.core.document import parse_document  # noqa: PLC0415
+    from citedesk.core.repair import Renumber, RepairError, apply_checked, build_edits, merge_fixes  # noqa: PLC0415
+    from citedesk.files import read_document, write_with_backup  # noqa: PLC0415
+
+    kinds = _parse_kinds(args.kinds)
+    decoded = read_document(args.file)
+    document = parse_document(decoded.text, args.file)
+    findings = [f for f in structural_findings(document) if f.kind in kinds and f.fixes]
+    # the first fix of each finding is the conservative one (no renumbering); renumber once at the end
+    edits = merge_fixes(document, [f.fixes[0] for f in findings])
+    if args.renumber:
+        operations = [op for f in findings for op in f.fixes[0].operations]
+        edits = build_edits(document, [*operations, Renumber()])  # type: ignore[list-item]
+    if not edits:
+        print(f"{args.file}: nothing to fix for {', '.join(sorted(k.value for k in kinds))}", file=sys.stderr)
+        return EXIT_OK
+    try:
+        fixed = apply_checked(decoded.text, edits)
+    except RepairError as exc:
+        print(f"citedesk: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.dry_run:
+        sys.stdout.write(fixed)
+        print(
+            f"{args.file}: {len(findings)} fixes would change {len(edits)} places (dry run)", file=sys.stderr
+        )
+        return EXIT_OK
+    backup = write_with_backup(args.file, fixed, decoded.encoding)
+    print(
+        f"{args.file}: applied {len(findings)} fixes in {len(edits)} places; the original is in {backup}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _parse_kinds(spec: str) -> set[Kind]:
+    kinds: set[Kind] = set()
+    for name in spec.split(","):
+        name = name.strip().replace("-", "_")
+        if name in ("all", "*"):
+            return set(Kind)
+        try:
+            kinds.add(Kind(name))
+        except ValueError:
+            raise ValueError(
+                f"unknown finding kind {name!r}; choose from {', '.join(k.value for k in Kind)}"
+            ) from None
+    return kinds
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

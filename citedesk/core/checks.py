@@ -1,0 +1,244 @@
+"""Findings that need no source and no model: fabricated, orphan, duplicate, uncited, malformed."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Fix, Kind, make_finding
+from citedesk.core.markers import MalformedMarker, Marker, format_numeric
+from citedesk.core.references import Reference, normalise_doi, normalise_url
+from citedesk.core.repair import (
+    FixMalformed,
+    MergeReference,
+    RemoveCitation,
+    RemoveReference,
+    Renumber,
+    make_fix,
+)
+
+
+def structural_findings(document: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    findings.extend(fabricated_markers(document))
+    findings.extend(malformed_markers(document))
+    findings.extend(orphan_references(document))
+    findings.extend(duplicate_references(document))
+    findings.extend(uncited_claims(document))
+    return sorted(findings, key=lambda f: (f.start, f.kind.value))
+
+
+def fabricated_markers(document: Document) -> list[Finding]:
+    known = document.references.by_key()
+    findings: list[Finding] = []
+    for index, marker in enumerate(document.markers):
+        for key in marker.keys:
+            if key in known:
+                continue
+            claim = document.claim_by_marker.get(index)
+            label = _label(marker, key)
+            message = f"{label} cites a reference that does not exist: " + (
+                f"the reference list has {_count(document)} and no entry {key}."
+                if document.entries
+                else "the document has no reference list."
+            )
+            fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
+            fixes = (fix,) if fix else ()
+            findings.append(
+                make_finding(
+                    Kind.FABRICATED,
+                    _item_span(marker, key),
+                    message,
+                    reference=key,
+                    claim_id=claim.id if claim else None,
+                    fixes=fixes,
+                )
+            )
+    return findings
+
+
+def malformed_markers(document: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    for bad in document.malformed:
+        raw = document.text[bad.start : bad.end]
+        repaired = repair_malformed(bad, raw)
+        fixes = _present(
+            make_fix(f"Rewrite as {repaired}", document, [FixMalformed(bad.start, bad.end, repaired)])
+            if repaired is not None
+            else None
+        )
+        findings.append(
+            make_finding(
+                Kind.MALFORMED_MARKER,
+                (bad.start, bad.end),
+                f"{raw} is not a valid marker: {bad.reason}.",
+                fixes=fixes,
+            )
+        )
+    return findings
+
+
+def repair_malformed(bad: MalformedMarker, raw: str) -> str | None:
+    """A well-formed rewrite of a malformed marker when its intent is unambiguous."""
+    if raw.startswith("[^"):
+        key = re.match(r"\[\^([A-Za-z0-9_.:-]+)", raw)
+        return f"[^{key.group(1)}]" if key and not raw.endswith("]") else None
+    if "backwards" in bad.reason:
+        return re.sub(
+            r"(\d+)(\s*[-–—]\s*)(\d+)",
+            lambda m: f"{min(int(m[1]), int(m[3]))}{m[2]}{max(int(m[1]), int(m[3]))}",
+            raw,
+        )
+    if "range" in bad.reason:
+        return None
+    numbers = [int(n) for n in re.findall(r"\d+", raw)]
+    if not numbers:
+        return None
+    return (
+        "["
+        + format_numeric(sorted(dict.fromkeys(numbers)) if numbers == sorted(numbers) else numbers, ", ", "")
+        + "]"
+    )
+
+
+def orphan_references(document: Document) -> list[Finding]:
+    cited = {key for marker in document.markers for key in marker.keys}
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for entry in document.entries:
+        if entry.key in cited or entry.key in seen:
+            continue
+        seen.add(entry.key)
+        fixes = _present(
+            make_fix(f"Remove reference {_name(entry)}", document, [RemoveReference(entry.key)]),
+            make_fix(
+                f"Remove reference {_name(entry)} and renumber",
+                document,
+                [RemoveReference(entry.key), Renumber()],
+            )
+            if entry.numeric
+            else None,
+        )
+        findings.append(
+            make_finding(
+                Kind.ORPHAN_REFERENCE,
+                (entry.start, entry.end),
+                f"Reference {_name(entry)} is never cited in the text.",
+                reference=entry.key,
+                fixes=fixes,
+            )
+        )
+    return findings
+
+
+def duplicate_references(document: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    first_by_id: dict[str, Reference] = {}
+    first_by_key: dict[str, Reference] = {}
+    for entry in document.entries:
+        if entry.key in first_by_key:
+            findings.append(
+                make_finding(
+                    Kind.DUPLICATE_REFERENCE,
+                    (entry.start, entry.end),
+                    f"Two reference entries are numbered {entry.key}; markers can only reach the first.",
+                    reference=entry.key,
+                )
+            )
+            continue
+        first_by_key[entry.key] = entry
+        for ident in identities(entry):
+            original = first_by_id.get(ident)
+            if original is None:
+                first_by_id[ident] = entry
+                continue
+            what = "DOI" if ident.startswith("doi:") else "URL" if ident.startswith("url:") else "arXiv id"
+            fixes = _present(
+                make_fix(
+                    f"Merge {_name(entry)} into {_name(original)}",
+                    document,
+                    [MergeReference(entry.key, original.key)],
+                ),
+                make_fix(
+                    f"Merge {_name(entry)} into {_name(original)} and renumber",
+                    document,
+                    [MergeReference(entry.key, original.key), Renumber()],
+                ),
+            )
+            findings.append(
+                make_finding(
+                    Kind.DUPLICATE_REFERENCE,
+                    (entry.start, entry.end),
+                    f"Reference {_name(entry)} has the same {what} as reference {_name(original)}.",
+                    reference=entry.key,
+                    fixes=fixes,
+                    details={"duplicate_of": original.key},
+                )
+            )
+            break
+    return findings
+
+
+def identities(entry: Reference) -> list[str]:
+    found: list[str] = []
+    if entry.doi:
+        found.append("doi:" + normalise_doi(entry.doi))
+    if entry.arxiv:
+        found.append("arxiv:" + re.sub(r"v\d+$", "", entry.arxiv.lower()))
+    if entry.url and not entry.doi:
+        found.append("url:" + normalise_url(entry.url))
+    return found
+
+
+def uncited_claims(document: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    malformed_at = sorted(m.start for m in document.malformed)
+    for claim in document.claims:
+        if not claim.needs_citation or claim.sentence.markers:
+            continue
+        i = bisect.bisect_left(malformed_at, claim.sentence.start)
+        if i < len(malformed_at) and malformed_at[i] < claim.sentence.span_end + 8:
+            continue  # the sentence tried to cite; the malformed marker is the finding
+        findings.append(
+            make_finding(
+                Kind.UNCITED,
+                (claim.sentence.start, claim.sentence.end),
+                "This sentence " + _join(claim.reasons) + " but cites no source.",
+                claim_id=claim.id,
+                details={"reasons": list(claim.reasons)},
+            )
+        )
+    return findings
+
+
+def _present(*fixes: Fix | None) -> tuple[Fix, ...]:
+    return tuple(f for f in fixes if f is not None)
+
+
+def _join(reasons: tuple[str, ...]) -> str:
+    if len(reasons) == 1:
+        return reasons[0]
+    return ", ".join(reasons[:-1]) + " and " + reasons[-1]
+
+
+def _label(marker: Marker, key: str) -> str:
+    return f"[^{key}]" if marker.style.value == "footnote" else f"[{key}]"
+
+
+def _name(entry: Reference) -> str:
+    return f"[^{entry.key}]" if entry.style.value == "footnote" else f"[{entry.key}]"
+
+
+def _item_span(marker: Marker, key: str) -> tuple[int, int]:
+    if len(marker.keys) == 1:
+        return marker.start, marker.end
+    for item in marker.items:
+        if key in item.keys:
+            return item.start, item.end
+    return marker.start, marker.end
+
+
+def _count(document: Document) -> str:
+    n = len(document.entries)
+    return "1 entry" if n == 1 else f"{n} entries"

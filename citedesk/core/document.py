@@ -1,0 +1,75 @@
+"""The document model: text → markers, references, sentences and claims, all with exact offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from citedesk.core.claims import Claim, make_claims
+from citedesk.core.markdown import Layout, scan_markdown
+from citedesk.core.markers import MalformedMarker, Marker, find_markers
+from citedesk.core.references import Reference, ReferenceList, parse_references
+from citedesk.core.sentences import Sentence, split_sentences
+from citedesk.core.spans import SpanSet
+from citedesk.core.text import LineIndex
+
+
+@dataclass(frozen=True)
+class Structure:
+    """Markers and references without sentences: all that repairs need, and cheap to compute."""
+
+    text: str
+    layout: Layout
+    markers: tuple[Marker, ...]
+    malformed: tuple[MalformedMarker, ...]
+    references: ReferenceList
+    prose_blocks: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Document(Structure):
+    path: str | None
+    sentences: tuple[Sentence, ...]
+    claims: tuple[Claim, ...]
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.text)
+
+    @property
+    def entries(self) -> tuple[Reference, ...]:
+        return self.references.entries
+
+    @cached_property
+    def claim_by_marker(self) -> dict[int, Claim]:
+        """Marker index → the claim (sentence) it is attached to."""
+        return {m: claim for claim in self.claims for m in claim.sentence.markers}
+
+
+def parse_structure(text: str) -> Structure:
+    layout = scan_markdown(text)
+    references = parse_references(text, layout)
+    section = references.section
+    blocks = tuple(
+        (b.start, b.end) for b in layout.blocks if section is None or not (section[0] <= b.start < section[1])
+    )
+    markers, malformed = find_markers(text, blocks, layout.opaque)
+    return Structure(text, layout, tuple(markers), tuple(malformed), references, blocks)
+
+
+def parse_document(text: str, path: str | None = None) -> Document:
+    structure = parse_structure(text)
+    layout = structure.layout
+    not_words = SpanSet.of([*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)])
+    sentences = split_sentences(text, structure.prose_blocks, structure.markers, not_words, layout.code)
+    return Document(
+        text=text,
+        layout=layout,
+        markers=structure.markers,
+        malformed=structure.malformed,
+        references=structure.references,
+        prose_blocks=structure.prose_blocks,
+        path=path,
+        sentences=tuple(sentences),
+        claims=tuple(make_claims(sentences)),
+    )

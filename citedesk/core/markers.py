@@ -1,0 +1,182 @@
+"""Citation markers — `[1]`, `[1, 2]`, `[1–3]`, `[^note]`, `[1][2]` — with exact offsets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from citedesk.core.spans import SpanSet
+
+MAX_RANGE = 500
+"""A range wider than this (`[1-100000]`) is a typo, not a citation."""
+
+_NUMERIC_BODY = re.compile(r"[\d\s,;\-–—]{1,200}")
+_FOOTNOTE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
+_ITEM = re.compile(r"\s*(\d{1,6})\s*(?:([-–—])\s*(\d{1,6})\s*)?")
+
+
+class MarkerStyle(StrEnum):
+    NUMERIC = "numeric"
+    FOOTNOTE = "footnote"
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerItem:
+    """One element of a marker: a number, a range `3–5`, or a footnote key."""
+
+    start: int
+    end: int
+    keys: tuple[str, ...]
+    dash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    start: int
+    end: int
+    style: MarkerStyle
+    items: tuple[MarkerItem, ...]
+    separator: str = ", "
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for item in self.items:
+            for key in item.keys:
+                seen.setdefault(key, None)
+        return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedMarker:
+    start: int
+    end: int
+    reason: str
+
+
+def find_markers(
+    text: str, regions: Iterable[tuple[int, int]], opaque: SpanSet
+) -> tuple[list[Marker], list[MalformedMarker]]:
+    """Markers inside the given prose regions, skipping anything in `opaque` (code, links, URLs)."""
+    markers: list[Marker] = []
+    malformed: list[MalformedMarker] = []
+    for region_start, region_end in regions:
+        pos = text.find("[", region_start, region_end)
+        while pos != -1:
+            next_pos = pos + 1
+            if not opaque.contains(pos):
+                result = _parse_at(text, pos, region_end)
+                if isinstance(result, Marker):
+                    markers.append(result)
+                    next_pos = result.end
+                elif isinstance(result, MalformedMarker):
+                    malformed.append(result)
+                    next_pos = result.end
+            pos = text.find("[", next_pos, region_end)
+    return markers, malformed
+
+
+def _parse_at(text: str, pos: int, limit: int) -> Marker | MalformedMarker | None:
+    if text.startswith("[^", pos):
+        return _parse_footnote(text, pos, limit)
+    close = text.find("]", pos + 1, min(limit, pos + 202))
+    newline = text.find("\n", pos + 1, close if close != -1 else min(limit, pos + 202))
+    if close == -1 or newline != -1:
+        return None
+    body = text[pos + 1 : close]
+    if not any(ch.isdigit() for ch in body) or not _NUMERIC_BODY.fullmatch(body):
+        return None
+    if close + 1 < len(text) and text[close + 1] == "(":
+        return None  # a link whose text happens to be a number
+    return _parse_numeric(text, pos, close)
+
+
+def _parse_numeric(text: str, pos: int, close: int) -> Marker | MalformedMarker:
+    end = close + 1
+    body_start = pos + 1
+    items: list[MarkerItem] = []
+    separator = ", "
+    cursor = body_start
+    first_separator = True
+    while True:
+        match = _ITEM.match(text, cursor, close)
+        if not match:
+            return MalformedMarker(pos, end, _why_malformed(text[body_start:close]))
+        first, dash, last = match.group(1), match.group(2), match.group(3)
+        item_start, item_end = match.start(1), match.end(3) if last else match.end(1)
+        if last:
+            lo, hi = int(first), int(last)
+            if hi <= lo:
+                return MalformedMarker(pos, end, f"the range {first}{dash}{last} runs backwards")
+            if hi - lo > MAX_RANGE:
+                return MalformedMarker(pos, end, f"the range {first}{dash}{last} is implausibly wide")
+            keys = tuple(str(k) for k in range(lo, hi + 1))
+            items.append(MarkerItem(item_start, item_end, keys, dash or "-"))
+        else:
+            items.append(MarkerItem(item_start, item_end, (str(int(first)),)))
+        cursor = match.end()
+        if cursor >= close:
+            break
+        if text[cursor] not in ",;":
+            return MalformedMarker(pos, end, _why_malformed(text[body_start:close]))
+        sep_end = cursor + 1
+        while sep_end < close and text[sep_end] in " \t":
+            sep_end += 1
+        if first_separator:
+            separator = text[cursor:sep_end]
+            first_separator = False
+        cursor = cursor + 1
+        if cursor >= close:
+            return MalformedMarker(pos, end, "the marker ends with a separator and no number")
+    return Marker(pos, end, MarkerStyle.NUMERIC, tuple(items), separator)
+
+
+def _why_malformed(body: str) -> str:
+    compact = re.sub(r"\s+", "", body)
+    if re.search(r"[,;]{2,}", compact):
+        return "two separators in a row, with no number between them"
+    if compact[:1] in ",;":
+        return "the marker starts with a separator"
+    if compact[-1:] in ",;":
+        return "the marker ends with a separator and no number"
+    if re.search(r"[-–—]{2,}|^[-–—]|[-–—]$", compact):
+        return "a range is missing one of its ends"
+    return "numbers must be separated by commas"
+
+
+def _parse_footnote(text: str, pos: int, limit: int) -> Marker | MalformedMarker | None:
+    key_start = pos + 2
+    match = _FOOTNOTE_KEY.match(text, key_start, limit)
+    if match and match.end() < len(text) and text[match.end()] == "]":
+        end = match.end() + 1
+        if end < len(text) and text[end] == ":":
+            return None  # a definition, not a marker
+        item = MarkerItem(key_start, match.end(), (match.group(0),))
+        return Marker(pos, end, MarkerStyle.FOOTNOTE, (item,))
+    stop = key_start
+    while stop < limit and stop - pos < 100 and text[stop] not in "]\n":
+        stop += 1
+    if stop < limit and text[stop] == "]":
+        return MalformedMarker(
+            pos, stop + 1, "a footnote key may hold only letters, digits, '-', '_', '.' or ':'"
+        )
+    end = match.end() if match else key_start
+    return MalformedMarker(pos, max(end, key_start), "the footnote marker is never closed with ']'")
+
+
+def format_numeric(numbers: list[int], separator: str = ", ", dash: str = "–") -> str:
+    """`[1, 2, 3, 5]` → `1–3, 5` when a range was used; runs of 3+ become ranges only if `dash`."""
+    parts: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while dash and j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{numbers[i]}{dash}{numbers[j]}")
+        else:
+            parts.extend(str(k) for k in numbers[i : j + 1])
+        i = j + 1
+    return separator.join(parts)

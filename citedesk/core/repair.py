@@ -1,0 +1,384 @@
+"""Repairs as operations, turned into pure text edits, with proof that prose is unchanged.
+
+A fix is a list of operations (remove a citation, drop a reference entry, renumber …). Operations
+from many fixes merge into one consistent set of edits — one edit per marker and per entry label —
+so "fix all" never produces overlapping edits. `prose_of` defines what must never change: the text
+with every marker (and its removal whitespace) and every reference entry taken out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from citedesk.core.document import Structure, parse_structure
+from citedesk.core.findings import Fix, TextEdit
+from citedesk.core.markers import Marker, MarkerStyle, format_numeric
+from citedesk.core.references import LabelStyle, Reference
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveCitation:
+    """Take `key` out of marker number `marker`; the marker goes entirely if nothing is left."""
+
+    marker: int
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveMarker:
+    marker: int
+
+
+@dataclass(frozen=True, slots=True)
+class RetargetCitation:
+    """In marker number `marker`, cite `new` instead of `old` (swap to the right source)."""
+
+    marker: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddCitation:
+    """Cite `key` at `offset` (the end of a sentence); joins a marker that already ends there."""
+
+    offset: int
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveReference:
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class MergeReference:
+    """Point every citation of `duplicate` at `into`, then drop the duplicate's entry."""
+
+    duplicate: str
+    into: str
+
+
+@dataclass(frozen=True, slots=True)
+class FixMalformed:
+    """Rewrite a malformed marker at [start, end) as `replacement`."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True, slots=True)
+class Renumber:
+    """Number the reference list 1…n in its order and rewrite every marker to match."""
+
+
+Operation = (
+    RemoveCitation
+    | RemoveMarker
+    | RetargetCitation
+    | AddCitation
+    | RemoveReference
+    | MergeReference
+    | FixMalformed
+    | Renumber
+)
+
+
+class RepairError(ValueError):
+    """A repair that cannot be applied safely (overlapping edits, or it would change prose)."""
+
+
+def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
+    """A fix for these operations, or None when they cannot be applied safely."""
+    try:
+        return Fix(title, tuple(build_edits(structure, operations)), tuple(operations))
+    except RepairError:
+        return None
+
+
+def merge_fixes(structure: Structure, fixes: Iterable[Fix]) -> list[TextEdit]:
+    """One consistent edit list for many fixes at once ("fix all of this kind")."""
+    operations: list[Operation] = []
+    for fix in fixes:
+        operations.extend(op for op in fix.operations if isinstance(op, Operation))
+    return build_edits(structure, operations)
+
+
+def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+    text = structure.text
+    markers = structure.markers
+    entries = structure.references.entries
+    removed_entries: set[str] = set()
+    renames: dict[str, str] = {}
+    per_marker: dict[int, list[str]] = {}
+    additions: dict[int, list[str]] = {}
+    malformed_fixes: list[FixMalformed] = []
+    renumber = False
+
+    def keys_of(index: int) -> list[str]:
+        return per_marker.setdefault(index, list(markers[index].keys))
+
+    for op in operations:
+        if isinstance(op, RemoveCitation):
+            per_marker[op.marker] = [k for k in keys_of(op.marker) if k != op.key]
+        elif isinstance(op, RemoveMarker):
+            per_marker[op.marker] = []
+        elif isinstance(op, RetargetCitation):
+            per_marker[op.marker] = [op.new if k == op.old else k for k in keys_of(op.marker)]
+        elif isinstance(op, AddCitation):
+            additions.setdefault(op.offset, []).append(op.key)
+        elif isinstance(op, RemoveReference):
+            removed_entries.add(op.key)
+        elif isinstance(op, MergeReference):
+            removed_entries.add(op.duplicate)
+            renames[op.duplicate] = op.into
+        elif isinstance(op, FixMalformed):
+            malformed_fixes.append(op)
+        elif isinstance(op, Renumber):
+            renumber = True
+
+    kept_entries = [e for e in entries if e.key not in removed_entries]
+    if removed_entries and any(e.style is LabelStyle.NONE for e in entries):
+        renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
+    cited_after = (
+        [[renames.get(k, k) for k in per_marker.get(i, list(m.keys))] for i, m in enumerate(markers)]
+        if renumber
+        else []
+    )
+    numbering = _numbering(kept_entries, cited_after) if renumber else {}
+
+    def final(key: str) -> str:
+        key = renames.get(key, key)
+        return numbering.get(key, key)
+
+    edits: list[TextEdit] = []
+    # markers: rewrite those whose keys change; delete emptied ones, neighbours as one run
+    deleted: list[int] = []
+    touched = range(len(markers)) if (renames or numbering) else sorted(per_marker)
+    for index in touched:
+        marker = markers[index]
+        keys = _dedupe(final(k) for k in per_marker.get(index, list(marker.keys)))
+        if keys == list(marker.keys):
+            continue
+        if keys:
+            edits.append(TextEdit(marker.start, marker.end, render_marker(marker, keys)))
+        else:
+            deleted.append(index)
+    runs: list[list[int]] = []
+    for index in deleted:
+        previous = runs[-1][1] if runs else -1
+        if (
+            runs
+            and previous == index - 1
+            and not text[markers[previous].end : markers[index].start].strip(" \t")
+        ):
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    marker_removals = [removal_edit(text, markers[first].start, markers[last].end) for first, last in runs]
+    edits.extend(marker_removals)
+    # citations added at sentence ends: join a marker that ends exactly there, else insert one
+    ends = {m.end: i for i, m in enumerate(markers)} if additions else {}
+    for offset, keys in sorted(additions.items()):
+        new_keys = [final(k) for k in keys]
+        if offset in ends:
+            index = ends[offset]
+            marker = markers[index]
+            existing = [final(k) for k in per_marker.get(index, list(marker.keys))]
+            merged = _dedupe([*existing, *new_keys])
+            edits = [e for e in edits if not (e.start <= marker.start and e.end >= marker.end)]
+            edits.append(TextEdit(marker.start, marker.end, render_marker(marker, merged)))
+        else:
+            edits.append(TextEdit(offset, offset, " " + _render_new(new_keys, structure)))
+    # reference entries
+    for entry in entries:
+        if entry.key in removed_entries:
+            start, end = entry_removal_span(text, entry)
+            edits.append(TextEdit(start, end, ""))
+        elif (
+            entry.key in numbering
+            and numbering[entry.key] != entry.key
+            and entry.label_end > entry.label_start
+        ):
+            edits.append(TextEdit(entry.label_start, entry.label_end, numbering[entry.key]))
+    edits.extend(TextEdit(op.start, op.end, op.replacement) for op in malformed_fixes)
+    for edit in marker_removals:
+        if _exposes_structure(text, edit):
+            raise RepairError(
+                "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
+            )
+    return normalise_edits(edits)
+
+
+_LIST_NUMBER = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")
+_DEFINITION_START = re.compile(r"\[\^?[^\]\n]*\]:")
+
+
+def _exposes_structure(text: str, edit: TextEdit) -> bool:
+    """True when deleting at a line's start would make the rest of it a heading, list, quote …"""
+    line_start = text.rfind("\n", 0, edit.start) + 1
+    if edit.replacement or text[line_start : edit.start].strip(" \t"):
+        return False
+    following = text[edit.end] if edit.end < len(text) else ""
+    if following in ("", "\n", "\r"):
+        return False
+    if following == "[":
+        return bool(_DEFINITION_START.match(text, edit.end))
+    return not (following.isalnum() or following in "\"'“‘(") or bool(_LIST_NUMBER.match(text, edit.end))
+
+
+def _dedupe(keys: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(keys))
+
+
+def _numbering(kept: list[Reference], cited: Sequence[Sequence[str]]) -> dict[str, str]:
+    """Old key → new number for numbered entries in list order; unknown numbers move past the end."""
+    numbering: dict[str, str] = {}
+    position = 0
+    for entry in sorted(kept, key=lambda e: e.start):
+        if entry.numeric and entry.key not in numbering:
+            position += 1
+            numbering[entry.key] = str(position)
+    unknown = sorted({int(k) for keys in cited for k in keys if k.isdigit() and k not in numbering})
+    for offset, number in enumerate(unknown, start=1):
+        numbering[str(number)] = str(position + offset)
+    return numbering
+
+
+def render_marker(marker: Marker, keys: list[str]) -> str:
+    if marker.style is MarkerStyle.FOOTNOTE and len(keys) == 1:
+        return f"[^{keys[0]}]"
+    if marker.style is MarkerStyle.FOOTNOTE:
+        return "".join(f"[^{k}]" for k in keys)
+    if all(k.isdigit() for k in keys):
+        dash = next((item.dash for item in marker.items if item.dash), "")
+        numbers = [int(k) for k in keys]
+        if numbers == sorted(marker_numbers(marker)) or _was_sorted(marker):
+            numbers.sort()
+        return "[" + format_numeric(numbers, marker.separator, dash) + "]"
+    return "[" + marker.separator.join(keys) + "]"
+
+
+def marker_numbers(marker: Marker) -> list[int]:
+    return [int(k) for k in marker.keys if k.isdigit()]
+
+
+def _was_sorted(marker: Marker) -> bool:
+    numbers = marker_numbers(marker)
+    return numbers == sorted(numbers)
+
+
+def _render_new(keys: list[str], structure: Structure) -> str:
+    footnote_style = structure.markers and all(m.style is MarkerStyle.FOOTNOTE for m in structure.markers)
+    if footnote_style or not all(k.isdigit() for k in keys):
+        return "".join(f"[^{k}]" for k in keys)
+    return "[" + ", ".join(keys) + "]"
+
+
+_TIGHT = frozenset(".,;:!?)]}…%\n\r")
+
+
+def removal_edit(text: str, start: int, end: int) -> TextEdit:
+    """The edit that removes text[start:end] (a marker or a run of them) without doubling spaces.
+
+    The spaces on both sides become one space, or none where the next character is punctuation,
+    the line ends or the line starts: `done [4].` → `done.`; `done.[4] Next` → `done. Next`;
+    `[4] Start` → `Start`; `word [4]word` → `word word`. Indentation is never touched.
+    """
+    s = start
+    while s > 0 and text[s - 1] in " \t":
+        s -= 1
+    if s == 0 or text[s - 1] == "\n":
+        s = start  # leading indentation stays
+    e = end
+    while e < len(text) and text[e] in " \t":
+        e += 1
+    previous = text[s - 1] if s > 0 else ""
+    following = text[e] if e < len(text) else ""
+    had_space = s < start or e > end
+    if previous in ("", "\n") or following in ("", "\n") or following in _TIGHT:
+        replacement = ""
+    else:
+        replacement = " " if had_space else ""
+    return TextEdit(s, e, replacement)
+
+
+def entry_removal_span(text: str, entry: Reference) -> tuple[int, int]:
+    """An entry's whole lines, with the line ending, so the list closes up."""
+    start = text.rfind("\n", 0, entry.start) + 1
+    newline = text.find("\n", entry.end)
+    end = len(text) if newline == -1 else newline + 1
+    return start, end
+
+
+def normalise_edits(edits: Iterable[TextEdit]) -> list[TextEdit]:
+    """Sorted edits; raises RepairError if two overlap (a bug in whoever built them)."""
+    ordered = sorted(set(edits), key=lambda e: (e.start, e.end))
+    for before, after in itertools.pairwise(ordered):
+        if after.start < before.end or (
+            after.start == before.start and before.end == before.start == after.end
+        ):
+            raise RepairError(f"edits overlap at {after.start}")
+    return ordered
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    ordered = normalise_edits(edits)
+    pieces: list[str] = []
+    cursor = 0
+    for edit in ordered:
+        if edit.start < cursor or edit.end > len(text) or edit.start > edit.end:
+            raise RepairError(f"edit {edit.start}–{edit.end} is outside the text")
+        pieces.append(text[cursor : edit.start])
+        pieces.append(edit.replacement)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def prose_of(structure: Structure) -> str:
+    """The document with every marker and reference entry removed: what repairs must not change.
+
+    Markers separated only by spaces form one run, removed as a whole by `removal_edit`; the
+    reference section and reference definitions are dropped with their lines.
+    """
+    text = structure.text
+    spans = sorted(
+        [(m.start, m.end) for m in structure.markers] + [(m.start, m.end) for m in structure.malformed]
+    )
+    runs: list[list[int]] = []
+    for start, end in spans:
+        if runs and start >= runs[-1][1] and not text[runs[-1][1] : start].strip(" \t"):
+            runs[-1][1] = max(runs[-1][1], end)
+        else:
+            runs.append([start, end])
+    edits = [removal_edit(text, start, end) for start, end in runs]
+    section = structure.references.section
+    if section is not None:
+        edits.append(TextEdit(section[0], section[1], ""))
+    edits.extend(
+        TextEdit(*entry_removal_span(text, e), "") for e in structure.references.entries if not e.in_section
+    )
+    pieces: list[str] = []
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.end <= cursor:
+            continue
+        pieces.append(text[cursor : max(edit.start, cursor)])
+        if edit.start >= cursor:
+            pieces.append(edit.replacement)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def apply_checked(text: str, edits: Sequence[TextEdit], *, allow_prose_change: bool = False) -> str:
+    """Apply edits, refusing (RepairError) any result whose prose differs from the original's."""
+    result = apply_edits(text, edits)
+    if not allow_prose_change and prose_of(parse_structure(result)) != prose_of(parse_structure(text)):
+        raise RepairError("this repair would change the prose, so it was not applied")
+    return result

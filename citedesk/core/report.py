@@ -1,0 +1,281 @@
+"""The audit report and its four renderings: text, JSON, Markdown and HTML.
+
+The JSON form is a stable contract (`"version": 1`); later stages add fields, never rename them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
+
+REPORT_VERSION = 1
+
+
+@dataclass
+class Report:
+    document: Document
+    findings: list[Finding]
+    verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
+    """Claim id → one verdict per cited reference."""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    judge: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def verdicts_for(self, claim_id: str) -> list[Verdict]:
+        if claim_id in self.verdicts:
+            return self.verdicts[claim_id]
+        claim = next((c for c in self.document.claims if c.id == claim_id), None)
+        if claim is None:
+            return []
+        keys = dict.fromkeys(k for m in claim.sentence.markers for k in self.document.markers[m].keys)
+        return [Verdict(k, VerdictLabel.UNCHECKED) for k in keys]
+
+    def failing(self, fail_on: FailPolicy) -> list[Finding]:
+        return [f for f in self.findings if fail_on.fails(f)]
+
+
+@dataclass(frozen=True)
+class FailPolicy:
+    """Which findings fail an audit: a minimum severity, or an explicit set of kinds."""
+
+    min_severity: Severity | None = Severity.WARNING
+    kinds: frozenset[Kind] = frozenset()
+
+    @classmethod
+    def parse(cls, spec: str) -> FailPolicy:
+        """`error`, `warning`, `info`, `none`, or a comma list of kinds (`fabricated,uncited`)."""
+        spec = spec.strip().lower()
+        if spec in ("none", "never"):
+            return cls(None)
+        if spec in ("any", "all"):
+            return cls(Severity.INFO)
+        if spec in {s.value for s in Severity}:
+            return cls(Severity(spec))
+        kinds = set()
+        for name in spec.split(","):
+            name = name.strip().replace("-", "_")
+            if name not in {k.value for k in Kind}:
+                valid = ", ".join(k.value for k in Kind)
+                raise ValueError(
+                    f"unknown finding kind {name!r}; choose from {valid}, or error/warning/info/none"
+                )
+            kinds.add(Kind(name))
+        return cls(None, frozenset(kinds))
+
+    def fails(self, finding: Finding) -> bool:
+        if finding.kind in self.kinds:
+            return True
+        return self.min_severity is not None and finding.severity.rank >= self.min_severity.rank
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    doc = report.document
+    lines = doc.lines
+    return {
+        "version": REPORT_VERSION,
+        "document": doc.path,
+        "judge": report.judge,
+        "references": [
+            {
+                "key": r.key,
+                "title": r.title,
+                "url": r.url,
+                "doi": r.doi,
+                "arxiv": r.arxiv,
+                "path": r.path,
+                "year": r.year,
+                "span": [r.start, r.end],
+            }
+            for r in doc.entries
+        ],
+        "claims": [
+            {
+                "id": c.id,
+                "span": [c.sentence.start, c.sentence.span_end],
+                "text": c.text,
+                "markers": list(dict.fromkeys(k for m in c.sentence.markers for k in doc.markers[m].keys)),
+                "needs_citation": c.needs_citation,
+                "reasons": list(c.reasons),
+                "verdicts": [v.to_json() for v in report.verdicts_for(c.id)],
+            }
+            for c in doc.claims
+        ],
+        "findings": [_finding_json(f, *lines.line_col(f.start)) for f in report.findings],
+        "sources": report.sources,
+        "summary": summary(report.findings),
+    }
+
+
+def _finding_json(f: Finding, line: int, column: int) -> dict[str, Any]:
+    return {
+        "kind": f.kind.value,
+        "severity": f.severity.value,
+        "span": [f.start, f.end],
+        "line": line,
+        "column": column,
+        "reference": f.reference,
+        "claim": f.claim_id,
+        "message": f.message,
+        "evidence": f.evidence,
+        "details": f.details,
+        "fixes": [fx.to_json() for fx in f.fixes],
+    }
+
+
+def summary(findings: Iterable[Finding]) -> dict[str, Any]:
+    by_kind: dict[str, int] = {}
+    by_severity = {s.value: 0 for s in Severity}
+    for f in findings:
+        by_kind[f.kind.value] = by_kind.get(f.kind.value, 0) + 1
+        by_severity[f.severity.value] += 1
+    return {"total": sum(by_kind.values()), "by_kind": by_kind, "by_severity": by_severity}
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def _grouped(findings: list[Finding]) -> list[tuple[Kind, list[Finding]]]:
+    order = {k: i for i, k in enumerate(Kind)}
+    groups: dict[Kind, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.kind, []).append(f)
+    return sorted(groups.items(), key=lambda kv: (-max(f.severity.rank for f in kv[1]), order[kv[0]]))
+
+
+def _context(report: Report, finding: Finding) -> str:
+    doc = report.document
+    if finding.claim_id:
+        claim = next((c for c in doc.claims if c.id == finding.claim_id), None)
+        if claim is not None:
+            return doc.text[claim.sentence.start : claim.sentence.span_end]
+    line_start = doc.text.rfind("\n", 0, finding.start) + 1
+    line_end = doc.text.find("\n", finding.start)
+    return doc.text[line_start : line_end if line_end != -1 else len(doc.text)]
+
+
+def _headline(report: Report) -> str:
+    s = summary(report.findings)
+    if not s["total"]:
+        return "no findings"
+    counts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in s["by_severity"].items() if n]
+    return f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)})"
+
+
+_COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+
+
+def render_text(report: Report, *, colour: bool = False) -> str:
+    doc = report.document
+
+    def paint(text: str, code: str) -> str:
+        return f"{code}{text}\033[0m" if colour else text
+
+    out = [f"{doc.path or '<text>'}: {_headline(report)}"]
+    if report.judge:
+        out.append(f"judge: {report.judge}")
+    for kind, items in _grouped(report.findings):
+        out.append("")
+        out.append(paint(f"{kind.label} ({len(items)})", "\033[1m"))
+        for f in items:
+            line, col = doc.lines.line_col(f.start)
+            out.append(f"  {line}:{col}  {paint(f.severity.value, _COLOURS[f.severity])}  {f.message}")
+            context = " ".join(_context(report, f).split())
+            if len(context) > 200:
+                context = context[:197] + "…"
+            out.append(f"      │ {context}")
+            if f.evidence and f.evidence.get("text"):
+                out.append(f"      evidence ({f.evidence.get('score', 0):.2f}): {f.evidence['text'][:200]}")
+            for fx in f.fixes:
+                out.append(f"      fix: {fx.title}")
+    for source in report.sources:
+        if source is report.sources[0]:
+            out.append("")
+            out.append(paint("Sources", "\033[1m"))
+        out.append(f"  [{source.get('key')}] {source.get('status')}  {source.get('location') or ''}")
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(report: Report) -> str:
+    doc = report.document
+    out = [f"# CiteDesk report: {doc.path or 'text'}", "", f"**{_headline(report)}**", ""]
+    if report.judge:
+        out += [f"Judge: {report.judge}", ""]
+    for kind, items in _grouped(report.findings):
+        out += [
+            f"## {kind.label} ({len(items)})",
+            "",
+            "| where | severity | message | fixes |",
+            "|---|---|---|---|",
+        ]
+        for f in items:
+            line, col = doc.lines.line_col(f.start)
+            fixes = "; ".join(fx.title for fx in f.fixes) or "—"
+            message = f.message.replace("|", "\\|")
+            out.append(
+                f"| {line}:{col} | {f.severity.value} | {message} | {fixes.replace('|', chr(92) + '|')} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+_HTML_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+pre.doc{white-space:pre-wrap;font-family:ui-monospace,monospace;background:#fafafa;padding:1rem;border:1px solid #ddd}
+mark{background:none;text-decoration-line:underline;text-decoration-thickness:2px}
+mark.error{text-decoration-style:wavy;text-decoration-color:#c62828;background:#fdecea}
+mark.warning{text-decoration-style:dashed;text-decoration-color:#b26a00;background:#fff4e5}
+mark.info{text-decoration-style:dotted;text-decoration-color:#01579b;background:#e1f5fe}
+li{margin:.4rem 0} .sev{font-weight:bold;text-transform:uppercase;font-size:.8em}
+"""
+
+
+def render_html(report: Report) -> str:
+    doc = report.document
+    text = doc.text
+    # non-overlapping highlights: the most severe finding wins where spans overlap
+    marks: list[tuple[int, int, Finding]] = []
+    for f in sorted(report.findings, key=lambda f: (-f.severity.rank, f.start)):
+        if f.end > f.start and all(f.end <= s or f.start >= e for s, e, _ in marks):
+            marks.append((f.start, f.end, f))
+    marks.sort(key=lambda m: m[0])
+    body: list[str] = []
+    cursor = 0
+    for start, end, f in marks:
+        body.append(html.escape(text[cursor:start]))
+        title = html.escape(f"{f.kind.label}: {f.message}", quote=True)
+        body.append(
+            f'<mark class="{f.severity.value} {f.kind.value}" title="{title}">{html.escape(text[start:end])}</mark>'
+        )
+        cursor = end
+    body.append(html.escape(text[cursor:]))
+    items = []
+    for kind, group in _grouped(report.findings):
+        items.append(f"<h2>{html.escape(kind.label)} ({len(group)})</h2><ul>")
+        for f in group:
+            line, col = doc.lines.line_col(f.start)
+            fixes = "".join(f"<li>fix: {html.escape(fx.title)}</li>" for fx in f.fixes)
+            evidence = ""
+            if f.evidence and f.evidence.get("text"):
+                evidence = f"<blockquote>{html.escape(str(f.evidence['text']))}</blockquote>"
+            items.append(
+                f'<li><span class="sev">{f.severity.value}</span> {line}:{col} — {html.escape(f.message)}'
+                f"{evidence}<ul>{fixes}</ul></li>"
+            )
+        items.append("</ul>")
+    name = html.escape(doc.path or "text")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>CiteDesk report: {name}</title>"
+        f"<style>{_HTML_STYLE}</style></head><body><h1>CiteDesk report: {name}</h1>"
+        f"<p><strong>{html.escape(_headline(report))}</strong></p>{''.join(items)}"
+        f"<h2>Document</h2><pre class='doc'>{''.join(body)}</pre></body></html>\n"
+    )
+
+
+RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "html": render_html}

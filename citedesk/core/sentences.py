@@ -1,0 +1,182 @@
+"""Sentences with pysbd, and the markers that belong to each.
+
+pysbd reads a *neutral* copy of each prose block in which markers, URLs, HTML and markup are blanked
+to spaces and inline code to `x`s: the copy has the block's exact length, so every offset pysbd
+gives is an offset into the document. pysbd's own `char_span=True` re-searches the whole text for
+each sentence (quadratic, and wrong for repeated sentences); we walk the segments in order with a
+cursor instead, which is linear and exact.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from citedesk.core.markers import Marker
+from citedesk.core.spans import SpanSet
+
+MAX_SEGMENT_CHARS = 20_000
+"""Blocks longer than this are cut at line breaks or spaces before segmentation (bounded cost)."""
+
+_local = threading.local()
+
+
+def _segmenter() -> object:
+    """One pysbd segmenter per thread: pysbd keeps state on the instance."""
+    seg = getattr(_local, "segmenter", None)
+    if seg is None:
+        import pysbd  # noqa: PLC0415 - a light import, but kept off the start-up path
+
+        seg = pysbd.Segmenter(language="en", clean=False)
+        _local.segmenter = seg
+    return seg
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    index: int
+    start: int
+    end: int
+    """Span of the sentence's prose, trimmed; trailing markers are not inside it."""
+    span_end: int
+    """End of the sentence including the markers attached after it (`…done.[4]`)."""
+    block: int
+    markers: tuple[int, ...]
+    """Indices into the document's marker list."""
+    text: str
+    """The sentence as a reader hears it: markers, URLs and markup removed, whitespace collapsed."""
+
+
+def split_sentences(
+    text: str,
+    blocks: Sequence[tuple[int, int]],
+    markers: Sequence[Marker],
+    hidden: SpanSet,
+    code: SpanSet,
+) -> list[Sentence]:
+    marker_spans = SpanSet.of((m.start, m.end) for m in markers)
+    raw: list[tuple[int, int, int]] = []  # (start, end, block)
+    for block_index, (block_start, block_end) in enumerate(blocks):
+        neutral = _neutral(text, block_start, block_end, hidden, code, marker_spans)
+        for start, end in segment_spans(neutral):
+            raw.append((block_start + start, block_start + end, block_index))
+
+    # attach markers: to the last sentence of their block that starts at or before them, so a
+    # marker after the full stop (…done.[4] Next, …done. [4]) belongs to the sentence it follows
+    attached: list[list[int]] = [[] for _ in raw]
+    span_ends = [end for _, end, _ in raw]
+    block_starts = [b[0] for b in blocks]
+    first_of_block: dict[int, int] = {}
+    for index, (_, _, block) in enumerate(raw):
+        first_of_block.setdefault(block, index)
+    si = 0
+    for mi, marker in enumerate(markers):
+        block = bisect.bisect_right(block_starts, marker.start) - 1
+        if block < 0 or block not in first_of_block:
+            continue
+        si = max(si, first_of_block[block])
+        while si + 1 < len(raw) and raw[si + 1][2] == block and raw[si + 1][0] <= marker.start:
+            si += 1
+        if raw[si][2] != block:
+            si = first_of_block[block]
+        attached[si].append(mi)
+        span_ends[si] = max(span_ends[si], marker.end)
+
+    sentences: list[Sentence] = []
+    for index, ((start, end, block), own) in enumerate(zip(raw, attached, strict=True)):
+        sentences.append(
+            Sentence(
+                index=index,
+                start=start,
+                end=end,
+                span_end=span_ends[index],
+                block=block,
+                markers=tuple(own),
+                text=readable(text, start, end, hidden, code, marker_spans),
+            )
+        )
+    return sentences
+
+
+def _neutral(text: str, start: int, end: int, hidden: SpanSet, code: SpanSet, markers: SpanSet) -> str:
+    pieces: list[str] = []
+    cursor = start
+    blanks = sorted(
+        [(s, e, "x") for s, e in code.within(start, end)]
+        + [(s, e, " ") for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
+        + [(s, e, " ") for s, e in markers.within(start, end)]
+    )
+    for s, e, fill in blanks:
+        if e <= cursor:
+            continue
+        s = max(s, cursor)
+        pieces.append(text[cursor:s])
+        pieces.append(fill * (e - s))
+        cursor = e
+    pieces.append(text[cursor:end])
+    return "".join(pieces).replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+@functools.lru_cache(maxsize=32_768)
+def segment_spans(neutral: str) -> tuple[tuple[int, int], ...]:
+    """Sentence spans in one neutral block; cached, so re-auditing an edited document only
+    re-segments the paragraphs that changed."""
+    return tuple(_segment(neutral))
+
+
+def _segment(neutral: str) -> Iterable[tuple[int, int]]:
+    """Sentence spans in `neutral`, trimmed of surrounding whitespace."""
+    for chunk_start, chunk in _chunks(neutral):
+        segments: list[str] = _segmenter().segment(chunk)  # type: ignore[attr-defined]
+        cursor = 0
+        for segment in segments:
+            core = segment.strip()
+            if not core:
+                continue
+            found = chunk.find(core, cursor)
+            if found == -1:  # pysbd changed the text; fall back to the raw segment length
+                found = cursor + (len(segment) - len(segment.lstrip()))
+            cursor = found + len(core)
+            yield chunk_start + found, chunk_start + cursor
+
+
+def _chunks(neutral: str) -> Iterable[tuple[int, str]]:
+    if len(neutral) <= MAX_SEGMENT_CHARS:
+        yield 0, neutral
+        return
+    start = 0
+    while start < len(neutral):
+        end = min(start + MAX_SEGMENT_CHARS, len(neutral))
+        if end < len(neutral):
+            cut = neutral.rfind(". ", start, end)
+            if cut <= start:
+                cut = neutral.rfind(" ", start, end)
+            end = cut + 1 if cut > start else end
+        yield start, neutral[start:end]
+        start = end
+
+
+def readable(text: str, start: int, end: int, hidden: SpanSet, code: SpanSet, markers: SpanSet) -> str:
+    """The words of [start, end): code content kept, markers and markup dropped, spaces collapsed."""
+    pieces: list[str] = []
+    cursor = start
+    drops = sorted(
+        [(s, e, True) for s, e in code.within(start, end)]
+        + [(s, e, False) for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
+        + [(s, e, False) for s, e in markers.within(start, end)]
+    )
+    for s, e, is_code in drops:
+        if e <= cursor:
+            continue
+        s = max(s, cursor)
+        pieces.append(text[cursor:s])
+        pieces.append(text[s:e].strip("`") if is_code else " ")
+        cursor = e
+    pieces.append(text[cursor:end])
+    words = " ".join("".join(pieces).split())
+    for punct in (" .", " ,", " ;", " :", " ?", " !"):
+        words = words.replace(punct, punct[1])
+    return words

@@ -1,0 +1,155 @@
+"""Bytes to text, and character offsets to line:column.
+
+Offsets everywhere in CiteDesk are Python string indices into the decoded text. Line endings are
+kept as they are in the file (a CRLF file stays CRLF), so an edit written back changes only what it
+means to change.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import re
+from dataclasses import dataclass
+
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""Documents larger than this are refused with a clear message (a 10 MB draft is fine)."""
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_DECLARED = re.compile(
+    rb"""(?:^|\n)(?:encoding|charset)\s*:\s*["']?([A-Za-z0-9_.:-]{2,40})"""
+    rb"""|<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{2,40})""",
+    re.IGNORECASE,
+)
+_SNIFF = 8192
+
+
+class DocumentError(Exception):
+    """A document that cannot be read, with a message meant for the writer."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    text: str
+    encoding: str
+
+
+def decode_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> DecodedText:
+    """Decode a document: a BOM wins, then UTF-8, then a declared charset, then detection.
+
+    Raises DocumentError with a plain-language reason for binary, oversized or undecodable input.
+    """
+    if len(data) > max_bytes:
+        raise DocumentError(
+            f"The file is {len(data) / 1e6:.1f} MB; CiteDesk reads documents up to "
+            f"{max_bytes / 1e6:.0f} MB. Split it into smaller documents."
+        )
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return DecodedText(data.decode(encoding), encoding)
+            except UnicodeDecodeError as exc:
+                raise DocumentError(f"The file starts with a {encoding} mark but is not {encoding}.") from exc
+    if looks_binary(data):
+        raise DocumentError(
+            "This looks like a binary file, not a text document. CiteDesk reads Markdown or plain text."
+        )
+    try:
+        return DecodedText(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    declared = _declared_encoding(data[:_SNIFF])
+    if declared:
+        try:
+            return DecodedText(data.decode(declared), declared)
+        except (UnicodeDecodeError, LookupError):
+            pass
+    detected = _detect_encoding(data)
+    if detected:
+        return DecodedText(data.decode(detected), detected)
+    raise DocumentError(
+        "The file is not UTF-8 and its encoding could not be recognised. Save it as UTF-8 and try again."
+    )
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for data with NUL bytes or mostly control characters in its first 8 KiB."""
+    head = data[:_SNIFF]
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls / len(head) > 0.1
+
+
+def _declared_encoding(head: bytes) -> str | None:
+    match = _DECLARED.search(head)
+    if not match:
+        return None
+    name = (match.group(1) or match.group(2)).decode("ascii")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _detect_encoding(data: bytes) -> str | None:
+    from charset_normalizer import from_bytes  # noqa: PLC0415 - only needed for rare non-UTF-8 files
+
+    best = from_bytes(data[:1_000_000]).best()
+    if best is None:
+        return None
+    try:
+        data.decode(best.encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+    return str(best.encoding)
+
+
+class LineIndex:
+    """Maps string offsets to 1-based (line, column) in O(log n)."""
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self._starts = starts
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def line_start(self, line: int) -> int:
+        """Offset of the first character of a 1-based line."""
+        return self._starts[line - 1]
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+
+def iter_lines(text: str) -> list[tuple[int, int, int]]:
+    """Return (start, end, next_start) per line; `end` excludes the line ending (LF or CRLF)."""
+    lines: list[tuple[int, int, int]] = []
+    n = len(text)
+    start = 0
+    find = text.find
+    while start < n:
+        nl = find("\n", start)
+        if nl == -1:
+            lines.append((start, n, n))
+            break
+        end = nl - 1 if nl > start and text[nl - 1] == "\r" else nl
+        lines.append((start, end, nl + 1))
+        start = nl + 1
+    return lines

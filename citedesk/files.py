@@ -1,0 +1,74 @@
+"""Reading documents from disk and writing them back atomically, never losing the writer's text."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from citedesk.core.text import DecodedText, DocumentError, decode_document
+
+BACKUP_SUFFIX = ".citedesk-backup"
+
+
+def read_document(path: str | os.PathLike[str]) -> DecodedText:
+    """Read and decode a document; every failure is a DocumentError with a plain message."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise DocumentError(f"{p} is a folder, not a document.")
+        data = p.read_bytes()
+    except FileNotFoundError as exc:
+        raise DocumentError(f"{p} does not exist.") from exc
+    except PermissionError as exc:
+        raise DocumentError(f"{p} cannot be read: permission denied.") from exc
+    except OSError as exc:
+        raise DocumentError(f"{p} cannot be read: {exc.strerror or exc}.") from exc
+    return decode_document(data)
+
+
+def write_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+    """Encode and write `text` atomically (see write_bytes_atomic)."""
+    write_bytes_atomic(path, text.encode(encoding))
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write to a temporary file beside `path`, flush it to disk, then rename it over `path`.
+
+    A crash at any moment leaves either the old file or the new one, never a torn mix.
+    """
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, p.stat().st_mode & 0o777 if p.exists() else 0o644)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(p.parent)
+
+
+def write_with_backup(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Keep the current file as `<name>.citedesk-backup`, then write the new text atomically."""
+    p = Path(path)
+    backup = p.with_name(p.name + BACKUP_SUFFIX)
+    if p.exists():
+        write_bytes_atomic(backup, p.read_bytes())
+    write_atomic(p, text, encoding)
+    return backup
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+
+from citedesk.core.claims import assess
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("Unemployment fell to 3.7% in the second quarter.", "states a figure"),
+        ("The bridge was completed in 1932 after six years of work.", "gives a date"),
+        ("Researchers found that sleep loss impairs memory consolidation.", "reports a finding"),
+        ("According to the ministry, exports are now booming.", "reports a finding"),
+        ("A large survey of nurses points the other way entirely.", "refers to a study or source"),
+        ('The minister called it "the worst decision in a generation of politics".', "quotes someone"),
+        ("Electric cars are cheaper to run than petrol cars over their lifetime.", "makes a comparison"),
+        ("It is the largest freshwater lake in Africa by area.", "makes a superlative claim"),
+        ("Smoking causes most cases of lung cancer worldwide today.", "claims a cause or association"),
+    ],
+)
+def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
+    verdict = assess(sentence)
+    assert verdict.needs_citation
+    assert reason in verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "What does this mean for cities?",
+        "In this essay, we look at three ideas about heat.",
+        "I think the answer is more complicated than that.",
+        "Next, consider the costs.",
+        "Let us turn to the evidence.",
+        "That is all.",
+        "We argue that planning should start with people.",
+    ],
+)
+def test_framing_questions_and_transitions_do_not(sentence: str) -> None:
+    assert not assess(sentence).needs_citation
