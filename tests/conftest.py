@@ -17,9 +17,7 @@ SHARED_EVAL = REPO.parent / "shared" / "eval"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_user_dirs(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Config, data and cache go to a temporary folder, never the real home directory."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
