@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from citedesk import __version__
 from citedesk.core.findings import Kind
@@ -51,6 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
     )
+    audit.add_argument(
+        "--sources",
+        metavar="DIR",
+        help="a folder of source files named by reference key (1.txt, 2.pdf, smith2020.html)",
+    )
+    audit.add_argument(
+        "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
+    )
+    audit.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
+    audit.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        help="allow links to loopback and private addresses (off: a document cannot probe your network)",
+    )
+    audit.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
     fix = commands.add_parser("fix", help="apply the fixes CiteDesk proposes, writing the file atomically")
     fix.add_argument("file")
@@ -64,6 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--dry-run", action="store_true", help="print the changed document instead of writing it"
     )
+
+    sources = commands.add_parser("sources", help="inspect the source cache")
+    sources.add_argument("action", choices=["list", "show", "refresh", "forget"])
+    sources.add_argument(
+        "locator", nargs="?", help="a cached source (as `list` prints it) for show / refresh / forget"
+    )
+    sources.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+    sources.add_argument("--allow-private-network", action="store_true")
     return parser
 
 
@@ -78,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "fix":
             return _fix(args)
+        if args.command == "sources":
+            return _sources(args)
     except DocumentError as exc:
         print(f"citedesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -94,7 +120,20 @@ def _audit(args: argparse.Namespace) -> int:
 
     policy = FailPolicy.parse(args.fail_on)
     decoded = read_document(args.file)
-    report = audit_text(decoded.text, args.file, AuditOptions(offline=args.offline))
+    sources_dir = Path(args.sources) if args.sources else None
+    if sources_dir is not None and not sources_dir.is_dir():
+        raise DocumentError(f"--sources {args.sources}: no such folder")
+    options = AuditOptions(
+        offline=args.offline,
+        check_sources=not args.no_sources,
+        sources_dir=sources_dir,
+        allow_private_network=args.allow_private_network,
+        refresh=args.refresh,
+        store_path=Path(args.store) if args.store else None,
+        doi_base=os.environ.get("CITEDESK_DOI_BASE"),
+        arxiv_base=os.environ.get("CITEDESK_ARXIV_BASE"),
+    )
+    report = audit_text(decoded.text, args.file, options)
     if args.format == "text" and not args.out:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         output = render_text(report, colour=colour)
@@ -144,6 +183,53 @@ def _fix(args: argparse.Namespace) -> int:
         f"{args.file}: applied {len(findings)} fixes in {len(edits)} places; the original is in {backup}",
         file=sys.stderr,
     )
+    return EXIT_OK
+
+
+def _sources(args: argparse.Namespace) -> int:
+    from citedesk.sources.store import Store, default_store_path  # noqa: PLC0415
+
+    store = Store(Path(args.store) if args.store else default_store_path())
+    if args.action == "list":
+        for record in store.sources():
+            title = (record.title or "")[:60]
+            print(
+                f"{record.status:10} {len(store.passages(record.locator)):4} passages  {record.locator}  {title}"
+            )
+        return EXIT_OK
+    if not args.locator:
+        raise ValueError(
+            f"`citedesk sources {args.action}` needs a source, as `citedesk sources list` prints it"
+        )
+    found = store.source(args.locator)
+    if found is None:
+        raise ValueError(f"no cached source {args.locator}")
+    record = found
+    if args.action == "show":
+        print(
+            f"{record.locator}\n  status: {record.status}\n  title: {record.title}\n  final URL: {record.final_url}"
+        )
+        print(f"  fetched: {record.fetched_at:.0f}\n  passages: {len(store.passages(record.locator))}")
+        for entry in store.fetch_log(record.locator, limit=5):
+            print(
+                f"  fetch: {entry['status']} HTTP {entry['http_status']} in {entry['elapsed']:.2f}s {entry['message']}"
+            )
+        print("\n" + record.text[:2000])
+    elif args.action == "forget":
+        store.forget(args.locator)
+        print(f"forgot {args.locator}")
+    elif args.action == "refresh":
+        from citedesk.sources.fetch import Fetcher, FetchPolicy  # noqa: PLC0415
+
+        url = record.final_url or args.locator.split(":", 1)[1]
+        with Fetcher(FetchPolicy(allow_private_network=args.allow_private_network)) as fetcher:
+            result = fetcher.fetch(url)
+        store.log_fetch(args.locator, result.status.value, result.http_status, result.elapsed, result.message)
+        if not result.ok:
+            print(f"{args.locator}: {result.message}; the cached copy is kept", file=sys.stderr)
+            return EXIT_FINDINGS
+        store.forget(args.locator)
+        print(f"{args.locator}: fetched again; the next audit re-reads it")
     return EXIT_OK
 
 

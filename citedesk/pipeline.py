@@ -10,11 +10,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document
 from citedesk.core.report import Report
+
+if TYPE_CHECKING:
+    from citedesk.sources.gather import ResolvedSource, SourceOptions
+    from citedesk.sources.store import Store
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -26,6 +32,14 @@ class Cancelled(Exception):
 @dataclass(frozen=True)
 class AuditOptions:
     offline: bool = False
+    check_sources: bool = True
+    """Resolve every reference (local files, cache, network unless offline)."""
+    sources_dir: Path | None = None
+    allow_private_network: bool = False
+    refresh: bool = False
+    store_path: Path | None = None
+    doi_base: str | None = None
+    arxiv_base: str | None = None
 
 
 @dataclass
@@ -75,8 +89,91 @@ def audit_text(
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    state.progress("checking citations")
     findings = structural_findings(document)
-    timings["findings"] = time.perf_counter() - started
+    sources_json: list[dict[str, Any]] = []
+    if options.check_sources and document.entries:
+        from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
+        from citedesk.sources.gather import gather_sources  # noqa: PLC0415
+
+        state.progress("fetching sources", 0, len(document.entries))
+        store = open_store(options)
+        try:
+            resolved = gather_sources(
+                list(document.entries),
+                source_options(document, options),
+                store,
+                cancelled=lambda: state.cancelled,
+                progress=lambda done, total: state.progress("fetching sources", done, total),
+            )
+        finally:
+            store.close()
+        state.check()
+        findings.extend(source_findings(document, resolved))
+        findings.sort(key=lambda f: (f.start, f.kind.value))
+        sources_json = describe_sources(document, resolved)
+        timings["sources"] = time.perf_counter() - started
+    state.progress("checking citations")
+    timings["findings"] = time.perf_counter() - started - timings.get("sources", 0.0)
     state.progress("done")
-    return Report(document=document, findings=findings, timings=timings)
+    return Report(document=document, findings=findings, timings=timings, sources=sources_json)
+
+
+def open_store(options: AuditOptions) -> Store:
+    from citedesk.sources.store import Store, default_store_path  # noqa: PLC0415
+
+    return Store(options.store_path or default_store_path())
+
+
+def source_options(document: Document, options: AuditOptions) -> SourceOptions:
+    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
+    from citedesk.sources.gather import SourceOptions  # noqa: PLC0415
+
+    base = SourceOptions(
+        offline=options.offline,
+        sources_dir=options.sources_dir,
+        document_dir=Path(document.path).resolve().parent if document.path else None,
+        refresh=options.refresh,
+        fetch=FetchPolicy(allow_private_network=options.allow_private_network),
+    )
+    if options.doi_base:
+        base = replace(base, doi_base=options.doi_base)
+    if options.arxiv_base:
+        base = replace(base, arxiv_base=options.arxiv_base)
+    return base
+
+
+def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) -> list[dict[str, Any]]:
+    from citedesk.sources.quality import assess_quality  # noqa: PLC0415
+
+    citing: dict[str, list[str]] = {}
+    for claim in document.claims:
+        for index in claim.sentence.markers:
+            for key in document.markers[index].keys:
+                citing.setdefault(key, []).append(claim.text)
+    entries = document.references.by_key()
+    described = []
+    for key, source in resolved.items():
+        entry = entries[key]
+        quality = None
+        if source.usable:
+            quality = assess_quality(
+                url=entry.url,
+                has_doi=bool(entry.doi),
+                local=source.status.value == "local",
+                date=source.date or entry.year,
+                text=source.text,
+                citing_sentences=citing.get(key, []),
+            ).to_json()
+        described.append(
+            {
+                "key": key,
+                "status": source.status.value,
+                "location": source.location,
+                "title": source.title,
+                "passages": len(source.passages),
+                "cached": source.from_cache,
+                "message": source.message,
+                "quality": quality,
+            }
+        )
+    return described

@@ -1,0 +1,83 @@
+"""Findings about the sources themselves: dead links, identifiers that do not exist or name another work,
+and sources with no readable text."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Fix, Kind, make_finding
+from citedesk.core.repair import Operation, RemoveCitation, RemoveReference, make_fix
+from citedesk.sources.gather import ResolvedSource, SourceStatus
+
+
+def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> list[Finding]:
+    findings: list[Finding] = []
+    entries = document.references.by_key()
+    for key, source in sources.items():
+        entry = entries.get(key)
+        if entry is None:
+            continue
+        span = (entry.start, entry.end)
+        name = f"[{key}]"
+        where = source.location or "the source"
+        details = {"location": source.location, "status": source.status.value}
+        if source.status is SourceStatus.DEAD:
+            fallback = ""
+            if source.from_cache and source.fetched_at:
+                day = datetime.fromtimestamp(source.fetched_at, UTC).strftime("%Y-%m-%d")
+                fallback = f" CiteDesk is using the copy it saved on {day}."
+            findings.append(
+                make_finding(
+                    Kind.DEAD_LINK,
+                    span,
+                    f"The source of {name} could not be reached ({source.message}); it may have moved or be offline "
+                    f"for now — this does not mean the citation is fabricated.{fallback}",
+                    reference=key,
+                    details={**details, "url": source.location},
+                )
+            )
+        elif source.status is SourceStatus.NOT_FOUND:
+            findings.append(
+                make_finding(
+                    Kind.FABRICATED_REFERENCE,
+                    span,
+                    f"Reference {name} names {where}, which does not exist: {source.message}.",
+                    reference=key,
+                    fixes=_remove_everywhere(document, key),
+                    details=details,
+                )
+            )
+        elif source.status is SourceStatus.MISMATCH or source.mismatches:
+            what = "; ".join(
+                f"the entry says {m.field} “{m.cited}” but the DOI's record says “{m.actual}”"
+                for m in source.mismatches
+            )
+            findings.append(
+                make_finding(
+                    Kind.DOI_MISMATCH,
+                    span,
+                    f"The DOI of {name} points to a different work: {what}.",
+                    reference=key,
+                    details={**details, "mismatches": [m.__dict__ for m in source.mismatches]},
+                )
+            )
+        elif source.status is SourceStatus.UNREADABLE:
+            findings.append(
+                make_finding(
+                    Kind.UNREADABLE_SOURCE,
+                    span,
+                    f"The source of {name} was reached but has no text CiteDesk can check: {source.message}. "
+                    "Attach a copy (a PDF or text file) to check it.",
+                    reference=key,
+                    details=details,
+                )
+            )
+    return findings
+
+
+def _remove_everywhere(document: Document, key: str) -> tuple[Fix, ...]:
+    ops: list[Operation] = [RemoveReference(key)]
+    ops.extend(RemoveCitation(i, key) for i, m in enumerate(document.markers) if key in m.keys)
+    fix = make_fix(f"Remove reference [{key}] and every citation of it", document, ops)
+    return (fix,) if fix else ()

@@ -1,0 +1,134 @@
+"""Bytes of a source → its main text and metadata: HTML (trafilatura), PDF (pypdf), plain text.
+
+PDF extraction uses pypdf: pure Python (no native build to break a packaged app), maintained, and
+BSD-licensed; it reads the text layer page by page, so evidence can cite its page. Scanned PDFs with
+no text layer come back empty and are reported as unreadable rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from dataclasses import dataclass, field
+
+from citedesk.core.text import DocumentError, decode_document
+
+log = logging.getLogger(__name__)
+
+MIN_TEXT_CHARS = 200
+"""Less main text than this is an unreadable source (a paywall, a login page, a scanned PDF)."""
+
+_SOFT_404 = re.compile(
+    r"\b(?:page not found|404|not be found|doesn'?t exist|does not exist|no longer available|"
+    r"page you requested|nothing (?:was )?found|error 404)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Extracted:
+    text: str
+    kind: str  # html, pdf, text
+    title: str | None = None
+    author: str | None = None
+    date: str | None = None
+    pages: list[tuple[int, int]] = field(default_factory=list)
+    """(start offset, page number) for each PDF page, in order."""
+    soft_404: bool = False
+
+    @property
+    def readable(self) -> bool:
+        return len(self.text.strip()) >= MIN_TEXT_CHARS
+
+
+def sniff_kind(data: bytes, content_type: str | None, name: str = "") -> str:
+    name = name.lower()
+    head = data[:1024].lstrip().lower()
+    if data.startswith(b"%PDF") or content_type == "application/pdf" or name.endswith(".pdf"):
+        return "pdf"
+    if (
+        (content_type or "").startswith(("text/html", "application/xhtml"))
+        or name.endswith((".html", ".htm"))
+        or head.startswith((b"<!doctype html", b"<html"))
+    ):
+        return "html"
+    return "text"
+
+
+def extract(data: bytes, content_type: str | None = None, name: str = "") -> Extracted:
+    kind = sniff_kind(data, content_type, name)
+    if kind == "pdf":
+        return extract_pdf(data)
+    if kind == "html":
+        return extract_html(data)
+    try:
+        text = decode_document(data).text
+    except DocumentError:
+        return Extracted("", "text")
+    title = next((line.strip("# ").strip() for line in text.splitlines() if line.strip()), None)
+    return Extracted(text, "text", title=title[:300] if title else None)
+
+
+def extract_html(data: bytes) -> Extracted:
+    import trafilatura  # noqa: PLC0415 - lxml and friends load only when a page is read
+
+    try:
+        html = decode_document(data).text
+    except DocumentError:
+        html = data.decode("utf-8", errors="replace")
+    text = (
+        trafilatura.extract(
+            html, include_comments=False, include_tables=True, favor_precision=True, deduplicate=True
+        )
+        or ""
+    )
+    if len(text) < MIN_TEXT_CHARS:
+        recall = (
+            trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True) or ""
+        )
+        text = recall if len(recall) > len(text) else text
+    meta = trafilatura.extract_metadata(html)
+    title = getattr(meta, "title", None) if meta else None
+    page_title = _html_title(html)
+    soft = bool(
+        len(text) < 1500 and (_SOFT_404.search(title or page_title or "") or _SOFT_404.search(text[:400]))
+    )
+    return Extracted(
+        text=text,
+        kind="html",
+        title=title or page_title,
+        author=getattr(meta, "author", None) if meta else None,
+        date=getattr(meta, "date", None) if meta else None,
+        soft_404=soft,
+    )
+
+
+def _html_title(html: str) -> str | None:
+    match = re.search(r"<title[^>]*>([^<]{1,500})</title>", html, re.IGNORECASE)
+    return " ".join(match.group(1).split()) if match else None
+
+
+def extract_pdf(data: bytes) -> Extracted:
+    from pypdf import PdfReader  # noqa: PLC0415
+    from pypdf.errors import PdfReadError  # noqa: PLC0415
+
+    if not data.startswith(b"%PDF"):
+        return Extracted("", "pdf")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        pieces: list[str] = []
+        pages: list[tuple[int, int]] = []
+        offset = 0
+        for number, page in enumerate(reader.pages, start=1):
+            page_text = (page.extract_text() or "").strip()
+            pages.append((offset, number))
+            pieces.append(page_text)
+            offset += len(page_text) + 2
+        info = reader.metadata
+        title = str(info.title) if info and info.title else None
+        author = str(info.author) if info and info.author else None
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        log.info("unreadable PDF: %s", exc)
+        return Extracted("", "pdf")
+    return Extracted("\n\n".join(pieces), "pdf", title=title, author=author, pages=pages)

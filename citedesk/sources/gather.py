@@ -1,0 +1,374 @@
+"""Every reference → its source: a local file, the cache, or the network; with a status that says which.
+
+Order of preference for a reference's content: a file named by its key in `--sources DIR`, a local
+path named in the entry, then its DOI, arXiv id or URL (the cache first unless refreshing; nothing
+from the network when offline). An unreachable link keeps using its last good cached copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from citedesk.core.references import Reference
+from citedesk.sources.extract import Extracted, extract
+from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchResult, FetchStatus
+from citedesk.sources.identifiers import (
+    ARXIV_BASE,
+    CSL_ACCEPT,
+    DOI_BASE,
+    Mismatch,
+    arxiv_abs_url,
+    compare,
+    doi_url,
+    parse_csl,
+)
+from citedesk.sources.passages import Passage, split_passages
+from citedesk.sources.store import SourceRecord, Store
+
+LOCAL_EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+MAX_LOCAL_BYTES = 20 * 1024 * 1024
+
+
+class SourceStatus(StrEnum):
+    LOCAL = "local"  # read from a local file
+    FETCHED = "fetched"  # fetched now
+    CACHED = "cached"  # reused from the store
+    DEAD = "dead"  # unreachable (a last good copy may still be used)
+    NOT_FOUND = "not_found"  # the DOI / arXiv id does not exist
+    MISMATCH = "mismatch"  # the DOI names a different work
+    UNREADABLE = "unreadable"  # reached, but no usable text
+    OFFLINE = "offline"  # not in the cache and fetching is off
+    BLOCKED = "blocked"  # refused by the network guard
+    UNLOCATED = "unlocated"  # the entry names no URL, DOI, arXiv id or file
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    offline: bool = False
+    sources_dir: Path | None = None
+    document_dir: Path | None = None
+    refresh: bool = False
+    doi_base: str = DOI_BASE
+    arxiv_base: str = ARXIV_BASE
+    fetch: FetchPolicy = field(default_factory=FetchPolicy)
+
+
+@dataclass
+class ResolvedSource:
+    key: str
+    status: SourceStatus
+    locator: str | None = None
+    location: str | None = None
+    title: str | None = None
+    text: str = ""
+    passages: list[Passage] = field(default_factory=list)
+    message: str = ""
+    mismatches: list[Mismatch] = field(default_factory=list)
+    from_cache: bool = False
+    fetched_at: float | None = None
+    date: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.passages)
+
+
+def gather_sources(
+    references: list[Reference],
+    options: SourceOptions,
+    store: Store,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> dict[str, ResolvedSource]:
+    unique: dict[str, Reference] = {}
+    for ref in references:
+        unique.setdefault(ref.key, ref)
+    results: dict[str, ResolvedSource] = {}
+    network: list[Reference] = []
+    for key, ref in unique.items():
+        local = _local_source(ref, options, store)
+        if local is not None:
+            results[key] = local
+            continue
+        locator = locator_of(ref)
+        if locator is None:
+            results[key] = ResolvedSource(
+                key, SourceStatus.UNLOCATED, message="the entry names no link, DOI or file"
+            )
+            continue
+        cached = store.source(locator)
+        if cached is not None and cached.status == "ok" and not options.refresh:
+            results[key] = _from_record(key, cached, SourceStatus.CACHED, store)
+            continue
+        if options.offline:
+            results[key] = ResolvedSource(
+                key, SourceStatus.OFFLINE, locator, _location(ref), message="not cached, and fetching is off"
+            )
+            continue
+        network.append(ref)
+
+    total = len(network)
+    progress(0, total)
+    if network:
+        with (
+            Fetcher(options.fetch, cancelled=cancelled) as fetcher,
+            ThreadPoolExecutor(
+                max_workers=max(1, options.fetch.concurrency), thread_name_prefix="source"
+            ) as pool,
+        ):
+            futures = {ref.key: pool.submit(_resolve_remote, ref, options, fetcher) for ref in network}
+            for done, (key, future) in enumerate(futures.items(), start=1):
+                outcome = future.result()
+                results[key] = _record_outcome(key, unique[key], outcome, store)
+                progress(done, total)
+    return {key: results[key] for key in unique}
+
+
+def locator_of(ref: Reference) -> str | None:
+    if ref.doi:
+        return "doi:" + ref.doi.lower()
+    if ref.arxiv:
+        return "arxiv:" + ref.arxiv
+    if ref.url:
+        return "url:" + ref.url
+    return None
+
+
+def _location(ref: Reference) -> str | None:
+    return (
+        ref.url
+        or (f"doi:{ref.doi}" if ref.doi else None)
+        or (f"arXiv:{ref.arxiv}" if ref.arxiv else None)
+        or ref.path
+    )
+
+
+# local files ------------------------------------------------------------------------------------
+def _local_source(ref: Reference, options: SourceOptions, store: Store) -> ResolvedSource | None:
+    candidates: list[tuple[Path, str]] = []
+    if options.sources_dir is not None:
+        candidates.extend(
+            (options.sources_dir / f"{ref.key}{ext}", f"{ref.key}{ext}") for ext in LOCAL_EXTENSIONS
+        )
+    named: Path | None = None
+    if ref.path:
+        named = Path(ref.path)
+        if not named.is_absolute() and options.document_dir is not None:
+            named = options.document_dir / named
+        candidates.append((named, ref.path))
+    for path, shown in candidates:
+        if path.is_file():
+            return _read_local(ref.key, path, store, shown)
+    if named is not None and not (ref.url or ref.doi or ref.arxiv):
+        return ResolvedSource(
+            ref.key, SourceStatus.DEAD, None, str(named), message=f"the file {ref.path} does not exist"
+        )
+    return None
+
+
+def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSource:
+    resolved = path.resolve()
+    locator = f"file:{resolved}"
+    size = resolved.stat().st_size
+    if size > MAX_LOCAL_BYTES:
+        return ResolvedSource(
+            key,
+            SourceStatus.UNREADABLE,
+            locator,
+            shown,
+            message=f"the file is {size / 1e6:.1f} MB, over the 20 MB limit",
+        )
+    data = resolved.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    cached = store.source(locator)
+    if cached is not None and cached.content_hash == digest and cached.status == "ok":
+        return _from_record(key, cached, SourceStatus.LOCAL, store, location=shown)
+    extracted = extract(data, None, resolved.name)
+    status = "ok" if extracted.text.strip() else "unreadable"
+    record = SourceRecord(
+        locator=locator,
+        kind=extracted.kind,
+        status=status,
+        fetched_at=time.time(),
+        content_hash=digest,
+        title=extracted.title,
+        author=extracted.author,
+        date=extracted.date,
+        text=extracted.text,
+        message="" if status == "ok" else "the file has no readable text",
+    )
+    passages = split_passages(extracted.text, extracted.pages)
+    store.save_source(record, passages)
+    if status != "ok":
+        return ResolvedSource(key, SourceStatus.UNREADABLE, locator, shown, message=record.message)
+    return ResolvedSource(
+        key,
+        SourceStatus.LOCAL,
+        locator,
+        shown,
+        extracted.title,
+        extracted.text,
+        passages,
+        fetched_at=record.fetched_at,
+        date=extracted.date,
+    )
+
+
+def _from_record(
+    key: str, record: SourceRecord, status: SourceStatus, store: Store, location: str | None = None
+) -> ResolvedSource:
+    return ResolvedSource(
+        key,
+        status,
+        record.locator,
+        location or record.final_url or record.locator.split(":", 1)[1],
+        record.title,
+        record.text,
+        store.passages(record.locator),
+        from_cache=status is SourceStatus.CACHED,
+        fetched_at=record.fetched_at,
+        date=record.date,
+        mismatches=[Mismatch(**m) for m in (record.metadata or {}).get("mismatches", [])],
+    )
+
+
+# the network ------------------------------------------------------------------------------------
+@dataclass
+class _Remote:
+    locator: str
+    status: SourceStatus
+    fetch: FetchResult | None
+    extracted: Extracted | None = None
+    message: str = ""
+    mismatches: list[Mismatch] = field(default_factory=list)
+    title: str | None = None
+
+
+def _resolve_remote(ref: Reference, options: SourceOptions, fetcher: Fetcher) -> _Remote:
+    locator = locator_of(ref)
+    assert locator is not None
+    if ref.doi:
+        meta = fetcher.fetch(doi_url(ref.doi, options.doi_base), accept=CSL_ACCEPT)
+        if meta.status is FetchStatus.NOT_FOUND:
+            return _Remote(
+                locator,
+                SourceStatus.NOT_FOUND,
+                meta,
+                message=f"the DOI {ref.doi} does not resolve to any work",
+            )
+        if not meta.ok:
+            return _Remote(locator, _failure(meta), meta, message=meta.message)
+        work = parse_csl(meta.body)
+        if work is None:
+            return _Remote(
+                locator,
+                SourceStatus.UNREADABLE,
+                meta,
+                message="the DOI service answered with unreadable metadata",
+            )
+        mismatches = compare(ref, work)
+        if work.abstract and len(work.abstract) > 200:
+            extracted = Extracted(work.abstract, "text", title=work.title, date=work.year)
+        else:
+            page = fetcher.fetch(work.url or doi_url(ref.doi, options.doi_base))
+            extracted = (
+                extract(page.body, page.content_type) if page.ok else Extracted("", "html", title=work.title)
+            )
+            extracted.title = extracted.title or work.title
+            extracted.date = extracted.date or work.year
+        status = SourceStatus.MISMATCH if mismatches else SourceStatus.FETCHED
+        return _Remote(locator, status, meta, extracted, mismatches=mismatches, title=work.title)
+    url = arxiv_abs_url(ref.arxiv, options.arxiv_base) if ref.arxiv else ref.url
+    assert url is not None
+    result = fetcher.fetch(url)
+    if not result.ok:
+        if ref.arxiv and result.status is FetchStatus.NOT_FOUND:
+            return _Remote(locator, SourceStatus.NOT_FOUND, result, message=f"arXiv has no paper {ref.arxiv}")
+        return _Remote(locator, _failure(result), result, message=result.message)
+    extracted = extract(result.body, result.content_type, url)
+    if extracted.soft_404:
+        return _Remote(
+            locator,
+            SourceStatus.DEAD,
+            result,
+            extracted,
+            message="the page says it does not exist (a soft 404)",
+        )
+    return _Remote(locator, SourceStatus.FETCHED, result, extracted)
+
+
+def _failure(result: FetchResult) -> SourceStatus:
+    if result.status is FetchStatus.BLOCKED:
+        return SourceStatus.BLOCKED
+    if result.status is FetchStatus.UNSUPPORTED_TYPE:
+        return SourceStatus.UNREADABLE
+    return SourceStatus.DEAD
+
+
+def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> ResolvedSource:
+    fetch = remote.fetch
+    if fetch is not None:
+        store.log_fetch(remote.locator, fetch.status.value, fetch.http_status, fetch.elapsed, fetch.message)
+    location = _location(ref)
+    extracted = remote.extracted
+    if remote.status in (SourceStatus.FETCHED, SourceStatus.MISMATCH) and extracted is not None:
+        readable = extracted.readable
+        record = SourceRecord(
+            locator=remote.locator,
+            kind=extracted.kind,
+            status="ok" if readable else "unreadable",
+            fetched_at=time.time(),
+            final_url=fetch.final_url if fetch else None,
+            http_status=fetch.http_status if fetch else None,
+            content_type=fetch.content_type if fetch else None,
+            content_hash=hashlib.sha256(extracted.text.encode()).hexdigest(),
+            title=extracted.title or remote.title,
+            author=extracted.author,
+            date=extracted.date,
+            text=extracted.text,
+            metadata={"mismatches": [m.__dict__ for m in remote.mismatches]},
+        )
+        passages = split_passages(extracted.text, extracted.pages) if readable else []
+        previous = store.source(remote.locator)
+        if readable or previous is None or previous.status != "ok":
+            store.save_source(record, passages)
+        if not readable:
+            return ResolvedSource(
+                key,
+                SourceStatus.UNREADABLE,
+                remote.locator,
+                location,
+                record.title,
+                message="the page has no readable main text (a paywall, a login page or a scan?)",
+                mismatches=remote.mismatches,
+            )
+        return ResolvedSource(
+            key,
+            remote.status,
+            remote.locator,
+            location,
+            record.title,
+            extracted.text,
+            passages,
+            mismatches=remote.mismatches,
+            fetched_at=record.fetched_at,
+            date=record.date,
+        )
+    # failure: keep using the last good copy, say so
+    previous = store.source(remote.locator)
+    resolved = ResolvedSource(
+        key, remote.status, remote.locator, location, message=remote.message, mismatches=remote.mismatches
+    )
+    if previous is not None and previous.status == "ok" and remote.status is SourceStatus.DEAD:
+        cached = _from_record(key, previous, SourceStatus.DEAD, store, location=location)
+        cached.message = remote.message
+        cached.from_cache = True
+        return cached
+    return resolved

@@ -1,0 +1,107 @@
+"""DOI and arXiv identifiers: resolving them and comparing what they name with the reference entry."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any
+
+from citedesk.core.references import Reference
+
+DOI_BASE = "https://doi.org"
+ARXIV_BASE = "https://arxiv.org"
+CSL_ACCEPT = "application/vnd.citationstyles.csl+json, application/json;q=0.9"
+TITLE_MATCH = 0.6
+
+
+@dataclass(frozen=True)
+class WorkMetadata:
+    title: str | None
+    authors: tuple[str, ...]
+    year: str | None
+    url: str | None
+    abstract: str | None
+
+
+def parse_csl(body: bytes) -> WorkMetadata | None:
+    """CSL-JSON (doi.org content negotiation) or a Crossref `works` answer → WorkMetadata."""
+    try:
+        data: Any = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("message"), dict):
+        data = data["message"]  # Crossref wraps the work in {"message": …}
+    if not isinstance(data, dict):
+        return None
+    title = data.get("title")
+    if isinstance(title, list):
+        title = title[0] if title else None
+    authors = tuple(
+        str(a.get("family") or a.get("literal") or "")
+        for a in data.get("author") or []
+        if isinstance(a, dict)
+    )
+    year = None
+    for field in ("issued", "published-print", "published-online", "created"):
+        parts = (data.get(field) or {}).get("date-parts") if isinstance(data.get(field), dict) else None
+        if parts and parts[0] and parts[0][0]:
+            year = str(parts[0][0])
+            break
+    abstract = data.get("abstract")
+    if isinstance(abstract, str):
+        abstract = re.sub(r"<[^>]+>", " ", abstract)
+        abstract = " ".join(abstract.split()) or None
+    return WorkMetadata(
+        title=" ".join(str(title).split()) if title else None,
+        authors=tuple(a for a in authors if a),
+        year=year,
+        url=data.get("URL") if isinstance(data.get("URL"), str) else None,
+        abstract=abstract if isinstance(abstract, str) else None,
+    )
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def title_similarity(a: str, b: str) -> float:
+    """0…1: how alike two titles are, ignoring case, punctuation and a subtitle on one side."""
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return 0.0
+    ratio = SequenceMatcher(None, " ".join(wa), " ".join(wb)).ratio()
+    shorter, longer = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    contained = " ".join(shorter) in " ".join(longer) and len(shorter) >= 3
+    return max(ratio, 0.95 if contained else 0.0)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    field: str
+    cited: str
+    actual: str
+
+
+def compare(reference: Reference, work: WorkMetadata) -> list[Mismatch]:
+    """What the reference entry says that the identifier's record contradicts."""
+    problems: list[Mismatch] = []
+    if reference.title and work.title and title_similarity(reference.title, work.title) < TITLE_MATCH:
+        problems.append(Mismatch("title", reference.title, work.title))
+    if reference.year and work.year and abs(int(reference.year) - int(work.year)) > 1:
+        problems.append(Mismatch("year", reference.year, work.year))
+    if reference.authors and work.authors:
+        cited = _words(reference.authors)
+        first = _words(work.authors[0])
+        if first and cited and first[0] not in cited:
+            problems.append(Mismatch("first author", reference.authors, work.authors[0]))
+    return problems
+
+
+def doi_url(doi: str, base: str = DOI_BASE) -> str:
+    return f"{base.rstrip('/')}/{doi}"
+
+
+def arxiv_abs_url(arxiv_id: str, base: str = ARXIV_BASE) -> str:
+    return f"{base.rstrip('/')}/abs/{arxiv_id}"
