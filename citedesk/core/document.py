@@ -41,6 +41,10 @@ class Document(Structure):
         return self.references.entries
 
     @cached_property
+    def claim_by_id(self) -> dict[str, Claim]:
+        return {claim.id: claim for claim in self.claims}
+
+    @cached_property
     def claim_by_marker(self) -> dict[int, Claim]:
         """Marker index → the claim (sentence) it is attached to."""
         return {m: claim for claim in self.claims for m in claim.sentence.markers}

@@ -257,7 +257,7 @@ def render_marker(marker: Marker, keys: list[str]) -> str:
     if all(k.isdigit() for k in keys):
         dash = next((item.dash for item in marker.items if item.dash), "")
         numbers = [int(k) for k in keys]
-        if numbers == sorted(marker_numbers(marker)) or _was_sorted(marker):
+        if _was_sorted(marker):
             numbers.sort()
         return "[" + format_numeric(numbers, marker.separator, dash) + "]"
     return "[" + marker.separator.join(keys) + "]"

@@ -30,7 +30,7 @@ class Report:
     def verdicts_for(self, claim_id: str) -> list[Verdict]:
         if claim_id in self.verdicts:
             return self.verdicts[claim_id]
-        claim = next((c for c in self.document.claims if c.id == claim_id), None)
+        claim = self.document.claim_by_id.get(claim_id)
         if claim is None:
             return []
         keys = dict.fromkeys(k for m in claim.sentence.markers for k in self.document.markers[m].keys)
@@ -152,7 +152,7 @@ def _grouped(findings: list[Finding]) -> list[tuple[Kind, list[Finding]]]:
 def _context(report: Report, finding: Finding) -> str:
     doc = report.document
     if finding.claim_id:
-        claim = next((c for c in doc.claims if c.id == finding.claim_id), None)
+        claim = doc.claim_by_id.get(finding.claim_id)
         if claim is not None:
             return doc.text[claim.sentence.start : claim.sentence.span_end]
     line_start = doc.text.rfind("\n", 0, finding.start) + 1

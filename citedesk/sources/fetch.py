@@ -157,25 +157,23 @@ class Fetcher:
         self.close()
 
     def fetch(self, url: str, *, accept: str | None = None) -> FetchResult:
-        started = time.monotonic()
-        result = self._fetch(url, accept, started)
-        result.elapsed = time.monotonic() - started
-        return result
+        """Fetch one URL; at most `per_host` fetches to one host run at once, whoever calls."""
+        host = (urlsplit(url).hostname or "").lower()
+        with self._lock:
+            gate = self._host_locks.setdefault(host, threading.Semaphore(self.policy.per_host))
+        with gate:
+            started = time.monotonic()
+            result = self._fetch(url, accept, started)
+            result.elapsed = time.monotonic() - started
+            return result
 
     def fetch_many(self, urls: Iterable[str], *, accept: str | None = None) -> dict[str, FetchResult]:
         unique = list(dict.fromkeys(urls))
         with ThreadPoolExecutor(
             max_workers=max(1, self.policy.concurrency), thread_name_prefix="fetch"
         ) as pool:
-            results = pool.map(lambda u: self._polite(u, accept), unique)
+            results = pool.map(lambda u: self.fetch(u, accept=accept), unique)
             return dict(zip(unique, results, strict=True))
-
-    def _polite(self, url: str, accept: str | None) -> FetchResult:
-        host = (urlsplit(url).hostname or "").lower()
-        with self._lock:
-            gate = self._host_locks.setdefault(host, threading.Semaphore(self.policy.per_host))
-        with gate:
-            return self.fetch(url, accept=accept)
 
     def _fetch(self, url: str, accept: str | None, started: float) -> FetchResult:
         redirects: list[str] = []

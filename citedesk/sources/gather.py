@@ -318,6 +318,7 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
         store.log_fetch(remote.locator, fetch.status.value, fetch.http_status, fetch.elapsed, fetch.message)
     location = _location(ref)
     extracted = remote.extracted
+    previous = store.source(remote.locator)
     if remote.status in (SourceStatus.FETCHED, SourceStatus.MISMATCH) and extracted is not None:
         readable = extracted.readable
         record = SourceRecord(
@@ -336,7 +337,6 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
             metadata={"mismatches": [m.__dict__ for m in remote.mismatches]},
         )
         passages = split_passages(extracted.text, extracted.pages) if readable else []
-        previous = store.source(remote.locator)
         if readable or previous is None or previous.status != "ok":
             store.save_source(record, passages)
         if not readable:
@@ -362,7 +362,6 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
             date=record.date,
         )
     # failure: keep using the last good copy, say so
-    previous = store.source(remote.locator)
     resolved = ResolvedSource(
         key, remote.status, remote.locator, location, message=remote.message, mismatches=remote.mismatches
     )
