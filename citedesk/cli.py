@@ -10,12 +10,17 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citedesk import __version__
 from citedesk.core.findings import Kind
 from citedesk.core.report import RENDERERS, FailPolicy, render_text
 from citedesk.core.text import DocumentError
+
+if TYPE_CHECKING:
+    from citedesk.pipeline import AuditOptions
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -123,15 +128,15 @@ def _audit(args: argparse.Namespace) -> int:
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
         raise DocumentError(f"--sources {args.sources}: no such folder")
-    options = AuditOptions(
-        offline=args.offline,
-        check_sources=not args.no_sources,
-        sources_dir=sources_dir,
-        allow_private_network=args.allow_private_network,
-        refresh=args.refresh,
-        store_path=Path(args.store) if args.store else None,
-        doi_base=os.environ.get("CITEDESK_DOI_BASE"),
-        arxiv_base=os.environ.get("CITEDESK_ARXIV_BASE"),
+    options = _with_service_bases(
+        AuditOptions(
+            offline=args.offline,
+            check_sources=not args.no_sources,
+            sources_dir=sources_dir,
+            allow_private_network=args.allow_private_network,
+            refresh=args.refresh,
+            store_path=Path(args.store) if args.store else None,
+        )
     )
     report = audit_text(decoded.text, args.file, options)
     if args.format == "text" and not args.out:
@@ -219,18 +224,29 @@ def _sources(args: argparse.Namespace) -> int:
         store.forget(args.locator)
         print(f"forgot {args.locator}")
     elif args.action == "refresh":
-        from citedesk.sources.fetch import Fetcher, FetchPolicy  # noqa: PLC0415
+        from citedesk.pipeline import AuditOptions, source_options  # noqa: PLC0415
+        from citedesk.sources.gather import refresh_source  # noqa: PLC0415
 
-        url = record.final_url or args.locator.split(":", 1)[1]
-        with Fetcher(FetchPolicy(allow_private_network=args.allow_private_network)) as fetcher:
-            result = fetcher.fetch(url)
-        store.log_fetch(args.locator, result.status.value, result.http_status, result.elapsed, result.message)
-        if not result.ok:
-            print(f"{args.locator}: {result.message}; the cached copy is kept", file=sys.stderr)
+        options = _with_service_bases(AuditOptions(allow_private_network=args.allow_private_network))
+        source = refresh_source(args.locator, source_options(options), store)
+        if source.status.value not in ("fetched", "mismatch"):
+            print(
+                f"{args.locator}: {source.status.value}: {source.message}; the cached copy is kept",
+                file=sys.stderr,
+            )
             return EXIT_FINDINGS
-        store.forget(args.locator)
-        print(f"{args.locator}: fetched again; the next audit re-reads it")
+        print(f"{args.locator}: fetched again ({len(source.passages)} passages)")
     return EXIT_OK
+
+
+def _with_service_bases(options: AuditOptions) -> AuditOptions:
+    """DOI, Crossref and arXiv endpoints from the environment (tests and mirrors point them elsewhere)."""
+    return replace(
+        options,
+        doi_base=os.environ.get("CITEDESK_DOI_BASE"),
+        crossref_base=os.environ.get("CITEDESK_CROSSREF_BASE"),
+        arxiv_base=os.environ.get("CITEDESK_ARXIV_BASE"),
+    )
 
 
 def _parse_kinds(spec: str) -> set[Kind]:

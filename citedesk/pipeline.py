@@ -40,6 +40,7 @@ class AuditOptions:
     store_path: Path | None = None
     doi_base: str | None = None
     arxiv_base: str | None = None
+    crossref_base: str | None = None
 
 
 @dataclass
@@ -100,7 +101,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         try:
             resolved = gather_sources(
                 list(document.entries),
-                source_options(document, options),
+                source_options(options, Path(document.path).resolve().parent if document.path else None),
                 store,
                 cancelled=lambda: state.cancelled,
                 progress=lambda done, total: state.progress("fetching sources", done, total),
@@ -124,14 +125,14 @@ def open_store(options: AuditOptions) -> Store:
     return Store(options.store_path or default_store_path())
 
 
-def source_options(document: Document, options: AuditOptions) -> SourceOptions:
+def source_options(options: AuditOptions, document_dir: Path | None = None) -> SourceOptions:
     from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
     from citedesk.sources.gather import SourceOptions  # noqa: PLC0415
 
     base = SourceOptions(
         offline=options.offline,
         sources_dir=options.sources_dir,
-        document_dir=Path(document.path).resolve().parent if document.path else None,
+        document_dir=document_dir,
         refresh=options.refresh,
         fetch=FetchPolicy(allow_private_network=options.allow_private_network),
     )
@@ -139,6 +140,8 @@ def source_options(document: Document, options: AuditOptions) -> SourceOptions:
         base = replace(base, doi_base=options.doi_base)
     if options.arxiv_base:
         base = replace(base, arxiv_base=options.arxiv_base)
+    if options.crossref_base:
+        base = replace(base, crossref_base=options.crossref_base)
     return base
 
 

@@ -92,12 +92,25 @@ class RepairError(ValueError):
     """A repair that cannot be applied safely (overlapping edits, or it would change prose)."""
 
 
+_STRUCTURAL_OPERATIONS = (RemoveReference, MergeReference, FixMalformed, Renumber)
+
+
 def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
-    """A fix for these operations, or None when they cannot be applied safely."""
+    """A fix for these operations, or None when they cannot be applied safely.
+
+    Marker edits are made safe by local rules (`removal_edit`, `_exposes_structure`); fixes that
+    touch the reference list or rewrite a malformed marker are also proven by re-parsing the result
+    (they are few, and a reference section's boundaries depend on the whole document).
+    """
     try:
-        return Fix(title, tuple(build_edits(structure, operations)), tuple(operations))
+        edits = build_edits(structure, operations)
     except RepairError:
         return None
+    if any(isinstance(op, _STRUCTURAL_OPERATIONS) for op in operations):
+        result = apply_edits(structure.text, edits)
+        if prose_of(parse_structure(result)) != prose_of(structure):
+            return None
+    return Fix(title, tuple(edits), tuple(operations))
 
 
 def merge_fixes(structure: Structure, fixes: Iterable[Fix]) -> list[TextEdit]:
@@ -179,7 +192,7 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             runs[-1][1] = index
         else:
             runs.append([index, index])
-    marker_removals = [removal_edit(text, markers[first].start, markers[last].end) for first, last in runs]
+    marker_removals = [_run_removal(text, markers, first, last) for first, last in runs]
     edits.extend(marker_removals)
     # citations added at sentence ends: join a marker that ends exactly there, else insert one
     ends = {m.end: i for i, m in enumerate(markers)} if additions else {}
@@ -214,13 +227,33 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     return normalise_edits(edits)
 
 
+def _run_removal(text: str, markers: Sequence[Marker], first: int, last: int) -> TextEdit:
+    """Remove markers[first..last]; beside a marker that stays (`[1] [2]`), take the gap with it."""
+    following = markers[last + 1] if last + 1 < len(markers) else None
+    if following is not None and not text[markers[last].end : following.start].strip(" \t"):
+        return TextEdit(markers[first].start, following.start, "")
+    preceding = markers[first - 1] if first > 0 else None
+    if preceding is not None and not text[preceding.end : markers[first].start].strip(" \t"):
+        return TextEdit(preceding.end, markers[last].end, "")
+    return removal_edit(text, markers[first].start, markers[last].end)
+
+
 _LIST_NUMBER = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")
 _DEFINITION_START = re.compile(r"\[\^?[^\]\n]*\]:")
 
 
+_UNDERLINE_OR_RULE = re.compile(r"[ \t]{0,3}(?:=+|-+|(?:[-*_][ \t]*){3,})[ \t]*")
+
+
 def _exposes_structure(text: str, edit: TextEdit) -> bool:
-    """True when deleting at a line's start would make the rest of it a heading, list, quote …"""
+    """True when a deletion would turn its line into Markdown structure: a heading, list, quote,
+    a setext underline or a rule (`- [1]` under a paragraph leaves `-`, which underlines it)."""
     line_start = text.rfind("\n", 0, edit.start) + 1
+    line_end = text.find("\n", edit.end)
+    line_end = len(text) if line_end == -1 else line_end
+    remaining = text[line_start : edit.start] + edit.replacement + text[edit.end : line_end]
+    if remaining.strip() and _UNDERLINE_OR_RULE.fullmatch(remaining.rstrip("\r")):
+        return True
     if edit.replacement or text[line_start : edit.start].strip(" \t"):
         return False
     following = text[edit.end] if edit.end < len(text) else ""
@@ -282,12 +315,14 @@ def _render_new(keys: list[str], structure: Structure) -> str:
 _TIGHT = frozenset(".,;:!?)]}…%\n\r")
 
 
-def removal_edit(text: str, start: int, end: int) -> TextEdit:
+def removal_edit(text: str, start: int, end: int, *, check: bool = True) -> TextEdit:
     """The edit that removes text[start:end] (a marker or a run of them) without doubling spaces.
 
     The spaces on both sides become one space, or none where the next character is punctuation,
     the line ends or the line starts: `done [4].` → `done.`; `done.[4] Next` → `done. Next`;
-    `[4] Start` → `Start`; `word [4]word` → `word word`. Indentation is never touched.
+    `[4] Start` → `Start`; `word [4]word` → `word word`. Indentation is never touched. With
+    `check`, a removal that would join Markdown markup (`` `[1]` `` between backticks) raises
+    RepairError.
     """
     s = start
     while s > 0 and text[s - 1] in " \t":
@@ -304,7 +339,20 @@ def removal_edit(text: str, start: int, end: int) -> TextEdit:
         replacement = ""
     else:
         replacement = " " if had_space else ""
+    if check and not replacement and _joins_markup(previous, following):
+        raise RepairError("removing the marker would join Markdown markup on either side of it")
     return TextEdit(s, e, replacement)
+
+
+def _joins_markup(previous: str, following: str) -> bool:
+    """Would `previous` + `following`, once adjacent, read as different Markdown than apart?
+
+    Joined backtick, emphasis or strikethrough runs change which code spans and emphasis exist;
+    a backslash would escape the next character; `]` + `(` or `!` + `[` would make a link.
+    """
+    if previous and previous == following and previous in "`*_~":
+        return True
+    return previous == "\\" or (previous, following) in {("]", "("), ("!", "[")}
 
 
 def entry_removal_span(text: str, entry: Reference) -> tuple[int, int]:
@@ -356,7 +404,7 @@ def prose_of(structure: Structure) -> str:
             runs[-1][1] = max(runs[-1][1], end)
         else:
             runs.append([start, end])
-    edits = [removal_edit(text, start, end) for start, end in runs]
+    edits = [removal_edit(text, start, end, check=False) for start, end in runs]
     section = structure.references.section
     if section is not None:
         edits.append(TextEdit(section[0], section[1], ""))

@@ -38,6 +38,14 @@ ACCEPTED_TYPES = (
     "application/xml",
     "text/xml",
 )
+PDF_ACCEPT = "application/pdf, */*;q=0.1"
+BINARY_TYPES = (
+    "application/octet-stream",
+    "binary/octet-stream",
+    "application/x-pdf",
+    "application/download",
+)
+"""Content types that PDF hosts often send instead of application/pdf; read only when a PDF was asked for."""
 
 
 class FetchStatus(StrEnum):
@@ -99,8 +107,26 @@ class _DnsFailure(Exception):
     pass
 
 
+def is_private(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return (
+        address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_reserved
+        or address.is_multicast
+        or address.is_unspecified
+    )
+
+
 def check_url(url: str, *, allow_private_network: bool) -> None:
-    """Raise _Blocked for a non-http(s) URL or, unless allowed, one that resolves to a private address."""
+    """Raise _Blocked for a non-http(s) URL or, unless allowed, one that resolves to a private address.
+
+    The address is checked again on the open connection (`_check_peer`), so a host whose DNS answer
+    changes between this lookup and the connection (DNS rebinding) is still refused before any of
+    the body is read.
+    """
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
         raise _Blocked(f"only http and https links are fetched, not {parts.scheme or 'this'}: links")
@@ -115,14 +141,7 @@ def check_url(url: str, *, allow_private_network: bool) -> None:
         raise _DnsFailure(f"the host name {host} could not be found") from exc
     for info in infos:
         address = ipaddress.ip_address(info[4][0])
-        if (
-            address.is_private
-            or address.is_loopback
-            or address.is_link_local
-            or address.is_reserved
-            or address.is_multicast
-            or address.is_unspecified
-        ):
+        if is_private(address):
             raise _Blocked(
                 f"{host} is on a private or local network ({address}); allow private addresses to fetch it"
             )
@@ -246,6 +265,9 @@ class Fetcher:
             }
         )
         with self._client.stream("GET", url, headers=headers) as response:
+            peer = self._check_peer(response)
+            if peer is not None:
+                return FetchResult(original, FetchStatus.BLOCKED, url, message=peer)
             code = response.status_code
             if code in (301, 302, 303, 307, 308):
                 location = response.headers.get("location")
@@ -278,7 +300,11 @@ class Fetcher:
                     f"the page is {int(declared) / 1e6:.1f} MB, over the limit",
                 )
                 return base
-            if content_type and not content_type.startswith(ACCEPTED_TYPES):
+            if (
+                content_type
+                and not content_type.startswith(ACCEPTED_TYPES)
+                and not (accept == PDF_ACCEPT and content_type in BINARY_TYPES)
+            ):
                 base.status, base.message = (
                     FetchStatus.UNSUPPORTED_TYPE,
                     f"CiteDesk cannot read {content_type} content",
@@ -301,6 +327,23 @@ class Fetcher:
                 chunks.append(chunk)
             base.body = b"".join(chunks)
             return base
+
+    def _check_peer(self, response: httpx.Response) -> str | None:
+        """Why the address actually connected to is refused, or None (see `check_url`)."""
+        if self.policy.allow_private_network:
+            return None
+        stream = response.extensions.get("network_stream")
+        peer = stream.get_extra_info("server_addr") if stream is not None else None
+        if not peer:
+            return None
+        try:
+            address = ipaddress.ip_address(peer[0])
+        except ValueError:
+            return None
+        if is_private(address):
+            host = response.request.url.host
+            return f"{host} led to a private or local network address ({address}); it was not read"
+        return None
 
 
 @dataclass

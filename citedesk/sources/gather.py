@@ -11,21 +11,26 @@ import hashlib
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from citedesk.core.references import Reference
+from citedesk.core.references import LabelStyle, Reference
 from citedesk.sources.extract import Extracted, extract
-from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchResult, FetchStatus
+from citedesk.sources.fetch import PDF_ACCEPT, Fetcher, FetchPolicy, FetchResult, FetchStatus
 from citedesk.sources.identifiers import (
     ARXIV_BASE,
+    CROSSREF_BASE,
     CSL_ACCEPT,
     DOI_BASE,
     Mismatch,
+    WorkMetadata,
     arxiv_abs_url,
     compare,
+    crossref_url,
     doi_url,
+    expects_pdf,
     parse_csl,
 )
 from citedesk.sources.passages import Passage, split_passages
@@ -55,6 +60,7 @@ class SourceOptions:
     document_dir: Path | None = None
     refresh: bool = False
     doi_base: str = DOI_BASE
+    crossref_base: str = CROSSREF_BASE
     arxiv_base: str = ARXIV_BASE
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
 
@@ -105,7 +111,7 @@ def gather_sources(
             continue
         cached = store.source(locator)
         if cached is not None and cached.status == "ok" and not options.refresh:
-            results[key] = _from_record(key, cached, SourceStatus.CACHED, store)
+            results[key] = _from_record(key, cached, SourceStatus.CACHED, store, ref=ref)
             continue
         if options.offline:
             results[key] = ResolvedSource(
@@ -129,6 +135,34 @@ def gather_sources(
                 results[key] = _record_outcome(key, unique[key], outcome, store)
                 progress(done, total)
     return {key: results[key] for key in unique}
+
+
+def refresh_source(locator: str, options: SourceOptions, store: Store) -> ResolvedSource:
+    """Resolve one cached source again from the network (`citedesk sources refresh`).
+
+    The same path as an audit: a DOI is re-resolved and re-compared, an arXiv id re-read, a URL
+    re-fetched; a failure keeps the cached copy, as in an audit.
+    """
+    kind, _, value = locator.partition(":")
+    if kind not in ("doi", "arxiv", "url") or not value:
+        raise ValueError(f"{locator} is not a DOI, arXiv or URL source; local files are re-read by an audit")
+    record = store.source(locator)
+    ref = Reference(
+        key=locator,
+        start=0,
+        end=0,
+        label_start=0,
+        label_end=0,
+        style=LabelStyle.BRACKET,
+        text=locator,
+        title=record.title if record is not None and kind == "doi" else None,
+        doi=value if kind == "doi" else None,
+        arxiv=value if kind == "arxiv" else None,
+        url=value if kind == "url" else None,
+    )
+    with Fetcher(options.fetch) as fetcher:
+        outcome = _resolve_remote(ref, options, fetcher)
+    return _record_outcome(locator, ref, outcome, store)
 
 
 def locator_of(ref: Reference) -> str | None:
@@ -222,8 +256,21 @@ def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSourc
 
 
 def _from_record(
-    key: str, record: SourceRecord, status: SourceStatus, store: Store, location: str | None = None
+    key: str,
+    record: SourceRecord,
+    status: SourceStatus,
+    store: Store,
+    location: str | None = None,
+    ref: Reference | None = None,
 ) -> ResolvedSource:
+    metadata = record.metadata or {}
+    mismatches = [Mismatch(**m) for m in metadata.get("mismatches", [])]
+    work = metadata.get("work")
+    if ref is not None and isinstance(work, dict):
+        # the identifier's record is cached, not the verdict: this entry is compared with it afresh
+        mismatches = compare(ref, _work_from_json(work))
+        if status is SourceStatus.CACHED and mismatches:
+            status = SourceStatus.MISMATCH
     return ResolvedSource(
         key,
         status,
@@ -232,10 +279,20 @@ def _from_record(
         record.title,
         record.text,
         store.passages(record.locator),
-        from_cache=status is SourceStatus.CACHED,
+        from_cache=status in (SourceStatus.CACHED, SourceStatus.MISMATCH),
         fetched_at=record.fetched_at,
         date=record.date,
-        mismatches=[Mismatch(**m) for m in (record.metadata or {}).get("mismatches", [])],
+        mismatches=mismatches,
+    )
+
+
+def _work_from_json(data: dict[str, Any]) -> WorkMetadata:
+    return WorkMetadata(
+        title=data.get("title"),
+        authors=tuple(data.get("authors") or ()),
+        year=data.get("year"),
+        url=data.get("url"),
+        abstract=None,
     )
 
 
@@ -249,45 +306,46 @@ class _Remote:
     message: str = ""
     mismatches: list[Mismatch] = field(default_factory=list)
     title: str | None = None
+    work: WorkMetadata | None = None
 
 
 def _resolve_remote(ref: Reference, options: SourceOptions, fetcher: Fetcher) -> _Remote:
     locator = locator_of(ref)
     assert locator is not None
     if ref.doi:
-        meta = fetcher.fetch(doi_url(ref.doi, options.doi_base), accept=CSL_ACCEPT)
-        if meta.status is FetchStatus.NOT_FOUND:
-            return _Remote(
-                locator,
-                SourceStatus.NOT_FOUND,
-                meta,
-                message=f"the DOI {ref.doi} does not resolve to any work",
-            )
-        if not meta.ok:
-            return _Remote(locator, _failure(meta), meta, message=meta.message)
-        work = parse_csl(meta.body)
+        meta, work = _doi_metadata(ref.doi, options, fetcher)
         if work is None:
+            if meta.status is FetchStatus.NOT_FOUND:
+                return _Remote(
+                    locator,
+                    SourceStatus.NOT_FOUND,
+                    meta,
+                    message=f"the DOI {ref.doi} does not resolve to any work",
+                )
+            if not meta.ok:
+                return _Remote(locator, _failure(meta), meta, message=meta.message)
             return _Remote(
                 locator,
                 SourceStatus.UNREADABLE,
                 meta,
-                message="the DOI service answered with unreadable metadata",
+                message="the DOI services answered with unreadable metadata",
             )
         mismatches = compare(ref, work)
         if work.abstract and len(work.abstract) > 200:
             extracted = Extracted(work.abstract, "text", title=work.title, date=work.year)
         else:
-            page = fetcher.fetch(work.url or doi_url(ref.doi, options.doi_base))
+            page_url = work.url or doi_url(ref.doi, options.doi_base)
+            page = fetcher.fetch(page_url, accept=PDF_ACCEPT if expects_pdf(page_url) else None)
             extracted = (
                 extract(page.body, page.content_type) if page.ok else Extracted("", "html", title=work.title)
             )
             extracted.title = extracted.title or work.title
             extracted.date = extracted.date or work.year
         status = SourceStatus.MISMATCH if mismatches else SourceStatus.FETCHED
-        return _Remote(locator, status, meta, extracted, mismatches=mismatches, title=work.title)
+        return _Remote(locator, status, meta, extracted, mismatches=mismatches, title=work.title, work=work)
     url = arxiv_abs_url(ref.arxiv, options.arxiv_base) if ref.arxiv else ref.url
     assert url is not None
-    result = fetcher.fetch(url)
+    result = fetcher.fetch(url, accept=PDF_ACCEPT if expects_pdf(url) else None)
     if not result.ok:
         if ref.arxiv and result.status is FetchStatus.NOT_FOUND:
             return _Remote(locator, SourceStatus.NOT_FOUND, result, message=f"arXiv has no paper {ref.arxiv}")
@@ -302,6 +360,26 @@ def _resolve_remote(ref: Reference, options: SourceOptions, fetcher: Fetcher) ->
             message="the page says it does not exist (a soft 404)",
         )
     return _Remote(locator, SourceStatus.FETCHED, result, extracted)
+
+
+def _doi_metadata(
+    doi: str, options: SourceOptions, fetcher: Fetcher
+) -> tuple[FetchResult, WorkMetadata | None]:
+    """The DOI's record: doi.org content negotiation, then the Crossref works API when that fails.
+
+    doi.org answering 404 is final (the DOI is not registered anywhere); any other failure (an
+    error, a timeout, a registrar that answers HTML instead of CSL-JSON) asks Crossref, and only if
+    Crossref has no record either is the first failure reported.
+    """
+    meta = fetcher.fetch(doi_url(doi, options.doi_base), accept=CSL_ACCEPT)
+    work = parse_csl(meta.body) if meta.ok else None
+    if work is not None or meta.status is FetchStatus.NOT_FOUND:
+        return meta, work
+    fallback = fetcher.fetch(crossref_url(doi, options.crossref_base), accept="application/json")
+    fallback_work = parse_csl(fallback.body) if fallback.ok else None
+    if fallback_work is not None:
+        return fallback, fallback_work
+    return meta, None
 
 
 def _failure(result: FetchResult) -> SourceStatus:
@@ -334,7 +412,10 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
             author=extracted.author,
             date=extracted.date,
             text=extracted.text,
-            metadata={"mismatches": [m.__dict__ for m in remote.mismatches]},
+            metadata={
+                "mismatches": [m.__dict__ for m in remote.mismatches],
+                "work": asdict(replace(remote.work, abstract=None)) if remote.work else None,
+            },
         )
         passages = split_passages(extracted.text, extracted.pages) if readable else []
         if readable or previous is None or previous.status != "ok":
@@ -366,7 +447,7 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
         key, remote.status, remote.locator, location, message=remote.message, mismatches=remote.mismatches
     )
     if previous is not None and previous.status == "ok" and remote.status is SourceStatus.DEAD:
-        cached = _from_record(key, previous, SourceStatus.DEAD, store, location=location)
+        cached = _from_record(key, previous, SourceStatus.DEAD, store, location=location, ref=ref)
         cached.message = remote.message
         cached.from_cache = True
         return cached

@@ -7,10 +7,12 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from citedesk.core.references import Reference
 
 DOI_BASE = "https://doi.org"
+CROSSREF_BASE = "https://api.crossref.org"
 ARXIV_BASE = "https://arxiv.org"
 CSL_ACCEPT = "application/vnd.citationstyles.csl+json, application/json;q=0.9"
 TITLE_MATCH = 0.6
@@ -101,6 +103,38 @@ def compare(reference: Reference, work: WorkMetadata) -> list[Mismatch]:
 
 def doi_url(doi: str, base: str = DOI_BASE) -> str:
     return f"{base.rstrip('/')}/{doi}"
+
+
+def crossref_url(doi: str, base: str = CROSSREF_BASE) -> str:
+    """The Crossref works API record of a DOI (the fallback when doi.org content negotiation fails)."""
+    return f"{base.rstrip('/')}/works/{quote(doi, safe='/')}"
+
+
+PDF_HOSTS = {
+    "arxiv.org": "/pdf/",
+    "export.arxiv.org": "/pdf/",
+    "openreview.net": "/pdf",
+    "www.biorxiv.org": ".full.pdf",
+    "www.medrxiv.org": ".full.pdf",
+    "europepmc.org": "/pdf",
+    "www.ncbi.nlm.nih.gov": "/pdf/",
+    "pmc.ncbi.nlm.nih.gov": "/pdf/",
+    "link.springer.com": "/content/pdf/",
+    "dl.acm.org": "/doi/pdf/",
+    "www.jstor.org": "/stable/pdf/",
+    "papers.ssrn.com": "/delivery.cfm",
+}
+"""Hosts whose PDF links do not end in .pdf, keyed to the part of the path that marks a PDF link."""
+
+
+def expects_pdf(url: str) -> bool:
+    """True for links that serve a PDF: a path ending in .pdf, or a known host's PDF route."""
+    parts = urlsplit(url)
+    path = parts.path.lower()
+    if path.endswith(".pdf"):
+        return True
+    marker = PDF_HOSTS.get((parts.hostname or "").lower())
+    return marker is not None and marker in path
 
 
 def arxiv_abs_url(arxiv_id: str, base: str = ARXIV_BASE) -> str:

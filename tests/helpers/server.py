@@ -157,8 +157,18 @@ class _Handler(BaseHTTPRequestHandler):
                 csl("Deep residual learning for image recognition", "He", 2016),
                 "application/vnd.citationstyles.csl+json",
             )
+        elif path == "/doi/10.1234/cn-broken":  # a registrar that fails content negotiation
+            self._send(500, b"content negotiation is down", "text/plain")
+        elif path == "/crossref/works/10.1234/cn-broken":
+            work = json.loads(csl("Urban tree canopy and afternoon heat", "Moreau", 2021))
+            work["title"] = [work["title"]]
+            self._send(200, json.dumps({"status": "ok", "message": work}).encode(), "application/json")
+        elif path == "/octet.pdf":  # a PDF host that sends PDFs as a download
+            self._send(200, PDF, "application/octet-stream")
         elif path.startswith("/doi/"):
             self._send(404, b"DOI not found", "text/plain")
+        elif path.startswith("/crossref/"):
+            self._send(404, b"Resource not found.", "text/plain")
         elif path.startswith("/abs/"):
             self._send(404 if "9999" in path else 200, ARTICLE.encode())
         else:

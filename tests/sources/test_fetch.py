@@ -4,8 +4,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from citedesk.sources import fetch as fetch_module
 from citedesk.sources.extract import extract
-from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchStatus
+from citedesk.sources.fetch import PDF_ACCEPT, Fetcher, FetchPolicy, FetchStatus
+from citedesk.sources.identifiers import expects_pdf
 from tests.helpers.server import serve
 
 
@@ -100,3 +102,40 @@ def test_fetch_many_is_bounded_and_complete(base: str, fetcher: Fetcher) -> None
     results = fetcher.fetch_many(urls)
     assert set(results) == set(urls)
     assert results[base + "/missing"].status is FetchStatus.NOT_FOUND
+
+
+def test_a_rebound_host_is_refused_on_the_open_connection(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # DNS rebinding: the name looked public when checked, then the connection went to 127.0.0.1.
+    monkeypatch.setattr(fetch_module, "check_url", lambda url, *, allow_private_network: None)
+    with Fetcher(FetchPolicy(allow_private_network=False)) as guarded:
+        result = guarded.fetch(base + "/article")
+    assert result.status is FetchStatus.BLOCKED
+    assert "127.0.0.1" in result.message
+    assert result.body == b""
+
+
+def test_pdf_hosts_are_read_as_pdf_even_as_a_download(base: str, fetcher: Fetcher) -> None:
+    plain = fetcher.fetch(base + "/octet.pdf")
+    assert plain.status is FetchStatus.UNSUPPORTED_TYPE  # unknown binary is never read blindly
+    asked = fetcher.fetch(base + "/octet.pdf", accept=PDF_ACCEPT)
+    assert asked.ok
+    extracted = extract(asked.body, asked.content_type, "octet.pdf")
+    assert extracted.kind == "pdf"
+    assert "newly planted trees" in extracted.text
+
+
+@pytest.mark.parametrize(
+    ("url", "pdf"),
+    [
+        ("https://arxiv.org/pdf/2101.00001", True),
+        ("https://arxiv.org/abs/2101.00001", False),
+        ("https://openreview.net/pdf?id=abc", True),
+        ("https://www.biorxiv.org/content/10.1101/2020.01.01.123456v1.full.pdf", True),
+        ("https://example.org/report.PDF", True),
+        ("https://example.org/pdf-guide.html", False),
+        ("https://link.springer.com/content/pdf/10.1007/s1.pdf", True),
+        ("https://link.springer.com/article/10.1007/s1", False),
+    ],
+)
+def test_known_pdf_links(url: str, pdf: bool) -> None:
+    assert expects_pdf(url) is pdf

@@ -60,7 +60,7 @@ def write_doc(folder: Path, base: str) -> Path:
     doc.write_text(
         "Shaded streets were 1.5 degrees cooler [1]. A dead page says so too [2]. The PDF agrees [3].\n"
         "Coffee lowers diabetes risk [4]. A wrong DOI [5]. A made-up DOI [6]. A paywalled page [7].\n"
-        "An arXiv preprint [8]. A missing preprint [9]. Local notes [10]. A soft 404 [11].\n\n"
+        "An arXiv preprint [8]. A missing preprint [9]. Local notes [10]. A soft 404 [11]. Crossref knows it [12]. A download [13].\n\n"
         "## References\n\n"
         f"[1] Moreau (2021). Tree canopy. {base}/r1\n"
         f"[2] Gone. {base}/missing\n"
@@ -72,7 +72,9 @@ def write_doc(folder: Path, base: str) -> Path:
         "[8] Moreau (2021). Canopy preprint. arXiv:2101.00001\n"
         "[9] Ghost (2021). Missing preprint. arXiv:9999.00001\n"
         "[10] My notes, notes.txt\n"
-        f"[11] Soft. {base}/soft\n",
+        f"[11] Soft. {base}/soft\n"
+        '[12] Moreau, L. (2021). "Urban tree canopy and afternoon heat". doi:10.1234/cn-broken\n'
+        f"[13] Survival report as a download. {base}/octet.pdf\n",
         encoding="utf-8",
     )
     return doc
@@ -88,6 +90,7 @@ def test_audit_reports_every_source_status(
 ) -> None:
     monkeypatch.setenv("CITEDESK_DOI_BASE", base + "/doi")
     monkeypatch.setenv("CITEDESK_ARXIV_BASE", base)
+    monkeypatch.setenv("CITEDESK_CROSSREF_BASE", base + "/crossref")
     doc = write_doc(tmp_path, base)
     store = tmp_path / "store.sqlite3"
     started = time.perf_counter()
@@ -106,6 +109,8 @@ def test_audit_reports_every_source_status(
         "9": "not_found",
         "10": "local",
         "11": "dead",
+        "12": "fetched",  # doi.org failed, the Crossref works API answered
+        "13": "fetched",  # a .pdf link served as application/octet-stream
     }
     kinds = {(f["kind"], f["reference"]) for f in report["findings"]}
     assert {
@@ -176,3 +181,54 @@ def test_sources_dir_supplies_content_by_key(tmp_path: Path, capsys: pytest.Capt
         "1": ("local", "1.txt"),
         "smith2020": ("local", "smith2020.html"),
     }
+
+
+def test_a_cached_doi_record_is_compared_with_each_citing_entry(
+    tmp_path: Path, base: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEDESK_DOI_BASE", base + "/doi")
+    store = tmp_path / "store.sqlite3"
+    right, wrong = tmp_path / "right.md", tmp_path / "wrong.md"
+    body = "Coffee lowers diabetes risk [1].\n\n## References\n\n"
+    right.write_text(
+        body + '[1] Ding, M. (2014). "Caffeinated and decaffeinated coffee consumption and risk of '
+        'type 2 diabetes". doi:10.1234/good\n',
+        encoding="utf-8",
+    )
+    wrong.write_text(
+        body + '[1] He, K. (2016). "Deep residual learning". doi:10.1234/good\n', encoding="utf-8"
+    )
+    first = audit_json(right, store, base, capsys)
+    assert first["sources"][0]["status"] == "fetched"
+    assert not [f for f in first["findings"] if f["kind"] == "doi_mismatch"]
+    # the same DOI, now cached, cited by an entry that describes another work
+    second = audit_json(wrong, store, base, capsys)
+    assert second["sources"][0]["status"] == "mismatch"
+    assert second["sources"][0]["cached"] is True
+    mismatch = next(f for f in second["findings"] if f["kind"] == "doi_mismatch")
+    assert {m["field"] for m in mismatch["details"]["mismatches"]} >= {"title", "first author"}
+
+
+def test_sources_refresh_resolves_again_and_keeps_the_copy_on_failure(
+    tmp_path: Path, base: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "store.sqlite3"
+    doc = tmp_path / "d.md"
+    doc.write_text(
+        f"Shaded streets were cooler [1].\n\n## References\n\n[1] Canopy. {base}/article\n",
+        encoding="utf-8",
+    )
+    audit_json(doc, store, base, capsys)
+    locator = f"url:{base}/article"
+    args = ["sources", "refresh", locator, "--store", str(store), "--allow-private-network"]
+    assert main(args) == 0
+    assert "fetched again (" in capsys.readouterr().out
+    assert main(["sources", "refresh", locator, "--store", str(store)]) == 1  # the guard applies here too
+    assert "the cached copy is kept" in capsys.readouterr().err
+    opened = Store(store)
+    record = opened.source(locator)
+    assert record is not None
+    assert record.status == "ok"
+    assert opened.passages(locator)
+    opened.close()
+    assert main(["sources", "refresh", "file:/tmp/x", "--store", str(store)]) == 2
