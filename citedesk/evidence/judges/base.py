@@ -1,0 +1,34 @@
+"""The judge interface: (claim, evidence) pairs in, support and contradiction probabilities out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Judgement:
+    support: float
+    """P(the evidence entails the claim), 0…1."""
+    contradiction: float
+    """P(the evidence contradicts the claim), 0…1 (0 for judges with no such label)."""
+    quote: str | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    claim: str
+    evidence: str
+    """The evidence window's text."""
+    sentences: tuple[str, ...] = ()
+    """The window's sentences, when the judge wants them separately."""
+
+
+class Judge(Protocol):
+    name: str
+    """Shown in reports next to every verdict: which judge (and model) decided."""
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]: ...

@@ -1,0 +1,145 @@
+"""The heuristic judge: a calibrated evidence judge that needs no NLI model (the out-of-the-box judge).
+
+It reads the claim against the evidence the way a careful checker skims: are the claim's content
+words there (and its names, and its figures)? does the evidence say the opposite (a negation the
+claim lacks, an antonym — "decreased" for "increased")? how close is it in meaning (MiniLM cosine,
+when the embedding model is installed)? A logistic model turns those features into P(supported);
+its weights were fitted on the labelled dev/train splits in `../shared/eval/`
+(`tests/bench/eval_judges.py --fit` refits and prints them). Contradiction is scored from the
+clash features alone. It is a heuristic and says so: its name is "heuristic" in every report.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.lexical import (
+    antonym_clashes,
+    capitalised,
+    content_stems,
+    negation_count,
+)
+from citedesk.evidence.numbers import missing_figures, quantities
+
+FEATURES = (
+    "coverage",
+    "bigram_coverage",
+    "missing_words",
+    "missing_names",
+    "missing_figures",
+    "negation_mismatch",
+    "antonym_clash",
+    "dense",
+)
+
+# fitted by `tests/bench/eval_judges.py --fit` (L2 logistic regression; each dataset weighted equally,
+# classes balanced); WORDS_* for when no embedding model is installed (dense similarity absent)
+WEIGHTS = (-0.171, 0.313, -0.392, 0.319, -0.309, -0.318, -1.043, 1.117)
+BIAS = 0.009
+WORDS_WEIGHTS = (0.133, 0.477, -0.373, 0.288, -0.342, -0.334, -1.035, 0.0)
+WORDS_BIAS = 0.516
+SUPPORTED = 0.5
+"""P(supported) at or above this is `supported`; the threshold that balances accuracy on the dev sets."""
+PARTIAL = 0.3
+
+
+def _bigrams(stems: Sequence[str]) -> set[tuple[str, str]]:
+    return set(itertools.pairwise(stems))
+
+
+def features(claim: str, sentences: Sequence[str], dense: float | None) -> list[float]:
+    """The judge's inputs for one claim against one evidence window (its sentences)."""
+    claim_stems = content_stems(claim)
+    wanted = set(claim_stems)
+    evidence_text = " ".join(sentences)
+    evidence_stems = content_stems(evidence_text)
+    have = set(evidence_stems)
+    covered = len(wanted & have) / len(wanted) if wanted else 0.0
+    claim_bigrams = _bigrams(claim_stems)
+    bigram_coverage = (
+        len(claim_bigrams & _bigrams(evidence_stems)) / len(claim_bigrams) if claim_bigrams else 0.0
+    )
+    missing_words = math.log1p(len(wanted - have))
+    names = capitalised(claim)
+    missing_names = len(names - have) / len(names) if names else 0.0
+    figures = [q for q in quantities(claim) if not (q.kind == "count" and q.value < 10 and q.decimals == 0)]
+    missing = missing_figures(claim, evidence_text) if figures else []
+    missing_figure_share = len(missing) / len(figures) if figures else 0.0
+    # the sentence that shares most with the claim decides negation
+    best = max(sentences, key=lambda s: len(wanted & set(content_stems(s))), default="")
+    negation_mismatch = float((negation_count(claim) % 2) != (negation_count(best) % 2))
+    clash = float(antonym_clashes(wanted, have) > 0)
+    return [
+        covered,
+        bigram_coverage,
+        missing_words,
+        missing_names,
+        missing_figure_share,
+        negation_mismatch,
+        clash,
+        dense if dense is not None else float("nan"),
+    ]
+
+
+def support_probability(values: Sequence[float]) -> float:
+    words_only = math.isnan(values[-1])
+    weights, bias = (WORDS_WEIGHTS, WORDS_BIAS) if words_only else (WEIGHTS, BIAS)
+    z = bias + sum(w * x for w, x in zip(weights, values, strict=True) if not math.isnan(x))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def contradiction_probability(values: Sequence[float]) -> float:
+    """High only when the evidence is clearly about the claim (coverage) and clashes with it."""
+    coverage = values[0]
+    clash = max(values[5], values[6], values[4])
+    return float(min(1.0, coverage * clash * 0.9))
+
+
+@dataclass
+class HeuristicJudge:
+    """Word, name, figure, negation and antonym agreement, plus MiniLM similarity when available."""
+
+    embedder: object | None = None
+    """An `Embedder`, or None for words only."""
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        # the name keys the judgement cache too: the two variants must never share results
+        self.name = self.name or ("heuristic+minilm" if self.embedder is not None else "heuristic:words")
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]:
+        dense = self._dense(pairs)
+        out = []
+        for i, pair in enumerate(pairs):
+            sentences = pair.sentences or (pair.evidence,)
+            values = features(pair.claim, sentences, dense[i] if dense is not None else None)
+            out.append(Judgement(support_probability(values), contradiction_probability(values)))
+            if progress is not None:
+                progress(i + 1, len(pairs))
+        return out
+
+    def _dense(self, pairs: Sequence[Pair]) -> list[float] | None:
+        if self.embedder is None or not pairs:
+            return None
+        from citedesk.evidence.embed import Embedder  # noqa: PLC0415
+
+        assert isinstance(self.embedder, Embedder)
+        claims = self.embedder.encode([p.claim for p in pairs])
+        flat = [s for p in pairs for s in (p.sentences or (p.evidence,))]
+        vectors = self.embedder.encode(flat)
+        scores = []
+        cursor = 0
+        for i, pair in enumerate(pairs):
+            n = len(pair.sentences or (pair.evidence,))
+            sims = vectors[cursor : cursor + n] @ claims[i]
+            cursor += n
+            scores.append(float(np.clip(sims.max(), 0.0, 1.0)) if n else 0.0)
+        return scores

@@ -1,0 +1,395 @@
+"""Words as the judges see them: content words, light stems, negations and antonym pairs.
+
+Pure functions, no model: the heuristic judge and retrieval both build on these.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,]\d+)*")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "either",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "must",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "shall",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "one",
+        "ones",
+        "many",
+        "much",
+        "per",
+        "via",
+        "among",
+        "within",
+        "without",
+        "according",
+        "said",
+        "says",
+        "say",
+        "according",
+        "however",
+        "although",
+        "though",
+        "thus",
+        "therefore",
+        "whereas",
+        "since",
+        "like",
+        "well",
+        "even",
+        "still",
+        "yet",
+        "s",
+        "t",
+        "including",
+        "include",
+        "includes",
+        "included",
+    ]
+)
+
+NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "neither",
+        "nor",
+        "cannot",
+        "cant",
+        "can't",
+        "won't",
+        "wont",
+        "don't",
+        "dont",
+        "doesn't",
+        "doesnt",
+        "didn't",
+        "didnt",
+        "isn't",
+        "isnt",
+        "aren't",
+        "arent",
+        "wasn't",
+        "wasnt",
+        "weren't",
+        "werent",
+        "without",
+        "lack",
+        "lacks",
+        "lacked",
+        "lacking",
+        "absence",
+        "absent",
+        "fail",
+        "fails",
+        "failed",
+        "unable",
+    ]
+)
+
+_ANTONYM_PAIRS = [
+    ("increase", "decrease"),
+    ("increase", "reduce"),
+    ("increase", "lower"),
+    ("rise", "fall"),
+    ("rise", "decline"),
+    ("higher", "lower"),
+    ("high", "low"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("greater", "smaller"),
+    ("larger", "smaller"),
+    ("large", "small"),
+    ("long", "short"),
+    ("longer", "shorter"),
+    ("positive", "negative"),
+    ("positively", "negatively"),
+    ("promote", "inhibit"),
+    ("promote", "suppress"),
+    ("activate", "inhibit"),
+    ("activate", "suppress"),
+    ("enhance", "impair"),
+    ("enhance", "reduce"),
+    ("improve", "worsen"),
+    ("benefit", "harm"),
+    ("beneficial", "harmful"),
+    ("effective", "ineffective"),
+    ("safe", "unsafe"),
+    ("safe", "dangerous"),
+    ("gain", "loss"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("accept", "reject"),
+    ("support", "oppose"),
+    ("before", "after"),
+    ("first", "last"),
+    ("earliest", "latest"),
+    ("maximum", "minimum"),
+    ("upregulate", "downregulate"),
+    ("upregulated", "downregulated"),
+    ("overexpression", "underexpression"),
+    ("present", "absent"),
+    ("common", "rare"),
+    ("strong", "weak"),
+    ("stronger", "weaker"),
+    ("faster", "slower"),
+    ("fast", "slow"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("older", "younger"),
+    ("old", "young"),
+    ("male", "female"),
+    ("men", "women"),
+    ("north", "south"),
+    ("east", "west"),
+    ("cause", "prevent"),
+    ("protect", "harm"),
+    ("protective", "harmful"),
+    ("sufficient", "insufficient"),
+    ("necessary", "unnecessary"),
+    ("likely", "unlikely"),
+    ("associated", "unassociated"),
+    ("correlated", "uncorrelated"),
+    ("significant", "insignificant"),
+    ("all", "none"),
+    ("always", "never"),
+    ("majority", "minority"),
+    ("above", "below"),
+    ("over", "under"),
+    ("inside", "outside"),
+    ("win", "defeat"),
+    ("born", "died"),
+    ("open", "closed"),
+    ("public", "private"),
+    ("legal", "illegal"),
+    ("true", "false"),
+    ("success", "failure"),
+    ("successful", "unsuccessful"),
+]
+
+
+def _stem(word: str) -> str:
+    """A light, deterministic stem: plural, -ing, -ed, -ly and common derivations, then 7 letters."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.strip("'-")
+    if len(w) > 4:
+        for suffix, repl in (
+            ("ational", "ate"),
+            ("ization", "ize"),
+            ("isation", "ize"),
+            ("iveness", "ive"),
+            ("fulness", "ful"),
+            ("ousness", "ous"),
+            ("ations", "ate"),
+            ("ation", "ate"),
+            ("ements", ""),
+            ("ement", ""),
+            ("ments", ""),
+            ("ment", ""),
+            ("ness", ""),
+            ("ities", "ity"),
+            ("ings", ""),
+            ("ing", ""),
+            ("edly", ""),
+            ("ied", "y"),
+            ("ies", "y"),
+            ("ed", ""),
+            ("ly", ""),
+            ("es", ""),
+            ("s", ""),
+        ):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                w = w[: len(w) - len(suffix)] + repl
+                break
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    return w[:7]
+
+
+stem = lru_cache(maxsize=200_000)(_stem)
+
+_ANTONYMS: dict[str, frozenset[str]] = {}
+for _a, _b in _ANTONYM_PAIRS:
+    for _x, _y in ((_a, _b), (_b, _a)):
+        _ANTONYMS[stem(_x)] = _ANTONYMS.get(stem(_x), frozenset()) | {stem(_y)}
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def content_stems(text: str) -> list[str]:
+    """The stems of the words that carry content (no stopwords, no negations), in order."""
+    out = []
+    for word in words(text):
+        lower = word.lower()
+        if lower in STOPWORDS or lower in NEGATIONS or (len(lower) < 2 and not lower.isdigit()):
+            continue
+        out.append(stem(lower))
+    return out
+
+
+def negation_count(text: str) -> int:
+    count = 0
+    for word in words(text):
+        lower = word.lower().replace("’", "'")
+        if lower in NEGATIONS or lower.endswith("n't"):
+            count += 1
+    return count
+
+
+def antonyms(word_stem: str) -> frozenset[str]:
+    return _ANTONYMS.get(word_stem, frozenset())
+
+
+def antonym_clashes(claim: set[str], evidence: set[str]) -> int:
+    """Claim stems whose antonym, and not themselves, appear in the evidence."""
+    return sum(1 for s in claim if s not in evidence and antonyms(s) & evidence)
+
+
+def capitalised(text: str) -> set[str]:
+    """Stems of capitalised words not at a sentence start: a cheap stand-in for named entities."""
+    found: set[str] = set()
+    tokens = words(text)
+    for index, token in enumerate(tokens):
+        if index == 0 or not token[0].isupper() or token.lower() in STOPWORDS:
+            continue
+        found.add(stem(token))
+    return found

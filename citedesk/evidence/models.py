@@ -1,0 +1,253 @@
+"""NLI models: the registry of recommended ones, the installed ones, and choosing the judge.
+
+Models live in `<user data>/citedesk/models/<name>/` (a Hugging Face model folder). `import`
+copies a folder the user already has (checked: it loads and its labels say which output means
+entailment); `pull` downloads a registry model with huggingface_hub where a network exists;
+`verify` runs known pairs through it. No weights are ever shipped in the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citedesk.evidence.judges.base import Judge, Pair
+
+if TYPE_CHECKING:
+    from citedesk.evidence.embed import Embedder
+    from citedesk.sources.store import Store
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    name: str
+    hub_id: str
+    size_mb: int
+    licence: str
+    labels: str
+    speed: str
+    note: str
+
+
+REGISTRY = (
+    RegistryEntry(
+        "minilm-nli",
+        "cross-encoder/nli-MiniLM2-L6-H768",
+        320,
+        "Apache-2.0",
+        "contradiction / entailment / neutral",
+        "~50 pairs/s fp32, ~100 int8 on 2 CPU cores",
+        "small and fast; generic NLI (SNLI/MNLI)",
+    ),
+    RegistryEntry(
+        "deberta-v3-base-nli",
+        "MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli",
+        740,
+        "MIT",
+        "entailment / neutral / contradiction",
+        "~8 pairs/s on 2 CPU cores",
+        "stronger on real-world claims (MNLI, FEVER, ANLI)",
+    ),
+    RegistryEntry(
+        "alignscore-like-roberta",
+        "vectara/hallucination_evaluation_model",
+        1400,
+        "Apache-2.0",
+        "consistent / hallucinated (2-way)",
+        "~5 pairs/s on 2 CPU cores",
+        "grounding judge trained for summaries against sources",
+    ),
+)
+
+# known pairs for `citedesk models verify`: (evidence, claim, entailed?)
+VERIFY_PAIRS = (
+    (
+        "The museum opened to the public in 1998 in the old harbour warehouse.",
+        "The museum opened in 1998.",
+        True,
+    ),
+    (
+        "The museum opened to the public in 1998 in the old harbour warehouse.",
+        "The museum opened in 2011.",
+        False,
+    ),
+    (
+        "Vaccinated patients had a 90% lower risk of severe disease.",
+        "Vaccination reduced the risk of severe disease.",
+        True,
+    ),
+    (
+        "Vaccinated patients had a 90% lower risk of severe disease.",
+        "Vaccination increased the risk of severe disease.",
+        False,
+    ),
+    ("The bridge is 1.2 km long and carries four lanes of traffic.", "The bridge carries four lanes.", True),
+    (
+        "The bridge is 1.2 km long and carries four lanes of traffic.",
+        "The bridge is a railway tunnel.",
+        False,
+    ),
+)
+
+
+def models_dir() -> Path:
+    from platformdirs import user_data_dir  # noqa: PLC0415
+
+    return Path(user_data_dir("citedesk", appauthor=False)) / "models"
+
+
+def installed() -> list[Path]:
+    root = models_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / "config.json").is_file())
+
+
+def default_model() -> Path | None:
+    """The model `auto` uses: the one named in models/default, else the only one installed."""
+    marker = models_dir() / "default"
+    if marker.is_file():
+        chosen = models_dir() / marker.read_text(encoding="utf-8").strip()
+        if (chosen / "config.json").is_file():
+            return chosen
+    models = installed()
+    return models[0] if len(models) == 1 else None
+
+
+def set_default(name: str) -> None:
+    (models_dir() / "default").write_text(name + "\n", encoding="utf-8")
+
+
+def find_model(spec: str) -> Path:
+    """A model by installed name or by folder path."""
+    path = Path(spec).expanduser()
+    if (path / "config.json").is_file():
+        return path
+    named = models_dir() / spec
+    if (named / "config.json").is_file():
+        return named
+    from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
+
+    raise ModelError(
+        f"no model {spec!r}: not a model folder and not installed "
+        f"(`citedesk models list`; `citedesk models import FOLDER`)"
+    )
+
+
+def import_model(source: Path, name: str | None = None) -> Path:
+    """Copy a model folder into the models folder after checking that it works as a judge."""
+    from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
+
+    source = Path(source).expanduser().resolve()
+    if not (source / "config.json").is_file():
+        raise ModelError(f"{source} is not a model folder (no config.json)")
+    NliJudge(source).load()  # refuses unusable labels or weights before anything is copied
+    target = models_dir() / (name or source.name)
+    if target.exists():
+        raise ModelError(f"a model named {target.name} is already installed; remove it first or pick --name")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(source, partial)
+    partial.rename(target)
+    return target
+
+
+def remove_model(name: str) -> None:
+    target = models_dir() / name
+    if not (target / "config.json").is_file():
+        from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
+
+        raise ModelError(f"no installed model {name!r}")
+    shutil.rmtree(target)
+
+
+def pull_model(name: str) -> Path:
+    """Download a registry model (needs huggingface_hub and a network)."""
+    from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
+
+    entry = next((e for e in REGISTRY if name in (e.name, e.hub_id)), None)
+    hub_id = entry.hub_id if entry else name
+    try:
+        from huggingface_hub import snapshot_download  # noqa: PLC0415
+    except ImportError as exc:
+        raise ModelError("downloading needs huggingface_hub (pip install huggingface_hub)") from exc
+    target = models_dir() / (entry.name if entry else hub_id.replace("/", "--"))
+    try:
+        snapshot_download(hub_id, local_dir=str(target))  # shows its own progress bars
+    except Exception as exc:
+        raise ModelError(
+            f"could not download {hub_id}: {exc}. Download it elsewhere and run `citedesk models import FOLDER`"
+        ) from exc
+    return target
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    correct: int
+    total: int
+    rows: list[tuple[str, bool, float]]
+
+
+def verify(judge: Judge) -> VerifyResult:
+    pairs = [Pair(claim, evidence, (evidence,)) for evidence, claim, _ in VERIFY_PAIRS]
+    answers = judge.judge(pairs)
+    rows = []
+    correct = 0
+    for (_, claim, entailed), answer in zip(VERIFY_PAIRS, answers, strict=True):
+        ok = (answer.support >= 0.5) == entailed
+        correct += ok
+        rows.append((claim, ok, answer.support))
+    return VerifyResult(correct, len(rows), rows)
+
+
+def make_judge(
+    spec: str, *, store: Store | None = None, dense: bool = True
+) -> tuple[Judge, Embedder | None, str]:
+    """`heuristic`, `nli` (the default model), `nli:NAME_OR_PATH` or `auto` → the judge, the
+    embedder for retrieval (None without the embedding model) and a note for the report."""
+    from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir  # noqa: PLC0415
+
+    note = ""
+    embedder: Embedder | None = None
+    if dense:
+        try:
+            embedder = Embedder(default_model_dir(), store=store)
+        except ModelMissing as exc:
+            note = str(exc)
+    kind, _, model = spec.partition(":")
+    if kind == "auto":
+        chosen = default_model()
+        if chosen is None:
+            kind = "heuristic"
+        else:
+            kind, model = "nli", str(chosen)
+    if kind == "heuristic":
+        from citedesk.evidence.judges.heuristic import HeuristicJudge  # noqa: PLC0415
+
+        return HeuristicJudge(embedder), embedder, note
+    if kind == "nli":
+        from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
+
+        path = find_model(model) if model else default_model()
+        if path is None:
+            raise ModelError(
+                "no NLI model is installed: `citedesk models import FOLDER` (or `models pull NAME` with a network)"
+            )
+        return NliJudge(path, name=path.name), embedder, note
+    raise ValueError(f"unknown judge {spec!r}: use heuristic, nli, nli:MODEL or auto")
+
+
+def describe(path: Path) -> str:
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return "unreadable config.json"
+    labels = config.get("id2label") or {}
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+    return (
+        f"{config.get('model_type', '?')}, labels {', '.join(str(v) for v in labels.values())}, {size:.0f} MB"
+    )

@@ -1,0 +1,138 @@
+"""Which parts of a source bear on a claim: evidence windows ranked by BM25 fused with dense similarity.
+
+A source's sentences (its passages) are grouped into windows of `WINDOW` consecutive sentences.
+A window scores `(1 - w) · BM25/best + w · cosine`, where the cosine is the best of its sentences'
+(clipped at 0) and w = `DENSE_WEIGHT`; without an embedding model it is BM25 alone. Windows are
+then picked greedily: after each pick the claim words it covered count for less (`COVERED`), so the
+next window is the one that covers the *rest* of the claim — claims whose support is spread over
+several sentences need that. Constants were chosen on WiCE dev (`tests/bench/eval_evidence.py`
+prints recall@1/5/10); the query may carry context (the document's heading) at a lower weight.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citedesk.evidence.embed import Vectors
+from citedesk.evidence.lexical import content_stems
+
+WINDOW = 3
+DENSE_WEIGHT = 0.5
+COVERED = 0.5
+CONTEXT_WEIGHT = 0.5
+K1, B = 1.2, 0.75
+
+
+@dataclass(frozen=True)
+class Window:
+    first: int
+    last: int
+    """Passage indices, inclusive."""
+    score: float
+    lexical: float
+    dense: float
+    best: int
+    """The passage of the window most similar to the claim (the one to highlight)."""
+
+    @property
+    def indices(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+class PassageIndex:
+    """BM25 statistics of one source's windows (built once per source, queried per claim)."""
+
+    def __init__(self, passages: Sequence[str], window: int = WINDOW) -> None:
+        self.passages = list(passages)
+        self.window = max(1, window)
+        self.spans = [
+            (start, min(len(self.passages), start + self.window) - 1)
+            for start in range(0, len(self.passages), self.window)
+        ]
+        self.sentence_terms = [Counter(content_stems(p)) for p in self.passages]
+        self.terms: list[Counter[str]] = []
+        for first, last in self.spans:
+            merged: Counter[str] = Counter()
+            for i in range(first, last + 1):
+                merged.update(self.sentence_terms[i])
+            self.terms.append(merged)
+        self.lengths = [sum(t.values()) for t in self.terms]
+        self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
+        frequency: Counter[str] = Counter()
+        for terms in self.terms:
+            frequency.update(terms.keys())
+        n = len(self.terms)
+        self.idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) for t, df in frequency.items()}
+
+    def bm25(self, weights: dict[str, float]) -> list[float]:
+        scores = []
+        for terms, length in zip(self.terms, self.lengths, strict=True):
+            norm = K1 * (1 - B + B * length / self.average) if self.average else K1
+            score = 0.0
+            for term, weight in weights.items():
+                tf = terms.get(term, 0)
+                if tf:
+                    score += weight * self.idf.get(term, 0.0) * tf * (K1 + 1) / (tf + norm)
+            scores.append(score)
+        return scores
+
+
+def query_weights(claim: str, context: str = "") -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for term in content_stems(context):
+        weights[term] = CONTEXT_WEIGHT
+    for term, count in Counter(content_stems(claim)).items():
+        weights[term] = 1.0 + 0.1 * (count - 1)
+    return weights
+
+
+def rank(
+    claim: str,
+    index: PassageIndex,
+    *,
+    context: str = "",
+    claim_vector: Vectors | None = None,
+    passage_vectors: Vectors | None = None,
+    k: int = 5,
+    dense_weight: float = DENSE_WEIGHT,
+) -> list[Window]:
+    """The k windows that best cover the claim, best first."""
+    if not index.passages:
+        return []
+    if claim_vector is not None and passage_vectors is not None and len(passage_vectors):
+        sentence_dense = np.clip(passage_vectors @ claim_vector, 0.0, 1.0)
+        weight = dense_weight
+    else:
+        sentence_dense = np.zeros(len(index.passages), dtype=np.float32)
+        weight = 0.0
+    dense = [float(sentence_dense[first : last + 1].max()) for first, last in index.spans]
+    weights = query_weights(claim, context)
+    chosen: list[Window] = []
+    taken: set[int] = set()
+    for _ in range(min(k, len(index.spans))):
+        lexical = index.bm25(weights)
+        best = max(lexical) or 1.0
+        pick, pick_score = -1, -1.0
+        for i, (lex, den) in enumerate(zip(lexical, dense, strict=True)):
+            score = (1 - weight) * lex / best + weight * den
+            if i not in taken and score > pick_score:
+                pick, pick_score = i, score
+        first, last = index.spans[pick]
+        if weight:
+            strongest = first + int(np.argmax(sentence_dense[first : last + 1]))
+        else:
+            overlap = [
+                sum(index.sentence_terms[j].get(t, 0) > 0 for t in weights) for j in range(first, last + 1)
+            ]
+            strongest = first + int(np.argmax(overlap))
+        chosen.append(Window(first, last, pick_score, lexical[pick] / best, dense[pick], strongest))
+        taken.add(pick)
+        for term in index.terms[pick]:
+            if term in weights:
+                weights[term] *= COVERED
+    return chosen

@@ -1,0 +1,412 @@
+"""Claims × their cited sources → verdicts, and the findings a writer acts on.
+
+For each claim and each reference it cites (with source text), the top `k` evidence windows are
+retrieved and the judge reads the claim against them together (claim level, as the judges were
+calibrated). Several markers on one sentence are judged **one by one**: each cited reference must
+support the sentence itself, so `[1, 2]` where [2] is unrelated flags [2] even if [1] supports
+it. That gives:
+
+- `misattributed` — the cited source does not support the claim (warning) or contradicts it
+  (error), or supports it only in part while another reference clearly supports it; with a swap
+  to the document's reference that does support it, when one does;
+- `unsupported_number` — a figure of the claim that its cited source never states (not reported
+  for a citation already flagged misattributed: the whole source is the wrong one);
+- suggestions on `uncited` findings — the document's reference that supports the claim, as an
+  "add citation" fix.
+
+Judgements are cached in the store by (judge, claim text, evidence text), so re-auditing after an
+edit re-judges only the sentences whose text or evidence changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
+from citedesk.core.repair import AddCitation, RetargetCitation, make_fix
+from citedesk.evidence.judges.base import Judge, Judgement, Pair
+from citedesk.evidence.numbers import missing_figures
+from citedesk.evidence.retrieve import PassageIndex, Window, rank
+
+if TYPE_CHECKING:
+    from citedesk.evidence.embed import Embedder, Vectors
+    from citedesk.sources.gather import ResolvedSource
+    from citedesk.sources.store import Store
+
+TOP_K = 5
+CLEARLY_BETTER = 0.2
+"""A partly supporting citation is misattributed when another reference supports the claim by this much more."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    supported: float
+    partial: float
+    contradicted: float = 0.5
+
+
+def thresholds_for(judge: Judge) -> Thresholds:
+    if judge.name.startswith("heuristic"):
+        from citedesk.evidence.judges.heuristic import PARTIAL, SUPPORTED  # noqa: PLC0415
+
+        return Thresholds(SUPPORTED, PARTIAL)
+    return Thresholds(0.5, 0.25)
+
+
+def label_of(judgement: Judgement, limits: Thresholds) -> VerdictLabel:
+    if judgement.contradiction >= limits.contradicted and judgement.contradiction > judgement.support:
+        return VerdictLabel.CONTRADICTED
+    if judgement.support >= limits.supported:
+        return VerdictLabel.SUPPORTED
+    if judgement.support >= limits.partial:
+        return VerdictLabel.PARTIALLY_SUPPORTED
+    return VerdictLabel.NOT_SUPPORTED
+
+
+@dataclass
+class _Source:
+    key: str
+    source: ResolvedSource
+    index: PassageIndex
+    vectors: Vectors | None
+
+
+@dataclass
+class _Question:
+    claim_id: str
+    key: str
+    pair: Pair
+    windows: list[Window]
+
+
+@dataclass
+class EvidenceResult:
+    verdicts: dict[str, list[Verdict]]
+    findings: list[Finding]
+    """New findings (misattributed, unsupported_number)."""
+    uncited_fixes: dict[str, Finding]
+    """Claim id → the uncited finding, now with an "add citation" fix."""
+
+
+def assess_evidence(
+    document: Document,
+    sources: dict[str, ResolvedSource],
+    judge: Judge,
+    *,
+    embedder: Embedder | None = None,
+    store: Store | None = None,
+    uncited: Sequence[Finding] = (),
+    progress: Callable[[str, int, int], None] = lambda stage, done, total: None,
+) -> EvidenceResult:
+    usable = {key: s for key, s in sources.items() if s.usable}
+    prepared = _prepare(usable, embedder, progress)
+    context = _context(document)
+    limits = thresholds_for(judge)
+
+    # 1. every (claim, cited reference) with source text
+    questions: list[_Question] = []
+    unchecked: dict[str, list[Verdict]] = {}
+    for claim in document.claims:
+        keys = _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
+        for key in keys:
+            if key in prepared:
+                questions.append(
+                    _ask(claim.id, claim.text, prepared[key], context.get(claim.id, ""), embedder)
+                )
+            elif key in sources:
+                unchecked.setdefault(claim.id, []).append(
+                    Verdict(
+                        key, VerdictLabel.UNCHECKED, 0.0, None, {"reason": sources[key].message or "no text"}
+                    )
+                )
+    progress("judging", 0, len(questions))
+    answers = _judge_cached(judge, [q.pair for q in questions], store, progress)
+
+    verdicts: dict[str, list[Verdict]] = {}
+    findings: list[Finding] = []
+    for question, answer in zip(questions, answers, strict=True):
+        label = label_of(answer, limits)
+        verdict = Verdict(
+            question.key, label, answer.support, judge.name, _evidence_json(prepared[question.key], question)
+        )
+        verdicts.setdefault(question.claim_id, []).append(verdict)
+    for claim_id, extra in unchecked.items():
+        verdicts.setdefault(claim_id, []).extend(extra)
+
+    # 2. misattributed, with a swap where another reference supports the claim; a partly
+    #    supporting source counts as misattributed only when another reference clearly does better
+    claims = document.claim_by_id
+    misattributed: set[tuple[str, str]] = set()
+    for claim_id, claim_verdicts in verdicts.items():
+        claim = claims[claim_id]
+        for verdict in claim_verdicts:
+            if verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.UNCHECKED):
+                continue
+            cited = {v.reference for v in claim_verdicts}
+            better = _best_other(
+                claim.text, claim_id, cited, prepared, context, judge, limits, embedder, store
+            )
+            weak = verdict.label is VerdictLabel.PARTIALLY_SUPPORTED
+            if weak and (better is None or better[1].score < verdict.score + CLEARLY_BETTER):
+                continue
+            figures = [q.text for q in missing_figures(claim.text, prepared[verdict.reference].source.text)]
+            findings.append(_misattributed(document, claim_id, verdict, better, figures))
+            misattributed.add((claim_id, verdict.reference))
+    # 3. figures the cited source never states (moot where the source is the wrong one)
+    for claim in document.claims:
+        keys = _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
+        for key in keys:
+            if key in prepared and (claim.id, key) not in misattributed:
+                findings.extend(_figures(document, claim.id, key, prepared[key]))
+    # 4. uncited claims that one of the references supports
+    fixed: dict[str, Finding] = {}
+    for finding in uncited:
+        if finding.claim_id is None:
+            continue
+        claim = claims[finding.claim_id]
+        better = _best_other(claim.text, claim.id, set(), prepared, context, judge, limits, embedder, store)
+        if better is not None:
+            key, verdict = better
+            fix = make_fix(
+                f"Cite [{key}] (its source supports this)",
+                document,
+                [AddCitation(citation_offset(document, claim.sentence.start, claim.sentence.end), key)],
+            )
+            if fix is not None:
+                fixed[claim.id] = replace(
+                    finding,
+                    fixes=(fix, *finding.fixes),
+                    evidence=verdict.evidence,
+                    details={**finding.details, "suggested": key, "score": round(verdict.score, 4)},
+                )
+    return EvidenceResult(verdicts, findings, fixed)
+
+
+def citation_offset(document: Document, start: int, end: int) -> int:
+    """Where a new marker goes in the sentence [start, end): before its full stop when the document
+    puts markers there (`drought [3].`), after it when the document does (`drought.[3]`)."""
+    text = document.text
+    if end <= start or text[end - 1] not in ".!?":
+        return end
+    inside = sum(1 for m in document.markers if text[m.end : m.end + 1] in (".", "!", "?"))
+    outside = sum(
+        1 for m in document.markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?")
+    )
+    return end - 1 if inside >= outside else end
+
+
+def _dedupe(keys: Any) -> list[str]:
+    return list(dict.fromkeys(keys))
+
+
+def _prepare(
+    sources: dict[str, ResolvedSource], embedder: Embedder | None, progress: Callable[[str, int, int], None]
+) -> dict[str, _Source]:
+    prepared = {}
+    total = len(sources)
+    for done, (key, source) in enumerate(sources.items()):
+        progress("retrieving evidence", done, total)
+        texts = [p.text for p in source.passages]
+        vectors = embedder.encode(texts) if embedder is not None and texts else None
+        prepared[key] = _Source(key, source, PassageIndex(texts), vectors)
+    progress("retrieving evidence", total, total)
+    return prepared
+
+
+def _context(document: Document) -> dict[str, str]:
+    """Each claim's nearest heading above it: the topic a pronoun in the claim refers to."""
+    headings = sorted(document.layout.headings, key=lambda h: h.start)
+    out = {}
+    for claim in document.claims:
+        above = [h for h in headings if h.start < claim.sentence.start]
+        if above:
+            out[claim.id] = above[-1].title
+    return out
+
+
+def _ask(
+    claim_id: str, claim_text: str, source: _Source, context: str, embedder: Embedder | None
+) -> _Question:
+    claim_vector = (
+        embedder.encode([claim_text])[0] if embedder is not None and source.vectors is not None else None
+    )
+    windows = rank(
+        claim_text,
+        source.index,
+        context=context,
+        claim_vector=claim_vector,
+        passage_vectors=source.vectors,
+        k=TOP_K,
+    )
+    chosen = sorted({i for w in windows for i in w.indices})
+    sentences = tuple(source.index.passages[i] for i in chosen)
+    return _Question(claim_id, source.key, Pair(claim_text, " ".join(sentences), sentences), windows)
+
+
+def _cache_key(pair: Pair) -> str:
+    payload = pair.claim + "\x00" + "\x01".join(pair.sentences or (pair.evidence,))
+    return hashlib.blake2b(payload.encode("utf-8"), digest_size=20).hexdigest()
+
+
+def _judge_cached(
+    judge: Judge, pairs: list[Pair], store: Store | None, progress: Callable[[str, int, int], None]
+) -> list[Judgement]:
+    results: list[Judgement | None] = [None] * len(pairs)
+    keys = [_cache_key(p) for p in pairs]
+    if store is not None:
+        for i, key in enumerate(keys):
+            cached = store.get_judgement(key, judge.name)
+            if cached is not None:
+                data = json.loads(cached)
+                results[i] = Judgement(float(data["support"]), float(data["contradiction"]))
+    todo = [i for i, r in enumerate(results) if r is None]
+    if todo:
+        fresh = judge.judge([pairs[i] for i in todo], lambda d, t: progress("judging", d, t))
+        for i, judgement in zip(todo, fresh, strict=True):
+            results[i] = judgement
+        if store is not None:
+            store.put_judgements(
+                judge.name,
+                {
+                    keys[i]: json.dumps({"support": j.support, "contradiction": j.contradiction})
+                    for i, j in zip(todo, fresh, strict=True)
+                },
+            )
+    progress("judging", len(pairs), len(pairs))
+    return [r for r in results if r is not None]
+
+
+def _evidence_json(source: _Source, question: _Question) -> dict[str, Any] | None:
+    if not question.windows:
+        return None
+    top = question.windows[0]
+    passage = source.source.passages[top.best]
+    window = source.source.passages[top.first : top.last + 1]
+    return {
+        "source": source.key,
+        "passage": passage.text,
+        "start": passage.start,
+        "end": passage.end,
+        "page": passage.page,
+        "window": " ".join(p.text for p in window),
+        "window_span": [window[0].start, window[-1].end],
+        "title": source.source.title,
+        "location": source.source.location,
+    }
+
+
+def _best_other(
+    claim_text: str,
+    claim_id: str,
+    exclude: set[str],
+    prepared: dict[str, _Source],
+    context: dict[str, str],
+    judge: Judge,
+    limits: Thresholds,
+    embedder: Embedder | None,
+    store: Store | None,
+) -> tuple[str, Verdict] | None:
+    """The document's other reference that best supports the claim, if one does."""
+    candidates = [k for k in prepared if k not in exclude]
+    if not candidates:
+        return None
+    questions = [
+        _ask(claim_id, claim_text, prepared[k], context.get(claim_id, ""), embedder) for k in candidates
+    ]
+    answers = _judge_cached(judge, [q.pair for q in questions], store, lambda *_: None)
+    best: tuple[str, Verdict] | None = None
+    for question, answer in zip(questions, answers, strict=True):
+        if label_of(answer, limits) is not VerdictLabel.SUPPORTED:
+            continue
+        if best is None or answer.support > best[1].score:
+            verdict = Verdict(
+                question.key,
+                VerdictLabel.SUPPORTED,
+                answer.support,
+                judge.name,
+                _evidence_json(prepared[question.key], question),
+            )
+            best = (question.key, verdict)
+    return best
+
+
+def _misattributed(
+    document: Document,
+    claim_id: str,
+    verdict: Verdict,
+    better: tuple[str, Verdict] | None,
+    missing: Sequence[str] = (),
+) -> Finding:
+    claim = document.claim_by_id[claim_id]
+    marker_index = next(i for i in claim.sentence.markers if verdict.reference in document.markers[i].keys)
+    marker = document.markers[marker_index]
+    contradicted = verdict.label is VerdictLabel.CONTRADICTED
+    what = {
+        VerdictLabel.CONTRADICTED: "contradicts",
+        VerdictLabel.PARTIALLY_SUPPORTED: "supports only part of",
+    }.get(verdict.label, "does not support")
+    message = (
+        f"The cited source [{verdict.reference}] {what} this sentence "
+        f"({verdict.judge} judge, support {verdict.score:.2f})."
+    )
+    if missing:
+        message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
+    fixes = []
+    details: dict[str, Any] = {
+        "verdict": verdict.label.value,
+        "score": round(verdict.score, 4),
+        "judge": verdict.judge,
+    }
+    if better is not None:
+        key, supporting = better
+        message += f" Reference [{key}] supports it (support {supporting.score:.2f})."
+        fix = make_fix(
+            f"Cite [{key}] instead of [{verdict.reference}]",
+            document,
+            [RetargetCitation(marker_index, verdict.reference, key)],
+        )
+        if fix is not None:
+            fixes.append(fix)
+        details["suggested"] = key
+        details["suggested_evidence"] = supporting.evidence
+    return make_finding(
+        Kind.MISATTRIBUTED,
+        (marker.start, marker.end),
+        message,
+        reference=verdict.reference,
+        claim_id=claim_id,
+        fixes=tuple(fixes),
+        evidence=verdict.evidence,
+        severity=Severity.ERROR if contradicted else Severity.WARNING,
+        details=details,
+    )
+
+
+def _figures(document: Document, claim_id: str, key: str, source: _Source) -> list[Finding]:
+    claim = document.claim_by_id[claim_id]
+    missing = missing_figures(claim.text, source.source.text)
+    findings = []
+    raw = document.text[claim.sentence.start : claim.sentence.end]
+    for figure in missing:
+        at = raw.find(figure.text)
+        span = (
+            (claim.sentence.start + at, claim.sentence.start + at + len(figure.text))
+            if at >= 0
+            else (claim.sentence.start, claim.sentence.end)
+        )
+        findings.append(
+            make_finding(
+                Kind.UNSUPPORTED_NUMBER,
+                span,
+                f"“{figure.text}” does not appear in the cited source [{key}] (no figure there matches it).",
+                reference=key,
+                claim_id=claim_id,
+                details={"figure": figure.text, "value": figure.value, "kind": figure.kind},
+            )
+        )
+    return findings

@@ -1,0 +1,111 @@
+"""The evidence stage end to end: local sources, the heuristic judge, findings, fixes, caching."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citedesk.cli import main
+from citedesk.core.document import parse_document
+from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.heuristic import HeuristicJudge
+from citedesk.evidence.verdicts import assess_evidence
+from citedesk.sources.gather import SourceOptions, gather_sources
+from citedesk.sources.store import Store
+from tests.conftest import SAMPLES
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    target = tmp_path / "evidence.md"
+    shutil.copy(SAMPLES / "evidence.md", target)
+    return target
+
+
+def audit(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any]]:
+    code = main(["audit", str(path), "--offline", "--format", "json", "--no-dense", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_misattribution_number_and_suggestions(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = audit(sample, capsys)
+    assert code == 1
+    assert report["judge"] == "heuristic:words"
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    by_kind = {(f["kind"], f["reference"]): f for f in findings}
+    wrong = by_kind[("misattributed", "3")]
+    assert wrong["fixes"][0]["title"] == "Cite [2] instead of [3]"
+    assert wrong["details"]["suggested"] == "2"
+    assert "30% tree canopy" in wrong["details"]["suggested_evidence"]["passage"]
+    inflated = by_kind[("misattributed", "1")]
+    assert "“12”" in inflated["message"]
+    assert inflated["evidence"]["passage"]
+    uncited = by_kind[("uncited", None)]
+    assert uncited["fixes"][0]["title"] == "Cite [3] (its source supports this)"
+    assert uncited["evidence"]["source"] == "3"
+    # supported citations produce no finding, and every cited pair has a verdict with evidence offsets
+    claims = report["claims"]
+    assert isinstance(claims, list)
+    verdicts = [v for c in claims for v in c["verdicts"]]
+    assert {v["label"] for v in verdicts} >= {"supported"}
+    source_text = (sample.parent / "sources" / "canopy-survey.txt").read_text(encoding="utf-8")
+    good = next(v for v in verdicts if v["reference"] == "2")
+    start, end = good["evidence"]["start"], good["evidence"]["end"]
+    assert " ".join(source_text[start:end].split()) == good["evidence"]["passage"]
+
+
+def test_fixing_swaps_and_adds_citations_without_touching_prose(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = sample.read_text(encoding="utf-8")
+    assert main(["fix", str(sample), "--kinds", "misattributed,uncited", "--offline"]) == 0
+    after = sample.read_text(encoding="utf-8")
+    assert "less than 10% canopy [2]." in after
+    assert "most often from drought [3]." in after
+    restored = after.replace("drought [3].", "drought.").replace("canopy [2].", "canopy [3].")
+    assert restored == before  # only the markers changed
+    capsys.readouterr()
+    _, report = audit(sample, capsys)
+    kinds = {(f["kind"], f["reference"]) for f in report["findings"]}
+    assert ("misattributed", "3") not in kinds
+    assert ("uncited", None) not in kinds
+
+
+@dataclass
+class CountingJudge:
+    """The real heuristic judge, counting the pairs it is asked about."""
+
+    inner: HeuristicJudge = field(default_factory=HeuristicJudge)
+    asked: list[str] = field(default_factory=list)
+    name: str = "heuristic:words"
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]:
+        self.asked.extend(p.claim for p in pairs)
+        return self.inner.judge(pairs, progress)
+
+
+def test_an_edit_rejudges_only_the_changed_sentence(sample: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    text = sample.read_text(encoding="utf-8")
+    document = parse_document(text, str(sample))
+    sources = gather_sources(
+        list(document.entries), SourceOptions(offline=True, document_dir=sample.parent), store
+    )
+    first = CountingJudge()
+    assess_evidence(document, sources, first, store=store)
+    assert len(first.asked) >= 4
+    edited = text.replace("The cooling effect was strongest", "The cooling was strongest")
+    second = CountingJudge()
+    assess_evidence(parse_document(edited, str(sample)), sources, second, store=store)
+    assert second.asked == ["The cooling was strongest in cities with hot, dry summers."]
+    store.close()

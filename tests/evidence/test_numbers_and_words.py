@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+
+from citedesk.evidence.lexical import antonym_clashes, content_stems, negation_count
+from citedesk.evidence.numbers import missing_figures, quantities, same_figure
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Prices rose 3.2% last year.", "Prices rose by 3.2 percent over the year."),
+        ("Prices rose 3.2 per cent.", "an increase of 3.2%"),
+        ("The fund holds 45 million dollars.", "It manages $45M in assets."),
+        ("The fund holds $45m.", "assets of 45,000,000 dollars"),
+        ("About 20% of trees died.", "19.8% of the trees planted died"),
+        ("Two thirds of the difference.", "about 67% of the measured difference"),
+        ("It reached 1.5 million users.", "1,523,000 users signed up"),
+        ("The bridge opened in 1998.", "Opened to traffic in 1998, the bridge"),
+    ],
+)
+def test_the_same_figure_is_found_however_written(claim: str, evidence: str) -> None:
+    assert missing_figures(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("Prices rose 3.2% last year.", "Prices rose by 2.3 percent.", "3.2%"),
+        ("The fund holds $45 million.", "It manages $54M.", "$45 million"),
+        ("Up to 12 °C warmer.", "up to 7 °C warmer than rural land", "12"),
+        ("The bridge opened in 1998.", "It opened in 1999.", "1998"),
+        ("Unemployment fell to 30%.", "30 people lost their jobs", "30%"),
+    ],
+)
+def test_a_different_figure_is_missing(claim: str, evidence: str, missing: str) -> None:
+    assert [q.text for q in missing_figures(claim, evidence)] == [missing]
+
+
+def test_quantity_kinds_and_spans() -> None:
+    text = "In 2020, 45% of 1,200 firms paid $3bn, a 2-fold rise."
+    found = quantities(text)
+    assert [(q.kind, q.value) for q in found] == [
+        ("year", 2020),
+        ("percent", 45),
+        ("count", 1200),
+        ("money", 3e9),
+        ("ratio", 2),
+    ]
+    for q in found:
+        assert text[q.start : q.end].strip() == q.text
+    assert not same_figure(found[1], found[2])  # a percentage is not a count
+
+
+def test_words_negations_and_antonyms() -> None:
+    assert content_stems("The studies were increasing") == content_stems("study increase")
+    assert negation_count("It did not work and wasn't safe") == 2
+    assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk decreased"))) == 1
+    assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk increased"))) == 0
