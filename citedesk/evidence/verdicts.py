@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from citedesk.sources.store import Store
 
 TOP_K = 5
+MODEL_WINDOWS = 3
+CANDIDATES = 2
 CLEARLY_BETTER = 0.2
 """A partly supporting citation is misattributed when another reference supports the claim by this much more."""
 
@@ -82,6 +84,7 @@ class _Question:
     key: str
     pair: Pair
     windows: list[Window]
+    source_passages: list[str]
 
 
 @dataclass
@@ -125,7 +128,7 @@ def assess_evidence(
                     )
                 )
     progress("judging", 0, len(questions))
-    answers = _judge_cached(judge, [q.pair for q in questions], store, progress)
+    answers = _answer(judge, questions, store, progress)
 
     verdicts: dict[str, list[Verdict]] = {}
     findings: list[Finding] = []
@@ -245,12 +248,57 @@ def _ask(
     )
     chosen = sorted({i for w in windows for i in w.indices})
     sentences = tuple(source.index.passages[i] for i in chosen)
-    return _Question(claim_id, source.key, Pair(claim_text, " ".join(sentences), sentences), windows)
+    return _Question(
+        claim_id, source.key, Pair(claim_text, " ".join(sentences), sentences), windows, source.index.passages
+    )
 
 
 def _cache_key(pair: Pair) -> str:
     payload = pair.claim + "\x00" + "\x01".join(pair.sentences or (pair.evidence,))
     return hashlib.blake2b(payload.encode("utf-8"), digest_size=20).hexdigest()
+
+
+def _claim_level(judge: Judge) -> bool:
+    """The heuristic judge reads the top windows together (as calibrated); model judges read each
+    of the top `MODEL_WINDOWS` windows on its own, and the best one decides (max aggregation)."""
+    return judge.name.startswith("heuristic")
+
+
+def _answer(
+    judge: Judge,
+    questions: list[_Question],
+    store: Store | None,
+    progress: Callable[[str, int, int], None],
+) -> list[Judgement]:
+    if _claim_level(judge):
+        return _judge_cached(judge, [q.pair for q in questions], store, progress)
+    owners: list[int] = []
+    pairs: list[Pair] = []
+    for i, question in enumerate(questions):
+        for window in question.windows[:MODEL_WINDOWS]:
+            sentences = tuple(question.source_passages[window.first : window.last + 1])
+            pairs.append(Pair(question.pair.claim, " ".join(sentences), sentences))
+            owners.append(i)
+    answers = _judge_cached(judge, pairs, store, progress)
+    best = [Judgement(0.0, 0.0) for _ in questions]
+    for owner, answer in zip(owners, answers, strict=True):
+        current = best[owner]
+        best[owner] = Judgement(
+            max(current.support, answer.support), max(current.contradiction, answer.contradiction)
+        )
+    return best
+
+
+def _shortlist(questions: list[_Question], judge: Judge, embedder: Embedder | None) -> list[_Question]:
+    """For a model judge, only the `CANDIDATES` references the heuristic judge rates highest are
+    put to the model: suggestions stay cheap however many references the document has."""
+    if _claim_level(judge) or len(questions) <= CANDIDATES:
+        return questions
+    from citedesk.evidence.judges.heuristic import HeuristicJudge  # noqa: PLC0415
+
+    scores = HeuristicJudge(embedder).judge([q.pair for q in questions])
+    ranked = sorted(range(len(questions)), key=lambda i: -scores[i].support)
+    return [questions[i] for i in ranked[:CANDIDATES]]
 
 
 def _judge_cached(
@@ -318,7 +366,8 @@ def _best_other(
     questions = [
         _ask(claim_id, claim_text, prepared[k], context.get(claim_id, ""), embedder) for k in candidates
     ]
-    answers = _judge_cached(judge, [q.pair for q in questions], store, lambda *_: None)
+    questions = _shortlist(questions, judge, embedder)
+    answers = _answer(judge, questions, store, lambda *_: None)
     best: tuple[str, Verdict] | None = None
     for question, answer in zip(questions, answers, strict=True):
         if label_of(answer, limits) is not VerdictLabel.SUPPORTED:

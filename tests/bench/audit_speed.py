@@ -1,0 +1,195 @@
+"""Audit speed on a ~1,000-word document with 10 cached local sources (figures, not a test).
+
+Prints the time per stage with the heuristic judge and with a MiniLM-size NLI model (6 layers,
+384 wide, the real all-MiniLM-L6-v2 vocabulary; random weights — speed does not depend on them),
+the re-audit time after editing one sentence, and the NLI judge's pairs/s next to the bare
+forward pass of the same model on the same pairs in the same run.
+
+    .venv/bin/python -m tests.bench.audit_speed
+
+Sources are pages from WiCE (../shared/eval) when present, else generated text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from citedesk.evidence.judges.base import Pair
+from citedesk.pipeline import AuditOptions, audit_text
+
+EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval" / "wice" / "claim_dev.jsonl"
+
+
+def make_corpus(folder: Path, sources: int = 10, words: int = 1000) -> str:
+    """Write sources 1..n into folder and return a document of about `words` words citing them."""
+    rng = random.Random(7)
+    if EVAL.is_file():
+        rows = [json.loads(line) for line in EVAL.open(encoding="utf-8")][: sources * 3 : 3]
+    else:
+        topics = [
+            "river",
+            "forest",
+            "bridge",
+            "museum",
+            "vaccine",
+            "harbour",
+            "railway",
+            "festival",
+            "mine",
+            "school",
+        ]
+        rows = [
+            {
+                "claim": f"The {t} project was completed in {1950 + i} after {i + 3} years of work.",
+                "evidence": [
+                    f"The {t} project began in {1947 + i} and employed {100 + j} people in year {j}."
+                    for j in range(80)
+                ],
+            }
+            for i, t in enumerate(topics)
+        ]
+    for n, row in enumerate(rows, start=1):
+        (folder / f"{n}.txt").write_text("\n\n".join(row["evidence"]), encoding="utf-8")
+    sentences: list[str] = []
+    count = 0
+    while count < words:
+        n = rng.randrange(len(rows)) + 1
+        row = rows[n - 1]
+        text = row["claim"] if rng.random() < 0.5 else rng.choice(row["evidence"][5:])
+        text = text.rstrip(".") + f" [{n}]."
+        sentences.append(text)
+        count += len(text.split())
+    paragraphs = [" ".join(sentences[i : i + 4]) for i in range(0, len(sentences), 4)]
+    refs = "\n".join(f"{n}. Source {n}. {n}.txt" for n in range(1, len(rows) + 1))
+    return "# Benchmark document\n\n" + "\n\n".join(paragraphs) + "\n\n## References\n\n" + refs + "\n"
+
+
+def minilm_size_nli(folder: Path) -> Path:
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from citedesk.evidence.embed import default_model_dir
+
+    if (folder / "config.json").is_file():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(default_model_dir() / name, folder / name)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=384,
+        num_hidden_layers=6,
+        num_attention_heads=12,
+        intermediate_size=1536,
+        id2label={0: "contradiction", 1: "entailment", 2: "neutral"},
+        label2id={"contradiction": 0, "entailment": 1, "neutral": 2},
+    )
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(str(folder))
+    return folder
+
+
+def timed_audit(text: str, path: Path, options: AuditOptions) -> tuple[float, dict[str, float], int]:
+    started = time.perf_counter()
+    report = audit_text(text, str(path), options)
+    return time.perf_counter() - started, report.timings, len(report.findings)
+
+
+def show(label: str, total: float, timings: dict[str, float], findings: int) -> None:
+    stages = "  ".join(f"{k} {v * 1000:.0f} ms" for k, v in timings.items())
+    print(f"{label:<44} {total:6.2f} s   ({stages}; {findings} findings)")
+
+
+def bare_vs_judge(model_dir: Path, pairs: list[Pair]) -> None:
+    import torch
+
+    from citedesk.evidence.judges.nli import NliJudge
+
+    judge = NliJudge(model_dir, max_length=128)
+    judge.load()
+    tokenizer, model = judge._tokenizer, judge._model  # the bare pass runs the very same objects
+    chunks = sorted(
+        ((c, p.claim) for p in pairs for c in judge.chunks(p)), key=lambda j: len(j[0]) + len(j[1])
+    )
+    batches = [
+        tokenizer(
+            [e for e, _ in chunks[b : b + judge.batch_size]],
+            [c for _, c in chunks[b : b + judge.batch_size]],
+            padding=True,
+            truncation="only_first",
+            max_length=judge.max_length,
+            return_tensors="pt",
+        )
+        for b in range(0, len(chunks), judge.batch_size)
+    ]
+    rates_judge, rates_bare = [], []
+    for _ in range(3):
+        started = time.perf_counter()
+        judge.judge(pairs)
+        rates_judge.append(len(pairs) / (time.perf_counter() - started))
+        started = time.perf_counter()
+        with torch.inference_mode():
+            for encoded in batches:  # forward passes only: tokenisation and bookkeeping excluded
+                model(**encoded)
+        rates_bare.append(len(pairs) / (time.perf_counter() - started))
+    judge_rate, bare_rate = statistics.median(rates_judge), statistics.median(rates_bare)
+    print(
+        f"NLI pairs/s (128 tokens): judge {judge_rate:.1f}, bare forward pass {bare_rate:.1f} "
+        f"-> {judge_rate / bare_rate:.0%} of bare"
+    )
+
+
+def main() -> None:
+    from platformdirs import user_cache_dir
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sources = root / "sources"
+        sources.mkdir()
+        text = make_corpus(sources)
+        doc = root / "doc.md"
+        doc.write_text(text, encoding="utf-8")
+        print(f"document: {len(text.split())} words, 10 local sources")
+        store = root / "store.sqlite3"
+        base = AuditOptions(offline=True, sources_dir=sources, store_path=store, judge="heuristic")
+        show("heuristic, cold (model load, embeddings)", *timed_audit(text, doc, base))
+        show("heuristic, sources and embeddings cached", *timed_audit(text, doc, base))
+        edited = text.replace(" [1].", " indeed [1].", 1)
+        show("heuristic, after editing one sentence", *timed_audit(edited, doc, base))
+        show(
+            "heuristic, words only",
+            *timed_audit(
+                text,
+                doc,
+                AuditOptions(
+                    offline=True,
+                    sources_dir=sources,
+                    store_path=root / "w.sqlite3",
+                    judge="heuristic",
+                    dense=False,
+                ),
+            ),
+        )
+        model = minilm_size_nli(Path(user_cache_dir("citedesk")) / "bench-minilm-size-nli")
+        nli = AuditOptions(offline=True, sources_dir=sources, store_path=store, judge=f"nli:{model}")
+        show("MiniLM-size NLI, cold judgements", *timed_audit(text, doc, nli))
+        show(
+            "MiniLM-size NLI, after editing one sentence",
+            *timed_audit(edited.replace("indeed", "truly"), doc, nli),
+        )
+        body = [s.strip() for s in text.split(".") if len(s.split()) > 8]
+        pairs = [
+            Pair(body[i], " ".join(body[i + 1 : i + 4]), tuple(body[i + 1 : i + 4]))
+            for i in range(min(64, len(body) - 4))
+        ]
+        bare_vs_judge(model, pairs)
+
+
+if __name__ == "__main__":
+    main()
