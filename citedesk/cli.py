@@ -94,9 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
+    if args.command is None or args.command == "open":
+        return _window(getattr(args, "file", None), parser)
     try:
         if args.command == "audit":
             return _audit(args)
@@ -285,6 +284,19 @@ def _sources(args: argparse.Namespace) -> int:
             return EXIT_FINDINGS
         print(f"{args.locator}: fetched again ({len(source.passages)} passages)")
     return EXIT_OK
+
+
+def _window(path: str | None, parser: argparse.ArgumentParser) -> int:
+    try:
+        from citedesk.gui.app import run  # noqa: PLC0415
+    except ImportError as exc:
+        print(
+            f"citedesk: the window needs PySide6 ({exc}); the commands below work without it\n",
+            file=sys.stderr,
+        )
+        parser.print_help()
+        return EXIT_USAGE
+    return run(path)
 
 
 def _models(args: argparse.Namespace) -> int:

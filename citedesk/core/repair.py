@@ -192,7 +192,14 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             runs[-1][1] = index
         else:
             runs.append([index, index])
-    marker_removals = [_run_removal(text, markers, first, last) for first, last in runs]
+    gone = set(deleted)
+    others = sorted(
+        [(m.start, m.end) for i, m in enumerate(markers) if i not in gone]
+        + [(m.start, m.end) for m in structure.malformed]
+    )
+    marker_removals = [
+        _run_removal(text, others, markers[first].start, markers[last].end) for first, last in runs
+    ]
     edits.extend(marker_removals)
     # citations added at sentence ends: join a marker that ends exactly there, else insert one
     ends = {m.end: i for i, m in enumerate(markers)} if additions else {}
@@ -227,15 +234,16 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     return normalise_edits(edits)
 
 
-def _run_removal(text: str, markers: Sequence[Marker], first: int, last: int) -> TextEdit:
-    """Remove markers[first..last]; beside a marker that stays (`[1] [2]`), take the gap with it."""
-    following = markers[last + 1] if last + 1 < len(markers) else None
-    if following is not None and not text[markers[last].end : following.start].strip(" \t"):
-        return TextEdit(markers[first].start, following.start, "")
-    preceding = markers[first - 1] if first > 0 else None
-    if preceding is not None and not text[preceding.end : markers[first].start].strip(" \t"):
-        return TextEdit(preceding.end, markers[last].end, "")
-    return removal_edit(text, markers[first].start, markers[last].end)
+def _run_removal(text: str, spans: Sequence[tuple[int, int]], start: int, end: int) -> TextEdit:
+    """Remove the marker run [start, end); beside a marker (or malformed marker) that stays
+    (`[1] [2]`), take the gap with it so the remaining run reads as before."""
+    following = next((s for s in spans if s[0] >= end), None)
+    if following is not None and not text[end : following[0]].strip(" \t"):
+        return TextEdit(start, following[0], "")
+    preceding = next((s for s in reversed(spans) if s[1] <= start), None)
+    if preceding is not None and not text[preceding[1] : start].strip(" \t"):
+        return TextEdit(preceding[1], end, "")
+    return removal_edit(text, start, end)
 
 
 _LIST_NUMBER = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")

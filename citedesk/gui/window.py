@@ -1,0 +1,543 @@
+"""The main window: the editor, findings inline and in a panel, evidence, one-click fixes.
+
+Qt code only: audits run in `AuditJob`s on the global thread pool and come back through signals;
+every decision (findings, fixes, the prose check) is the core's. Fixes are applied as one
+`QTextCursor` edit block, so Ctrl+Z undoes a fix — or a whole "fix all" — in one step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QThreadPool, QTimer, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QFont,
+    QKeySequence,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from citedesk import __version__
+from citedesk.core.findings import Finding, Fix
+from citedesk.core.repair import RepairError, apply_checked, merge_fixes
+from citedesk.core.report import Report, render_html, render_json, render_markdown
+from citedesk.core.text import DocumentError, LineIndex
+from citedesk.gui.findings_model import FindingsModel
+from citedesk.gui.highlight import STYLES, FindingHighlighter
+from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.worker import AuditJob
+from citedesk.pipeline import AuditOptions
+
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+AUDIT_DELAY_MS = 1000
+AUTOSAVE_MS = 20_000
+
+
+def recovery_dir() -> Path:
+    from platformdirs import user_data_dir  # noqa: PLC0415
+
+    return Path(user_data_dir("citedesk", appauthor=False)) / "recovery"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, options: AuditOptions | None = None, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("CiteDesk", "CiteDesk")
+        self.options = options or AuditOptions(
+            offline=bool(self.settings.value("offline", False, type=bool)),
+            judge=str(self.settings.value("judge", "auto")),
+        )
+        self.path: Path | None = None
+        self.encoding = "utf-8"
+        self.crlf = False
+        self.report: Report | None = None
+        self._audited_text: str | None = None
+        self._generation = 0
+        self._job: AuditJob | None = None
+        self._jobs: dict[int, AuditJob] = {}
+        self.pool = QThreadPool.globalInstance()
+        self.confirm_discard = self._ask_discard
+        self.worst_stall_ms = 0.0
+
+        self.setWindowTitle("CiteDesk")
+        self.resize(1200, 800)
+        self.editor = QPlainTextEdit()
+        self.editor.setAcceptDrops(False)  # files dropped anywhere open in the window
+        self.editor.setFont(QFont("Monospace", 11))
+        self.editor.setTabChangesFocus(False)
+        self.highlighter = FindingHighlighter(self.editor.document())
+        self.model = FindingsModel(self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.model)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setSortingEnabled(False)
+        self.evidence = QTextBrowser()
+        self.evidence.setOpenLinks(False)
+        self.evidence.anchorClicked.connect(self._open_link)
+        self.fix_button = QPushButton("Apply fix")
+        self.fix_all_button = QPushButton("Fix all of this kind")
+        self.fix_button.setEnabled(False)
+        self.fix_all_button.setEnabled(False)
+        self.fix_button.clicked.connect(self.apply_selected_fix)
+        self.fix_all_button.clicked.connect(self.apply_fix_all_of_kind)
+
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.tree, 3)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fix_button)
+        buttons.addWidget(self.fix_all_button)
+        side_layout.addLayout(buttons)
+        side_layout.addWidget(self.evidence, 2)
+        splitter = QSplitter()
+        splitter.addWidget(self.editor)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.setCentralWidget(splitter)
+
+        self.stage = QLabel("Ready")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(160)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_audit)
+        self.judge_label = QLabel("")
+        self.statusBar().addWidget(self.stage, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+        self.statusBar().addPermanentWidget(self.judge_label)
+
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(AUDIT_DELAY_MS)
+        self.debounce.timeout.connect(self.start_audit)
+        self.autosave = QTimer(self)
+        self.autosave.setInterval(AUTOSAVE_MS)
+        self.autosave.timeout.connect(self.write_recovery)
+        self.autosave.start()
+        self.editor.textChanged.connect(self._text_changed)
+        self.editor.document().modificationChanged.connect(self._update_title)
+        self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._select(current))
+        self.setAcceptDrops(True)
+        self._build_menus()
+        self._update_title()
+
+    # --- menus -------------------------------------------------------------------------------------
+    def _action(
+        self,
+        menu_name: str,
+        text: str,
+        slot: Callable[..., object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+    ) -> QAction:
+        menus = getattr(self, "_menus", {})
+        self._menus = menus
+        if menu_name not in menus:
+            menus[menu_name] = self.menuBar().addMenu(menu_name)
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menus[menu_name].addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        self._action("&File", "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self._action("&File", "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action("&File", "Save &as…", self.save_as_dialog, QKeySequence.StandardKey.SaveAs)
+        self._action("&File", "&Export report…", self.export_dialog, "Ctrl+E")
+        self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self._action("&Edit", "&Undo", self.editor.undo, QKeySequence.StandardKey.Undo)
+        self._action("&Edit", "&Redo", self.editor.redo, QKeySequence.StandardKey.Redo)
+        self._action("&Audit", "&Audit now", self.start_audit, "F5")
+        self._action("&Audit", "&Cancel audit", self.cancel_audit, "Escape")
+        offline = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
+        offline.setCheckable(True)
+        offline.setChecked(self.options.offline)
+        self._action("&Review", "&Next finding", lambda: self.step(1), "F8")
+        self._action("&Review", "&Previous finding", lambda: self.step(-1), "Shift+F8")
+        self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
+        self._action("&Review", "Fix &all of this kind", self.apply_fix_all_of_kind, "Ctrl+Shift+.")
+        self._action("&Help", "&Legend", self.show_legend)
+        self._action("&Help", "&About CiteDesk", self.show_about)
+
+    # --- files -------------------------------------------------------------------------------------
+    def load_file(self, path: str | Path) -> bool:
+        from citedesk.files import read_document  # noqa: PLC0415
+
+        try:
+            decoded = read_document(path)
+        except (DocumentError, OSError) as exc:
+            self.show_message(f"Could not open {path}: {exc}")
+            return False
+        self.path = Path(path).resolve()
+        self.encoding = decoded.encoding
+        self.crlf = "\r\n" in decoded.text
+        self.editor.setPlainText(decoded.text.replace("\r\n", "\n"))
+        self.editor.document().setModified(False)
+        self._remember_recent(self.path)
+        self._update_title()
+        self.start_audit()
+        return True
+
+    def open_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Open a document", "", "Markdown or text (*.md *.markdown *.txt)"
+        )
+        if name:
+            self.load_file(name)
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as_dialog()
+        return self.save_to(self.path)
+
+    def save_as_dialog(self) -> bool:
+        name, _ = QFileDialog.getSaveFileName(self, "Save as", str(self.path or ""), "Markdown (*.md)")
+        return self.save_to(Path(name)) if name else False
+
+    def save_to(self, path: Path) -> bool:
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        text = self.editor.toPlainText()
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        try:
+            write_atomic(path, text, self.encoding)
+        except (OSError, UnicodeEncodeError) as exc:
+            self.show_message(
+                f"Could not save {path}: {exc}. Your text is still here and in the recovery copy."
+            )
+            self.write_recovery()
+            return False
+        self.path = path.resolve()
+        self.editor.document().setModified(False)
+        self._recovery_path().unlink(missing_ok=True)
+        self._update_title()
+        self.stage.setText(f"Saved {path.name}")
+        return True
+
+    def export_dialog(self) -> None:
+        if self.report is None:
+            self.show_message("Nothing to export yet: the audit has not finished.")
+            return
+        name, _filter = QFileDialog.getSaveFileName(
+            self, "Export the report", "", "HTML (*.html);;Markdown (*.md);;JSON (*.json)"
+        )
+        if name:
+            self.export_report(Path(name))
+
+    def export_report(self, path: Path) -> None:
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        assert self.report is not None
+        render = {".md": render_markdown, ".json": render_json}.get(path.suffix.lower(), render_html)
+        write_atomic(path, render(self.report))
+
+    def _recovery_path(self) -> Path:
+        key = str(self.path) if self.path else f"untitled-{id(self)}"
+        return recovery_dir() / (hashlib.sha1(key.encode()).hexdigest()[:16] + ".md")
+
+    def write_recovery(self) -> None:
+        """Keep a copy of unsaved text outside the document (never over it)."""
+        if not self.editor.document().isModified():
+            return
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        target = self._recovery_path()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        header = f"<!-- citedesk recovery of {self.path or 'an untitled document'} at {time.ctime()} -->\n"
+        write_atomic(target, header + self.editor.toPlainText())
+
+    def _remember_recent(self, path: Path) -> None:
+        stored = self.settings.value("recent", []) or []
+        recent = [str(p) for p in (stored if isinstance(stored, list) else [stored]) if str(p) != str(path)]
+        self.settings.setValue("recent", [str(path), *recent][:10])
+
+    def _update_title(self, *_: object) -> None:
+        name = self.path.name if self.path else "Untitled"
+        star = "*" if self.editor.document().isModified() else ""
+        self.setWindowTitle(f"{star}{name} — CiteDesk")
+
+    def _ask_discard(self) -> bool:
+        if not self.editor.document().isModified():
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "Save your changes first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        self.cancel_audit()
+        self.autosave.stop()
+        event.accept()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if any(url.toLocalFile().lower().endswith(DOCUMENT_SUFFIXES) for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        for url in event.mimeData().urls():
+            local = url.toLocalFile()
+            if local.lower().endswith(DOCUMENT_SUFFIXES) and self.confirm_discard():
+                self.load_file(local)
+                event.acceptProposedAction()
+                return
+
+    # --- auditing ----------------------------------------------------------------------------------
+    def _text_changed(self) -> None:
+        if self.editor.toPlainText() != self._audited_text:
+            self.debounce.start()
+
+    def _toggle_offline(self, checked: bool) -> None:
+        from dataclasses import replace  # noqa: PLC0415
+
+        self.options = replace(self.options, offline=checked)
+        self.settings.setValue("offline", checked)
+        self.start_audit()
+
+    def start_audit(self) -> None:
+        """Audit the editor's text now, in the background; a running audit is cancelled first."""
+        self.debounce.stop()
+        self.cancel_audit()
+        self._generation += 1
+        text = self.editor.toPlainText()
+        job = AuditJob(self._generation, text, str(self.path) if self.path else None, self.options)
+        job.signals.progress.connect(self._on_progress)
+        job.signals.finished.connect(self._on_finished)
+        job.signals.failed.connect(self._on_failed)
+        job.signals.cancelled.connect(self._on_cancelled)
+        self._job = job
+        self._jobs[self._generation] = job
+        self._pending_text = text
+        self.stage.setText("Checking…")
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.pool.start(job)
+
+    def cancel_audit(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+            self.progress.setVisible(False)
+            self.cancel_button.setVisible(False)
+            self.stage.setText("Cancelled")
+
+    def _current(self, generation: int) -> bool:
+        return self._job is not None and generation == self._generation
+
+    def _on_progress(self, generation: int, stage: str, done: int, total: int) -> None:
+        if not self._current(generation):
+            return
+        self.stage.setText(f"{stage} {done}/{total}" if total else stage)
+        if total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+        else:
+            self.progress.setRange(0, 0)
+
+    def _on_finished(self, generation: int, report: Report) -> None:
+        self._jobs.pop(generation, None)
+        if not self._current(generation):
+            return  # superseded or cancelled: never paint stale findings
+        self._job = None
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.report = report
+        self._audited_text = self._pending_text
+        self._show_report(report)
+
+    def _on_failed(self, generation: int, message: str) -> None:
+        self._jobs.pop(generation, None)
+        if not self._current(generation):
+            return
+        self._job = None
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.stage.setText(f"The audit failed: {message}")
+
+    def _on_cancelled(self, generation: int) -> None:
+        self._jobs.pop(generation, None)
+
+    def _show_report(self, report: Report) -> None:
+        text = report.document.text
+        mapping = Utf16Map(text)
+        lines = LineIndex(text)
+        spans = [(mapping.to_qt(f.start), mapping.to_qt(max(f.end, f.start + 1)), f) for f in report.findings]
+        self.highlighter.set_spans(spans)
+        self.model.set_findings(
+            report.findings, {f.start: lines.line_col(f.start)[0] for f in report.findings}
+        )
+        self.tree.expandAll()
+        for column in range(2):
+            self.tree.resizeColumnToContents(column)
+        count = len(report.findings)
+        self.stage.setText(f"{count} finding{'s' if count != 1 else ''}" if count else "No problems found")
+        self.judge_label.setText(f"judge: {report.judge}" if report.judge else "")
+        self._select(self.tree.currentIndex())
+
+    # --- findings, evidence, fixes -------------------------------------------------------------------
+    def selected_finding(self) -> Finding | None:
+        return self.model.finding_at(self.tree.currentIndex())
+
+    def step(self, delta: int) -> None:
+        findings = sorted(self.model.findings(), key=lambda f: f.start)
+        if not findings:
+            return
+        current = self.selected_finding()
+        position = findings.index(current) if current in findings else -1
+        chosen = (
+            findings[(position + delta) % len(findings)]
+            if position >= 0
+            else findings[0 if delta > 0 else -1]
+        )
+        self.tree.setCurrentIndex(self.model.index_of(chosen))
+
+    def _select(self, index: object) -> None:
+        finding = self.selected_finding()
+        self.fix_button.setEnabled(bool(finding and finding.fixes))
+        self.fix_all_button.setEnabled(bool(finding and finding.fixes))
+        if finding is None or self.report is None:
+            self.evidence.setHtml("<p>Select a finding to see why, and its evidence.</p>")
+            return
+        mapping = Utf16Map(self.report.document.text)
+        cursor = self.editor.textCursor()
+        cursor.setPosition(mapping.to_qt(finding.start))
+        cursor.setPosition(mapping.to_qt(finding.end), QTextCursor.MoveMode.KeepAnchor)
+        self.editor.setTextCursor(cursor)
+        self.editor.centerCursor()
+        self.evidence.setHtml(evidence_html(finding))
+
+    def _open_link(self, url: QUrl) -> None:
+        QDesktopServices.openUrl(url)
+
+    def _editable(self) -> bool:
+        if self.report is None or self.editor.toPlainText() != self._audited_text:
+            self.stage.setText("The text changed since the last check; checking again before fixing…")
+            self.start_audit()
+            return False
+        return True
+
+    def apply_selected_fix(self) -> None:
+        finding = self.selected_finding()
+        if finding is None or not finding.fixes or not self._editable():
+            return
+        self.apply_fixes([finding.fixes[0]], f"Applied: {finding.fixes[0].title}")
+
+    def apply_fix_all_of_kind(self) -> None:
+        finding = self.selected_finding()
+        if finding is None or not self._editable():
+            return
+        fixes = [f.fixes[0] for f in self.model.findings() if f.kind is finding.kind and f.fixes]
+        self.apply_fixes(fixes, f"Applied {len(fixes)} fixes ({finding.kind.label})")
+
+    def apply_fixes(self, fixes: list[Fix], message: str) -> bool:
+        """Apply fixes as ONE undo step, after the core proves the prose is unchanged."""
+        assert self.report is not None
+        text = self.report.document.text
+        try:
+            edits = merge_fixes(self.report.document, fixes)
+            expected = apply_checked(text, edits, allow_prose_change=any(f.changes_prose for f in fixes))
+        except RepairError as exc:
+            self.show_message(f"Not applied: {exc}")
+            return False
+        mapping = Utf16Map(text)
+        cursor = QTextCursor(self.editor.document())
+        cursor.beginEditBlock()
+        for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+            cursor.setPosition(mapping.to_qt(edit.start))
+            cursor.setPosition(mapping.to_qt(edit.end), QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(edit.replacement)
+        cursor.endEditBlock()
+        if self.editor.toPlainText() != expected:  # cannot happen unless Qt and Python disagree
+            self.editor.undo()
+            self.show_message("Not applied: the editor and CiteDesk disagree on the text; nothing changed.")
+            return False
+        self.stage.setText(message)
+        self.start_audit()
+        return True
+
+    # --- messages ----------------------------------------------------------------------------------
+    def show_message(self, text: str) -> None:
+        self.stage.setText(text)
+        self.statusBar().showMessage(text, 8000)
+
+    def show_legend(self) -> None:
+        rows = "".join(
+            f"<tr><td style='color:{s.colour}'>■</td><td>{kind.label}</td><td>{s.name}</td></tr>"
+            for kind, s in STYLES.items()
+        )
+        QMessageBox.information(self, "Legend", f"<table>{rows}</table>")
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self, "CiteDesk", f"CiteDesk {__version__}: is every citation real, and does it say that?"
+        )
+
+
+def evidence_html(finding: Finding) -> str:
+    parts = [f"<h3>{html.escape(finding.kind.label)}</h3><p>{html.escape(finding.message)}</p>"]
+    evidence = finding.evidence or finding.details.get("suggested_evidence")
+    if evidence:
+        passage = html.escape(str(evidence.get("passage", "")))
+        window = html.escape(str(evidence.get("window", "")))
+        shown = (
+            window.replace(passage, f"<mark>{passage}</mark>") if passage and passage in window else passage
+        )
+        title = html.escape(str(evidence.get("title") or f"[{evidence.get('source', '')}]"))
+        location = str(evidence.get("location") or "")
+        link = (
+            f" — <a href='{html.escape(location)}'>{html.escape(location)}</a>"
+            if location.startswith(("http://", "https://"))
+            else (f" — {html.escape(location)}" if location else "")
+        )
+        page = f", page {evidence['page']}" if evidence.get("page") else ""
+        parts.append(f"<p><b>Evidence</b> from {title}{link}{page}:</p><blockquote>{shown}</blockquote>")
+    if "score" in finding.details:
+        parts.append(
+            f"<p>Support score {float(finding.details['score']):.2f} ({html.escape(str(finding.details.get('judge', '')))}).</p>"
+        )
+    if finding.fixes:
+        parts.append("<p><b>Fixes</b>: " + "; ".join(html.escape(f.title) for f in finding.fixes) + "</p>")
+    return "".join(parts)

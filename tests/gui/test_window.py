@@ -1,0 +1,205 @@
+"""The window under pytest-qt (offscreen): findings inline and in the panel, fixes, undo, cancel, drop."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from citedesk.core.findings import Kind
+from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.window import MainWindow
+from citedesk.pipeline import AuditOptions
+from tests.conftest import REPO, SAMPLES
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
+    win.confirm_discard = lambda: True
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def wait_for_report(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.waitUntil(lambda: window._job is None and window.report is not None, timeout=30_000)
+
+
+def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindow) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    assert window.report is not None
+    kinds = {f.kind for f in window.model.findings()}
+    assert {Kind.FABRICATED, Kind.ORPHAN_REFERENCE, Kind.UNCITED} <= kinds
+    assert window.model.rowCount() == len(kinds)
+    # every finding is painted where it is
+    block = window.editor.document().findBlock(window.highlighter.spans()[0][0])
+    assert any(
+        r.format.underlineStyle() != r.format.underlineStyle().NoUnderline for r in block.layout().formats()
+    )
+    assert "finding" in window.stage.text()
+
+
+def test_fix_then_undo_restores_the_text_exactly(qtbot: QtBot, window: MainWindow) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    original = window.editor.toPlainText()
+    fabricated = next(f for f in window.model.findings() if f.kind is Kind.FABRICATED and f.fixes)
+    window.tree.setCurrentIndex(window.model.index_of(fabricated))
+    assert window.fix_button.isEnabled()
+    qtbot.mouseClick(window.fix_button, Qt.MouseButton.LeftButton)
+    changed = window.editor.toPlainText()
+    assert changed != original
+    expected = original
+    for edit in sorted(fabricated.fixes[0].edits, key=lambda e: e.start, reverse=True):
+        expected = expected[: edit.start] + edit.replacement + expected[edit.end :]
+    assert changed == expected
+    window.editor.undo()  # one undo step restores everything
+    assert window.editor.toPlainText() == original
+
+
+def test_fix_all_of_a_kind_is_one_undo_step(qtbot: QtBot, window: MainWindow) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    original = window.editor.toPlainText()
+    orphan = next(f for f in window.model.findings() if f.kind is Kind.ORPHAN_REFERENCE)
+    window.tree.setCurrentIndex(window.model.index_of(orphan))
+    window.apply_fix_all_of_kind()
+    assert window.editor.toPlainText() != original
+    wait_for_report(qtbot, window)
+    assert not [f for f in window.model.findings() if f.kind is Kind.ORPHAN_REFERENCE]
+    window.editor.undo()
+    assert window.editor.toPlainText() == original
+
+
+def test_evidence_and_swap_fix_for_a_misattributed_citation(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    shutil.copy(SAMPLES / "evidence.md", tmp_path / "evidence.md")
+    window.load_file(tmp_path / "evidence.md")
+    wait_for_report(qtbot, window)
+    wrong = next(f for f in window.model.findings() if f.kind is Kind.MISATTRIBUTED and f.reference == "3")
+    window.tree.setCurrentIndex(window.model.index_of(wrong))
+    shown = window.evidence.toPlainText()
+    assert "Evidence" in shown
+    assert "Cite [2] instead of [3]" in shown
+    assert window.judge_label.text() == "judge: heuristic:words"
+    window.apply_selected_fix()
+    assert "less than 10% canopy [2]." in window.editor.toPlainText()
+    # saving writes the file atomically and clears the modified flag
+    assert window.save()
+    assert "canopy [2]." in (tmp_path / "evidence.md").read_text(encoding="utf-8")
+    assert not window.editor.document().isModified()
+
+
+def test_a_new_audit_cancels_the_old_one_and_stale_results_never_show(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    window.editor.setPlainText("A claim with a fabricated marker [9].\n")
+    window.start_audit()
+    first = window._generation
+    window.editor.setPlainText("Fine text with no citations at all.\n")
+    window.start_audit()
+    assert window._generation == first + 1
+    wait_for_report(qtbot, window)
+    assert window.report is not None
+    assert window.report.document.text.startswith("Fine text")
+    assert not [f for f in window.model.findings() if f.kind is Kind.FABRICATED]
+    window.cancel_audit()
+    assert window.pool.waitForDone(10_000)  # no leaked threads
+
+
+def test_typing_reaudits_after_a_pause(qtbot: QtBot, window: MainWindow) -> None:
+    window.debounce.setInterval(50)
+    window.editor.setPlainText("Nothing here.\n")
+    wait_for_report(qtbot, window)
+    window.editor.moveCursor(window.editor.textCursor().MoveOperation.End)
+    qtbot.keyClicks(window.editor, "A survey found 40% gains [7].")
+    qtbot.waitUntil(
+        lambda: window.report is not None and any(f.kind is Kind.FABRICATED for f in window.report.findings),
+        timeout=30_000,
+    )
+
+
+def test_dropping_a_markdown_file_opens_it(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    target = tmp_path / "dropped.md"
+    target.write_text("Dropped text [1].\n\n## References\n\n[1] A source.\n", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(target))])
+    event = QDropEvent(
+        QPointF(QPoint(10, 10)),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)
+    assert window.path == target.resolve()
+    assert window.editor.toPlainText().startswith("Dropped text")
+
+
+def test_unreadable_files_give_a_message_and_keep_the_text(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.editor.setPlainText("My unsaved draft.")
+    binary = tmp_path / "image.md"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    assert not window.load_file(binary)
+    assert "Could not open" in window.stage.text()
+    assert window.editor.toPlainText() == "My unsaved draft."
+
+
+def test_recovery_copy_is_written_for_unsaved_text(qtbot: QtBot, window: MainWindow) -> None:
+    qtbot.keyClicks(window.editor, "Precious unsaved words.")
+    window.write_recovery()
+    copy = window._recovery_path()
+    assert copy.read_text(encoding="utf-8").endswith("Precious unsaved words.")
+
+
+def test_findings_model_passes_the_model_tester(
+    qtbot: QtBot, window: MainWindow, qtmodeltester: ModelTester
+) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    qtmodeltester.check(window.model)
+
+
+def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWindow) -> None:
+    text = "Emoji 😀😀 then a fabricated marker [9].\n"
+    mapping = Utf16Map(text)
+    start = text.index("[9]")
+    assert mapping.to_qt(start) == start + 2
+    assert mapping.to_python(mapping.to_qt(start)) == start
+    window.editor.setPlainText(text)
+    window.start_audit()
+    wait_for_report(qtbot, window)
+    fabricated = next(f for f in window.model.findings() if f.kind is Kind.FABRICATED)
+    window.tree.setCurrentIndex(window.model.index_of(fabricated))
+    assert window.editor.textCursor().selectedText() == "[9]"
+    window.apply_selected_fix()
+    assert window.editor.toPlainText() == "Emoji 😀😀 then a fabricated marker.\n"
+
+
+def test_showing_the_window_does_not_import_torch() -> None:
+    code = (
+        "import os, sys; os.environ['QT_QPA_PLATFORM']='offscreen';"
+        "from PySide6.QtWidgets import QApplication; app = QApplication([]);"
+        "from citedesk.gui.window import MainWindow; w = MainWindow(); w.show(); app.processEvents();"
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert result.stdout.split() == ["False", "False"]
