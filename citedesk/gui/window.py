@@ -518,26 +518,31 @@ class MainWindow(QMainWindow):
 
 def evidence_html(finding: Finding) -> str:
     parts = [f"<h3>{html.escape(finding.kind.label)}</h3><p>{html.escape(finding.message)}</p>"]
-    evidence = finding.evidence or finding.details.get("suggested_evidence")
-    if evidence:
-        passage = html.escape(str(evidence.get("passage", "")))
-        window = html.escape(str(evidence.get("window", "")))
-        shown = (
-            window.replace(passage, f"<mark>{passage}</mark>") if passage and passage in window else passage
-        )
-        title = html.escape(str(evidence.get("title") or f"[{evidence.get('source', '')}]"))
-        location = str(evidence.get("location") or "")
-        link = (
-            f" — <a href='{html.escape(location)}'>{html.escape(location)}</a>"
-            if location.startswith(("http://", "https://"))
-            else (f" — {html.escape(location)}" if location else "")
-        )
-        page = f", page {evidence['page']}" if evidence.get("page") else ""
-        parts.append(f"<p><b>Evidence</b> from {title}{link}{page}:</p><blockquote>{shown}</blockquote>")
+    if finding.evidence:
+        parts.append(_evidence_block("Evidence", finding.evidence))
+    suggested = finding.details.get("suggested_evidence")
+    if suggested:
+        parts.append(_evidence_block(f"Reference [{finding.details.get('suggested')}] says", suggested))
     if "score" in finding.details:
+        judge = html.escape(str(finding.details.get("judge") or ""))
         parts.append(
-            f"<p>Support score {float(finding.details['score']):.2f} ({html.escape(str(finding.details.get('judge', '')))}).</p>"
+            f"<p>Support score {float(finding.details['score']):.2f} {f'({judge})' if judge else ''}.</p>"
         )
     if finding.fixes:
         parts.append("<p><b>Fixes</b>: " + "; ".join(html.escape(f.title) for f in finding.fixes) + "</p>")
     return "".join(parts)
+
+
+def _evidence_block(heading: str, evidence: dict[str, object]) -> str:
+    passage = html.escape(str(evidence.get("passage", "")))
+    window = html.escape(str(evidence.get("window", "")))
+    marked = f"<span style='background-color:#fff1a8'>{passage}</span>"
+    shown = window.replace(passage, marked) if passage and passage in window else marked
+    title = html.escape(str(evidence.get("title") or f"[{evidence.get('source', '')}]"))
+    location = str(evidence.get("location") or "")
+    if location.startswith(("http://", "https://")):
+        link = f" — <a href='{html.escape(location)}'>{html.escape(location)}</a>"
+    else:
+        link = f" — {html.escape(location)}" if location else ""
+    page = f", page {evidence['page']}" if evidence.get("page") else ""
+    return f"<p><b>{html.escape(heading)}</b> ({title}{link}{page}):</p><blockquote>{shown}</blockquote>"

@@ -94,6 +94,7 @@ def test_evidence_and_swap_fix_for_a_misattributed_citation(
     window.tree.setCurrentIndex(window.model.index_of(wrong))
     shown = window.evidence.toPlainText()
     assert "Evidence" in shown
+    assert "Reference [2] says" in shown
     assert "Cite [2] instead of [3]" in shown
     assert window.judge_label.text() == "judge: heuristic:words"
     window.apply_selected_fix()

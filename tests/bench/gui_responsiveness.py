@@ -1,0 +1,84 @@
+"""Window start-up time and the worst GUI-thread stall during a full audit (figures, not a test).
+
+A 10 ms timer runs on the GUI thread while the window audits the evidence sample (first run: the
+worker imports torch and loads the embedding model); its worst lateness is the longest the editor
+could not respond.
+
+    xvfb-run -a .venv/bin/python -m tests.bench.gui_responsiveness    (or QT_QPA_PLATFORM=offscreen)
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+started = time.perf_counter()
+from PySide6.QtCore import QElapsedTimer, QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from citedesk.gui.window import MainWindow  # noqa: E402
+from citedesk.pipeline import AuditOptions  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
+
+
+def main() -> None:
+    app = QApplication(sys.argv)
+    folder = Path(tempfile.mkdtemp())
+    shutil.copytree(SAMPLES / "sources", folder / "sources")
+    shutil.copy(SAMPLES / "evidence.md", folder / "evidence.md")
+    settings = QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(
+        AuditOptions(offline=True, judge="heuristic", store_path=folder / "store.db"), settings
+    )
+    window.show()
+    app.processEvents()
+    shown = time.perf_counter() - started
+    print(f"window shown {shown:.2f} s after the first import (Qt and CiteDesk imports included)")
+
+    for label in (
+        "first audit (cold: torch and the embedding model load in the worker)",
+        "second audit (warm)",
+    ):
+        measure(app, window, folder, label)
+
+
+def measure(app: QApplication, window: MainWindow, folder: Path, label: str) -> None:
+    clock = QElapsedTimer()
+    lateness: list[float] = []
+    tick = QTimer()
+    tick.setInterval(10)
+
+    def on_tick() -> None:
+        elapsed = clock.restart()
+        lateness.append(max(0.0, elapsed - 10))
+
+    tick.timeout.connect(on_tick)
+    audit_started = time.perf_counter()
+    clock.start()
+    tick.start()
+    window.report = None
+    window.load_file(folder / "evidence.md")
+
+    def check() -> None:
+        if window._job is None and window.report is not None:
+            tick.stop()
+            app.quit()
+        else:
+            QTimer.singleShot(50, check)
+
+    QTimer.singleShot(50, check)
+    app.exec()
+    took = time.perf_counter() - audit_started
+    worst = max(lateness) if lateness else 0.0
+    over = sum(1 for x in lateness if x > 50)
+    print(
+        f"{label}: {took:.1f} s; worst GUI-thread stall {worst:.0f} ms; ticks >50 ms late: {over} of {len(lateness)}"
+    )
+
+
+if __name__ == "__main__":
+    main()
