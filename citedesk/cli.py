@@ -55,7 +55,31 @@ def build_parser() -> argparse.ArgumentParser:
         "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
     )
     _add_source_flags(audit)
+    audit.add_argument(
+        "--ignore-reviews",
+        action="store_true",
+        help="report every finding, even those you marked as false alarms",
+    )
     audit.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+
+    review = commands.add_parser(
+        "review", help="list the findings with your review decisions, or record a decision"
+    )
+    review.add_argument("file")
+    review.add_argument(
+        "--mark",
+        nargs=2,
+        metavar=("N", "DECISION"),
+        help="decide on finding N (as listed): confirmed, false_alarm (hidden from later audits until "
+        "its sentence or source changes) or needs_source",
+    )
+    review.add_argument("--note", default="", help="a note to keep with the decision")
+    review.add_argument("--clear", metavar="N", type=int, help="forget the decision on finding N")
+    _add_source_flags(review)
+    review.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+
+    window = commands.add_parser("open", help="open the window (the default with no command)")
+    window.add_argument("file", nargs="?", help="a document to open")
 
     fix = commands.add_parser("fix", help="apply the fixes CiteDesk proposes, writing the file atomically")
     fix.add_argument("file")
@@ -101,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "fix":
             return _fix(args)
+        if args.command == "review":
+            return _review(args)
         if args.command == "sources":
             return _sources(args)
         if args.command == "models":
@@ -162,6 +188,7 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
             store_path=Path(args.store) if args.store else None,
             judge=args.judge,
             dense=not args.no_dense,
+            reviews=not getattr(args, "ignore_reviews", False),
         )
     )
 
@@ -187,6 +214,48 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(output)
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
+def _review(args: argparse.Namespace) -> int:
+    """List every finding (dismissed ones too) with its decision, or record / clear one."""
+    from citedesk.core.review import Decision, document_key  # noqa: PLC0415
+    from citedesk.files import read_document  # noqa: PLC0415
+    from citedesk.pipeline import audit_text, open_store  # noqa: PLC0415
+
+    decoded = read_document(args.file)
+    options = _audit_options(args)
+    report = audit_text(decoded.text, args.file, options)
+    everything = sorted([*report.findings, *report.dismissed], key=lambda f: (f.start, f.kind.value))
+    if args.mark or args.clear is not None:
+        number = int(args.mark[0]) if args.mark else int(args.clear)
+        if not 1 <= number <= len(everything):
+            raise ValueError(f"no finding {number}; `citedesk review {args.file}` lists 1…{len(everything)}")
+        finding = everything[number - 1]
+        store = open_store(options)
+        try:
+            key, doc = report.key_of(finding), document_key(args.file)
+            if args.mark:
+                decision = Decision.parse(args.mark[1])
+                excerpt = report.document.text[finding.start : finding.end]
+                store.put_review(
+                    doc, key, decision.value, note=args.note, kind=finding.kind.value, excerpt=excerpt
+                )
+                print(f"{number}: {finding.kind.label} — {decision.label}")
+            else:
+                store.clear_review(doc, key)
+                print(f"{number}: {finding.kind.label} — decision cleared")
+        finally:
+            store.close()
+        return EXIT_OK
+    lines = report.document.lines
+    for number, finding in enumerate(everything, 1):
+        line, col = lines.line_col(finding.start)
+        review = report.review_of(finding)
+        decided = f"[{review.decision.label}{': ' + review.note if review.note else ''}]" if review else "[—]"
+        print(f"{number:3}. {line}:{col} {finding.kind.value:20} {decided} {finding.message}")
+    reviewed, total = report.review_progress()
+    print(f"\n{reviewed} of {total} reviewed; {len(report.dismissed)} dismissed as false alarms")
+    return EXIT_OK
 
 
 STRUCTURAL_KINDS = frozenset(

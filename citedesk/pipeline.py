@@ -46,6 +46,8 @@ class AuditOptions:
     """heuristic, nli, nli:MODEL, auto (an installed default NLI model, else heuristic) or none."""
     dense: bool = True
     """Use the embedding model for retrieval and the heuristic judge when it is installed."""
+    reviews: bool = True
+    """Honour the writer's review decisions: false alarms are dismissed, not reported."""
 
 
 @dataclass
@@ -99,6 +101,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     sources_json: list[dict[str, Any]] = []
     judge_name: str | None = None
     verdicts: dict[str, list[Verdict]] = {}
+    hashes: dict[str, str] = {}
     if options.check_sources and document.entries:
         from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
         from citedesk.sources.gather import gather_sources  # noqa: PLC0415
@@ -116,6 +119,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             state.check()
             findings.extend(source_findings(document, resolved))
             sources_json = describe_sources(document, resolved)
+            hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
             timings["sources"] = time.perf_counter() - started
             if options.judge != "none" and any(s.usable for s in resolved.values()):
                 judged = time.perf_counter()
@@ -128,15 +132,49 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     timings["findings"] = (
         time.perf_counter() - started - timings.get("sources", 0.0) - timings.get("evidence", 0.0)
     )
-    state.progress("done")
-    return Report(
+    report = Report(
         document=document,
         findings=findings,
         timings=timings,
         sources=sources_json,
         verdicts=verdicts,
         judge=judge_name,
+        source_hashes=hashes,
     )
+    if options.reviews and report.findings:
+        apply_stored_reviews(report, options)
+    state.progress("done")
+    return report
+
+
+def apply_stored_reviews(report: Report, options: AuditOptions) -> None:
+    """Attach the writer's decisions for this document; false alarms move to `report.dismissed`."""
+    import sqlite3  # noqa: PLC0415
+
+    from citedesk.core.review import Decision, Review, apply_reviews, document_key  # noqa: PLC0415
+
+    try:
+        store = open_store(options)
+        try:
+            rows = store.reviews(document_key(report.document.path))
+        finally:
+            store.close()
+    except (OSError, sqlite3.Error):
+        return  # no store (read-only home, say): the audit still stands, without decisions
+    stored = {
+        key: Review(Decision(row["decision"]), row["note"] or "", float(row["at"] or 0.0))
+        for key, row in rows.items()
+        if row["decision"] in Decision.__members__.values()
+    }
+    keys = [report.key_of(f) for f in report.findings]
+    report.findings, report.dismissed = apply_reviews(report.findings, keys, stored)
+    report.reviews = {key: stored[key] for key in keys if key in stored}
+
+
+def _text_hash(text: str) -> str:
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
 def _judge(

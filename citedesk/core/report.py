@@ -13,6 +13,7 @@ from typing import Any
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
+from citedesk.core.review import Review, review_key
 
 REPORT_VERSION = 1
 
@@ -26,6 +27,23 @@ class Report:
     sources: list[dict[str, Any]] = field(default_factory=list)
     judge: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    dismissed: list[Finding] = field(default_factory=list)
+    """Findings the writer marked as false alarms (hidden until their sentence or source changes)."""
+    reviews: dict[str, Review] = field(default_factory=dict)
+    """Review key → the writer's decision, for the shown and the dismissed findings."""
+    source_hashes: dict[str, str] = field(default_factory=dict)
+    """Reference key → a hash of its source text: part of each finding's review key."""
+
+    def key_of(self, finding: Finding) -> str:
+        return review_key(self.document, finding, self.source_hashes)
+
+    def review_of(self, finding: Finding) -> Review | None:
+        return self.reviews.get(self.key_of(finding))
+
+    def review_progress(self) -> tuple[int, int]:
+        """(reviewed, total) over every finding, dismissed ones included."""
+        everything = [*self.findings, *self.dismissed]
+        return sum(1 for f in everything if self.key_of(f) in self.reviews), len(everything)
 
     def verdicts_for(self, claim_id: str) -> list[Verdict]:
         if claim_id in self.verdicts:
@@ -76,7 +94,6 @@ class FailPolicy:
 
 def to_json(report: Report) -> dict[str, Any]:
     doc = report.document
-    lines = doc.lines
     return {
         "version": REPORT_VERSION,
         "document": doc.path,
@@ -106,13 +123,17 @@ def to_json(report: Report) -> dict[str, Any]:
             }
             for c in doc.claims
         ],
-        "findings": [_finding_json(f, *lines.line_col(f.start)) for f in report.findings],
+        "findings": [_finding_json(report, f) for f in report.findings],
+        "dismissed": [_finding_json(report, f) for f in report.dismissed],
         "sources": report.sources,
         "summary": summary(report.findings),
+        "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
     }
 
 
-def _finding_json(f: Finding, line: int, column: int) -> dict[str, Any]:
+def _finding_json(report: Report, f: Finding) -> dict[str, Any]:
+    line, column = report.document.lines.line_col(f.start)
+    review = report.review_of(f)
     return {
         "kind": f.kind.value,
         "severity": f.severity.value,
@@ -125,6 +146,8 @@ def _finding_json(f: Finding, line: int, column: int) -> dict[str, Any]:
         "evidence": f.evidence,
         "details": f.details,
         "fixes": [fx.to_json() for fx in f.fixes],
+        "review_key": report.key_of(f),
+        "review": review.to_json() if review else None,
     }
 
 
@@ -162,10 +185,11 @@ def _context(report: Report, finding: Finding) -> str:
 
 def _headline(report: Report) -> str:
     s = summary(report.findings)
+    hidden = f"; {len(report.dismissed)} dismissed as false alarms" if report.dismissed else ""
     if not s["total"]:
-        return "no findings"
+        return "no findings" + hidden
     counts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in s["by_severity"].items() if n]
-    return f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)})"
+    return f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)}){hidden}"
 
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
@@ -194,6 +218,11 @@ def render_text(report: Report, *, colour: bool = False) -> str:
                 out.append(f"      evidence ({f.evidence.get('score', 0):.2f}): {f.evidence['text'][:200]}")
             for fx in f.fixes:
                 out.append(f"      fix: {fx.title}")
+            review = report.review_of(f)
+            if review:
+                out.append(
+                    f"      review: {review.decision.label}" + (f" — {review.note}" if review.note else "")
+                )
     for source in report.sources:
         if source is report.sources[0]:
             out.append("")
@@ -211,18 +240,32 @@ def render_markdown(report: Report) -> str:
         out += [
             f"## {kind.label} ({len(items)})",
             "",
-            "| where | severity | message | fixes |",
-            "|---|---|---|---|",
+            "| where | severity | message | fixes | review |",
+            "|---|---|---|---|---|",
         ]
-        for f in items:
-            line, col = doc.lines.line_col(f.start)
-            fixes = "; ".join(fx.title for fx in f.fixes) or "—"
-            message = f.message.replace("|", "\\|")
-            out.append(
-                f"| {line}:{col} | {f.severity.value} | {message} | {fixes.replace('|', chr(92) + '|')} |"
-            )
+        out += [_markdown_row(report, f) for f in items]
+        out.append("")
+    if report.dismissed:
+        out += [
+            f"## Dismissed as false alarms ({len(report.dismissed)})",
+            "",
+            "| where | severity | message | fixes | review |",
+            "|---|---|---|---|---|",
+        ]
+        out += [_markdown_row(report, f) for f in report.dismissed]
         out.append("")
     return "\n".join(out)
+
+
+def _markdown_row(report: Report, f: Finding) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    line, col = report.document.lines.line_col(f.start)
+    fixes = "; ".join(fx.title for fx in f.fixes) or "—"
+    review = report.review_of(f)
+    decided = f"{review.decision.label}{': ' + review.note if review.note else ''}" if review else "—"
+    return f"| {line}:{col} | {f.severity.value} | {cell(f.message)} | {cell(fixes)} | {cell(decided)} |"
 
 
 _HTML_STYLE = """
@@ -261,6 +304,10 @@ def render_html(report: Report) -> str:
         for f in group:
             line, col = doc.lines.line_col(f.start)
             fixes = "".join(f"<li>fix: {html.escape(fx.title)}</li>" for fx in f.fixes)
+            review = report.review_of(f)
+            if review:
+                note = f": {review.note}" if review.note else ""
+                fixes += f"<li>review: {html.escape(review.decision.label + note)}</li>"
             evidence = ""
             if f.evidence and f.evidence.get("text"):
                 evidence = f"<blockquote>{html.escape(str(f.evidence['text']))}</blockquote>"

@@ -22,10 +22,21 @@ class FindingsModel(QAbstractItemModel):
         super().__init__(parent)
         self._groups: list[tuple[Kind, list[Finding]]] = []
         self._line_of: dict[int, int] = {}
+        self._notes: dict[int, str] = {}
 
-    def set_findings(self, findings: list[Finding], lines: dict[int, int] | None = None) -> None:
-        """Replace everything (a new audit); `lines` maps a finding's start offset → its 1-based line."""
+    def set_findings(
+        self,
+        findings: list[Finding],
+        lines: dict[int, int] | None = None,
+        reviews: dict[int, str] | None = None,
+    ) -> None:
+        """Replace everything (a new audit).
+
+        `lines` maps a finding's start offset → its 1-based line; `reviews` maps `id(finding)` → the
+        writer's decision, shown beside the finding.
+        """
         self.beginResetModel()
+        self._notes = reviews or {}
         grouped: dict[Kind, list[Finding]] = {}
         for finding in sorted(findings, key=lambda f: (f.start, f.kind.value)):
             grouped.setdefault(finding.kind, []).append(finding)
@@ -83,7 +94,9 @@ class FindingsModel(QAbstractItemModel):
         finding = self._groups[index.internalId()][1][index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             if index.column() == 0:
-                return finding.severity.value + (f" [{finding.reference}]" if finding.reference else "")
+                label = finding.severity.value + (f" [{finding.reference}]" if finding.reference else "")
+                review = self._notes.get(id(finding))
+                return f"{label} · {review}" if review else label
             if index.column() == 1:
                 return str(self._line_of.get(finding.start, ""))
             return finding.message

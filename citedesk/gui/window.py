@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import html
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QThreadPool, QTimer, QUrl
 from PySide6.QtGui import (
@@ -27,6 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -44,12 +47,16 @@ from citedesk import __version__
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.repair import RepairError, apply_checked, merge_fixes
 from citedesk.core.report import Report, render_html, render_json, render_markdown
+from citedesk.core.review import Decision, Review, document_key
 from citedesk.core.text import DocumentError, LineIndex
 from citedesk.gui.findings_model import FindingsModel
 from citedesk.gui.highlight import STYLES, FindingHighlighter
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.worker import AuditJob
 from citedesk.pipeline import AuditOptions
+
+if TYPE_CHECKING:
+    from citedesk.sources.store import Store
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 AUDIT_DELAY_MS = 1000
@@ -129,9 +136,12 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_audit)
         self.judge_label = QLabel("")
+        self.review_label = QLabel("")
+        self.show_dismissed = False
         self.statusBar().addWidget(self.stage, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
+        self.statusBar().addPermanentWidget(self.review_label)
         self.statusBar().addPermanentWidget(self.judge_label)
 
         self.debounce = QTimer(self)
@@ -186,6 +196,15 @@ class MainWindow(QMainWindow):
         self._action("&Review", "&Previous finding", lambda: self.step(-1), "Shift+F8")
         self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
         self._action("&Review", "Fix &all of this kind", self.apply_fix_all_of_kind, "Ctrl+Shift+.")
+        self._menus["&Review"].addSeparator()
+        self._action("&Review", "&Start review (first undecided)", self.start_review, "F7")
+        self._action("&Review", "&Confirmed", lambda: self.decide(Decision.CONFIRMED), "Ctrl+1")
+        self._action("&Review", "&False alarm (hide)", lambda: self.decide(Decision.FALSE_ALARM), "Ctrl+2")
+        self._action("&Review", "&Needs a source", lambda: self.decide(Decision.NEEDS_SOURCE), "Ctrl+3")
+        self._action("&Review", "Add a &note…", self.note_dialog, "Ctrl+Shift+N")
+        self._action("&Review", "C&lear the decision", self.clear_decision, "Ctrl+0")
+        dismissed = self._action("&Review", "Show &false alarms", self._toggle_dismissed, "Ctrl+Shift+H")
+        dismissed.setCheckable(True)
         self._action("&Help", "&Legend", self.show_legend)
         self._action("&Help", "&About CiteDesk", self.show_about)
 
@@ -240,6 +259,8 @@ class MainWindow(QMainWindow):
             )
             self.write_recovery()
             return False
+        if self.path != path.resolve():
+            self._move_reviews(document_key(str(self.path) if self.path else None), document_key(str(path)))
         self.path = path.resolve()
         self.editor.document().setModified(False)
         self._recovery_path().unlink(missing_ok=True)
@@ -406,14 +427,19 @@ class MainWindow(QMainWindow):
         lines = LineIndex(text)
         spans = [(mapping.to_qt(f.start), mapping.to_qt(max(f.end, f.start + 1)), f) for f in report.findings]
         self.highlighter.set_spans(spans)
-        self.model.set_findings(
-            report.findings, {f.start: lines.line_col(f.start)[0] for f in report.findings}
-        )
+        listed = [*report.findings, *(report.dismissed if self.show_dismissed else [])]
+        decided = {id(f): r.decision.label for f in listed if (r := report.review_of(f))}
+        self.model.set_findings(listed, {f.start: lines.line_col(f.start)[0] for f in listed}, decided)
+        reviewed, total = report.review_progress()
+        self.review_label.setText(f"{reviewed} of {total} reviewed" if total else "")
         self.tree.expandAll()
         for column in range(2):
             self.tree.resizeColumnToContents(column)
         count = len(report.findings)
-        self.stage.setText(f"{count} finding{'s' if count != 1 else ''}" if count else "No problems found")
+        hidden = f" ({len(report.dismissed)} false alarms hidden)" if report.dismissed else ""
+        self.stage.setText(
+            (f"{count} finding{'s' if count != 1 else ''}" if count else "No problems found") + hidden
+        )
         self.judge_label.setText(f"judge: {report.judge}" if report.judge else "")
         self._select(self.tree.currentIndex())
 
@@ -434,6 +460,120 @@ class MainWindow(QMainWindow):
         )
         self.tree.setCurrentIndex(self.model.index_of(chosen))
 
+    # --- review ------------------------------------------------------------------------------------
+    def start_review(self) -> None:
+        """Select the first finding with no decision yet (review mode: decide, and move on)."""
+        self._select_undecided(after=-1)
+
+    def _select_undecided(self, after: int) -> None:
+        if self.report is None:
+            return
+        findings = sorted(self.model.findings(), key=lambda f: (f.start, f.kind.value))
+        undecided = [f for f in findings if self.report.review_of(f) is None]
+        if not undecided:
+            self.show_message("Every finding has a decision.")
+            return
+        following = [f for f in undecided if f.start > after]
+        self.tree.setCurrentIndex(self.model.index_of((following or undecided)[0]))
+
+    def decide(self, decision: Decision, note: str | None = None) -> None:
+        """Record the writer's decision on the selected finding, then move to the next undecided one."""
+        finding = self.selected_finding()
+        if finding is None or self.report is None:
+            self.show_message("Select a finding first (F7 starts the review).")
+            return
+        report = self.report
+        key = report.key_of(finding)
+        previous = report.reviews.get(key)
+        note = note if note is not None else (previous.note if previous else "")
+        if not self._write_review(key, decision, note, finding):
+            return
+        report.reviews[key] = Review(decision, note, time.time())
+        if decision is Decision.FALSE_ALARM and finding in report.findings:
+            report.findings = [f for f in report.findings if f is not finding]
+            report.dismissed = [*report.dismissed, finding]
+        elif decision is not Decision.FALSE_ALARM and finding in report.dismissed:
+            report.dismissed = [f for f in report.dismissed if f is not finding]
+            report.findings = sorted([*report.findings, finding], key=lambda f: (f.start, f.kind.value))
+        self._show_report(report)
+        self.show_message(f"{finding.kind.label}: {decision.label}")
+        self._select_undecided(after=finding.start)
+
+    def clear_decision(self) -> None:
+        finding = self.selected_finding()
+        if finding is None or self.report is None:
+            return
+        key = self.report.key_of(finding)
+        store = self._store()
+        if store is None:
+            return
+        try:
+            store.clear_review(document_key(str(self.path) if self.path else None), key)
+        finally:
+            store.close()
+        self.report.reviews.pop(key, None)
+        if finding in self.report.dismissed:
+            self.report.dismissed = [f for f in self.report.dismissed if f is not finding]
+            self.report.findings = sorted(
+                [*self.report.findings, finding], key=lambda f: (f.start, f.kind.value)
+            )
+        self._show_report(self.report)
+        self.tree.setCurrentIndex(self.model.index_of(finding))
+
+    def note_dialog(self) -> None:
+        finding = self.selected_finding()
+        if finding is None or self.report is None:
+            return
+        previous = self.report.review_of(finding)
+        note, accepted = QInputDialog.getText(
+            self, "Note", "A note to keep with your decision:", text=previous.note if previous else ""
+        )
+        if accepted:
+            self.decide(previous.decision if previous else Decision.NEEDS_SOURCE, note)
+
+    def _toggle_dismissed(self, checked: bool) -> None:
+        self.show_dismissed = checked
+        if self.report is not None:
+            self._show_report(self.report)
+
+    def _store(self) -> Store | None:
+        from citedesk.pipeline import open_store  # noqa: PLC0415
+
+        try:
+            return open_store(self.options)
+        except (OSError, sqlite3.Error) as exc:
+            self.show_message(f"Decisions cannot be kept: the store is unavailable ({exc}).")
+            return None
+
+    def _write_review(self, key: str, decision: Decision, note: str, finding: Finding) -> bool:
+        store = self._store()
+        if store is None:
+            return False
+        assert self.report is not None
+        try:
+            store.put_review(
+                document_key(str(self.path) if self.path else None),
+                key,
+                decision.value,
+                note=note,
+                kind=finding.kind.value,
+                excerpt=self.report.document.text[finding.start : finding.end],
+            )
+        except sqlite3.Error as exc:
+            self.show_message(f"The decision was not kept: {exc}")
+            return False
+        finally:
+            store.close()
+        return True
+
+    def _move_reviews(self, old: str, new: str) -> None:
+        store = self._store()
+        if store is not None:
+            try:
+                store.move_reviews(old, new)
+            finally:
+                store.close()
+
     def _select(self, index: object) -> None:
         finding = self.selected_finding()
         self.fix_button.setEnabled(bool(finding and finding.fixes))
@@ -447,7 +587,12 @@ class MainWindow(QMainWindow):
         cursor.setPosition(mapping.to_qt(finding.end), QTextCursor.MoveMode.KeepAnchor)
         self.editor.setTextCursor(cursor)
         self.editor.centerCursor()
-        self.evidence.setHtml(evidence_html(finding))
+        review = self.report.review_of(finding)
+        decided = ""
+        if review is not None:
+            note = f": {html.escape(review.note)}" if review.note else ""
+            decided = f"<p><i>Your review: {review.decision.label}{note}</i></p>"
+        self.evidence.setHtml(evidence_html(finding) + decided)
 
     def _open_link(self, url: QUrl) -> None:
         QDesktopServices.openUrl(url)

@@ -21,7 +21,7 @@ import sqlite_utils
 
 from citedesk.sources.passages import Passage
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass
@@ -100,7 +100,15 @@ def _migrate_2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS = {1: _migrate_1, 2: _migrate_2}
+def _migrate_3(db: sqlite_utils.Database) -> None:
+    db["reviews"].create(  # type: ignore[union-attr]
+        {"document": str, "key": str, "decision": str, "note": str, "kind": str, "excerpt": str, "at": float},
+        pk=("document", "key"),
+        if_not_exists=True,
+    )
+
+
+MIGRATIONS = {1: _migrate_1, 2: _migrate_2, 3: _migrate_3}
 
 
 class Store:
@@ -271,6 +279,44 @@ class Store:
             db["embeddings"].upsert_all(  # type: ignore[union-attr]
                 ({"key": k, "model": model, "vector": v} for k, v in vectors.items()), pk=("key", "model")
             )
+
+    # the writer's review decisions ---------------------------------------------------------------
+    def reviews(self, document: str) -> dict[str, dict[str, Any]]:
+        """key → {decision, note, kind, excerpt, at} for one document."""
+        rows = self.db.query("SELECT * FROM reviews WHERE document = ?", [document])
+        return {r["key"]: dict(r) for r in rows}
+
+    def put_review(
+        self, document: str, key: str, decision: str, *, note: str = "", kind: str = "", excerpt: str = ""
+    ) -> None:
+        row = {
+            "document": document,
+            "key": key,
+            "decision": decision,
+            "note": note,
+            "kind": kind,
+            "excerpt": excerpt[:500],
+            "at": time.time(),
+        }
+        with self.transaction() as db:
+            db["reviews"].upsert(row, pk=("document", "key"))  # type: ignore[union-attr]
+
+    def clear_review(self, document: str, key: str) -> bool:
+        with self.transaction() as db:
+            cursor = db.execute("DELETE FROM reviews WHERE document = ? AND key = ?", [document, key])
+            return bool(cursor.rowcount)
+
+    def move_reviews(self, old: str, new: str) -> None:
+        """A document saved under a new name keeps its decisions (the new name's own ones win)."""
+        if old == new:
+            return
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO reviews (document, key, decision, note, kind, excerpt, at) "
+                "SELECT ?, key, decision, note, kind, excerpt, at FROM reviews WHERE document = ?",
+                [new, old],
+            )
+            db.execute("DELETE FROM reviews WHERE document = ?", [old])
 
 
 def _record(row: dict[str, Any]) -> SourceRecord:

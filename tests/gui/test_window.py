@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -204,3 +205,52 @@ def test_showing_the_window_does_not_import_torch() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    document = tmp_path / "problems.md"
+    shutil.copy(SAMPLES / "problems.md", document)
+    window.load_file(document)
+    wait_for_report(qtbot, window)
+    assert window.report is not None
+    total = len(window.report.findings)
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_F7)  # start the review: the first finding by position
+    first = window.selected_finding()
+    assert first is not None
+    assert first.start == min(f.start for f in window.report.findings)
+    qtbot.keyClick(window.editor, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # false alarm
+    assert first not in window.model.findings()  # hidden at once, no re-audit needed
+    assert window.review_label.text() == f"1 of {total} reviewed"
+    second = window.selected_finding()  # review mode moved on to the next undecided finding
+    assert second is not None
+    assert second.start >= first.start
+    qtbot.keyClick(window.editor, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # confirmed
+    assert window.review_label.text() == f"2 of {total} reviewed"
+    assert "Confirmed" in window.model.data(window.model.index_of(second))
+    window.export_report(tmp_path / "report.json")
+    exported = json.loads((tmp_path / "report.json").read_text())
+    assert [d["review"]["decision"] for d in exported["dismissed"]] == ["false_alarm"]
+    assert any(f["review"] and f["review"]["decision"] == "confirmed" for f in exported["findings"])
+
+    # a new window on the same file: the false alarm stays hidden, the confirmation stays
+    other = MainWindow(window.options, window.settings)
+    other.confirm_discard = lambda: True
+    qtbot.addWidget(other)
+    other.load_file(document)
+    wait_for_report(qtbot, other)
+    assert other.report is not None
+    assert len(other.report.findings) == total - 1
+    assert other.review_label.text() == f"2 of {total} reviewed"
+    other.show_dismissed = True
+    other._show_report(other.report)
+    assert len(other.model.findings()) == total  # "Show false alarms" lists the dismissed one too
+    # edit the dismissed finding's own sentence: it is a new claim, so it is reported again
+    sentence = other.report.document.text[first.start : first.end]
+    assert "most widely" in sentence
+    other.editor.setPlainText(other.editor.toPlainText().replace("most widely", "most commonly"))
+    other.start_audit()
+    wait_for_report(qtbot, other)
+    assert len(other.report.findings) == total
+    assert other.report.dismissed == []
