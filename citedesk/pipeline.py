@@ -38,6 +38,10 @@ class AuditOptions:
     sources_dir: Path | None = None
     allow_private_network: bool = False
     refresh: bool = False
+    refresh_keys: frozenset[str] = frozenset()
+    """Fetch only these references again (the window's per-source Refresh)."""
+    attached: tuple[tuple[str, Path], ...] = ()
+    """(reference key, file): files the writer attached as references' content; they win."""
     store_path: Path | None = None
     doi_base: str | None = None
     arxiv_base: str | None = None
@@ -224,6 +228,8 @@ def source_options(options: AuditOptions, document_dir: Path | None = None) -> S
         sources_dir=options.sources_dir,
         document_dir=document_dir,
         refresh=options.refresh,
+        refresh_keys=options.refresh_keys,
+        attached=options.attached,
         fetch=FetchPolicy(allow_private_network=options.allow_private_network),
     )
     if options.doi_base:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, QThreadPool, QTimer, QUrl
+from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QTextBrowser,
     QTreeView,
     QVBoxLayout,
@@ -49,9 +50,12 @@ from citedesk.core.repair import RepairError, apply_checked, merge_fixes
 from citedesk.core.report import Report, render_html, render_json, render_markdown
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.core.text import DocumentError, LineIndex
+from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_model import FindingsModel
 from citedesk.gui.highlight import STYLES, FindingHighlighter
 from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
+from citedesk.gui.sources_panel import SourcesPanel
 from citedesk.gui.worker import AuditJob
 from citedesk.pipeline import AuditOptions
 
@@ -73,10 +77,8 @@ class MainWindow(QMainWindow):
     def __init__(self, options: AuditOptions | None = None, settings: QSettings | None = None) -> None:
         super().__init__()
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
-        self.options = options or AuditOptions(
-            offline=bool(self.settings.value("offline", False, type=bool)),
-            judge=str(self.settings.value("judge", "auto")),
-        )
+        self.options = options or options_from_settings(self.settings)
+        self.attachments: dict[str, str] = {}
         self.path: Path | None = None
         self.encoding = "utf-8"
         self.crlf = False
@@ -112,17 +114,35 @@ class MainWindow(QMainWindow):
         self.fix_button.clicked.connect(self.apply_selected_fix)
         self.fix_all_button.clicked.connect(self.apply_fix_all_of_kind)
 
-        side = QWidget()
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(self.tree, 3)
+        findings_tab = QWidget()
+        findings_layout = QVBoxLayout(findings_tab)
+        findings_layout.setContentsMargins(0, 0, 0, 0)
+        findings_layout.addWidget(self.tree)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fix_button)
         buttons.addWidget(self.fix_all_button)
-        side_layout.addLayout(buttons)
-        side_layout.addWidget(self.evidence, 2)
+        findings_layout.addLayout(buttons)
+        self.sources_panel = SourcesPanel()
+        self.sources_panel.refresh_requested.connect(self.refresh_source)
+        self.sources_panel.open_requested.connect(self.open_source)
+        self.sources_panel.attach_requested.connect(self.attach_source)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(findings_tab, "Findings")
+        self.tabs.addTab(self.sources_panel, "Sources")
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.tabs)
+        side.addWidget(self.evidence)
+        side.setStretchFactor(0, 3)
+        side.setStretchFactor(1, 2)
+        self.find_bar = FindBar(self.editor)
+        editor_column = QWidget()
+        editor_layout = QVBoxLayout(editor_column)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.setSpacing(0)
+        editor_layout.addWidget(self.editor)
+        editor_layout.addWidget(self.find_bar)
         splitter = QSplitter()
-        splitter.addWidget(self.editor)
+        splitter.addWidget(editor_column)
         splitter.addWidget(side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
@@ -183,15 +203,21 @@ class MainWindow(QMainWindow):
         self._action("&File", "&Open…", self.open_dialog, QKeySequence.StandardKey.Open)
         self._action("&File", "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action("&File", "Save &as…", self.save_as_dialog, QKeySequence.StandardKey.SaveAs)
+        self.recent_menu = self._menus["&File"].addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._action("&File", "&Export report…", self.export_dialog, "Ctrl+E")
+        self._action("&File", "Se&ttings…", self.settings_dialog, QKeySequence.StandardKey.Preferences)
         self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._action("&Edit", "&Undo", self.editor.undo, QKeySequence.StandardKey.Undo)
         self._action("&Edit", "&Redo", self.editor.redo, QKeySequence.StandardKey.Redo)
+        self._action("&Edit", "&Find…", self.find_bar.open_bar, QKeySequence.StandardKey.Find)
+        self._action("&Edit", "Find and &replace…", lambda: self.find_bar.open_bar(replacing=True), "Ctrl+H")
+        self._action("&Edit", "Find &next", self.find_bar.find_next, QKeySequence.StandardKey.FindNext)
         self._action("&Audit", "&Audit now", self.start_audit, "F5")
-        self._action("&Audit", "&Cancel audit", self.cancel_audit, "Escape")
-        offline = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
-        offline.setCheckable(True)
-        offline.setChecked(self.options.offline)
+        self._action("&Audit", "&Cancel audit", self._escape, "Escape")
+        self.offline_action = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
+        self.offline_action.setCheckable(True)
+        self.offline_action.setChecked(self.options.offline)
         self._action("&Review", "&Next finding", lambda: self.step(1), "F8")
         self._action("&Review", "&Previous finding", lambda: self.step(-1), "Shift+F8")
         self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
@@ -218,6 +244,7 @@ class MainWindow(QMainWindow):
             self.show_message(f"Could not open {path}: {exc}")
             return False
         self.path = Path(path).resolve()
+        self._load_attachments()
         self.encoding = decoded.encoding
         self.crlf = "\r\n" in decoded.text
         self.editor.setPlainText(decoded.text.replace("\r\n", "\n"))
@@ -357,13 +384,27 @@ class MainWindow(QMainWindow):
         self.settings.setValue("offline", checked)
         self.start_audit()
 
-    def start_audit(self) -> None:
+    def _escape(self) -> None:
+        if self.find_bar.isVisible():
+            self.find_bar.close_bar()
+        else:
+            self.cancel_audit()
+
+    def audit_options(self, refresh: frozenset[str] = frozenset()) -> AuditOptions:
+        """The window's options plus this document's attached files (and a one-off refresh)."""
+        from dataclasses import replace  # noqa: PLC0415
+
+        attached = tuple((key, Path(path)) for key, path in sorted(self.attachments.items()))
+        return replace(self.options, attached=attached, refresh_keys=refresh)
+
+    def start_audit(self, refresh: frozenset[str] = frozenset()) -> None:
         """Audit the editor's text now, in the background; a running audit is cancelled first."""
         self.debounce.stop()
         self.cancel_audit()
         self._generation += 1
         text = self.editor.toPlainText()
-        job = AuditJob(self._generation, text, str(self.path) if self.path else None, self.options)
+        options = self.audit_options(refresh if isinstance(refresh, frozenset) else frozenset())
+        job = AuditJob(self._generation, text, str(self.path) if self.path else None, options)
         job.signals.progress.connect(self._on_progress)
         job.signals.finished.connect(self._on_finished)
         job.signals.failed.connect(self._on_failed)
@@ -432,6 +473,7 @@ class MainWindow(QMainWindow):
         self.model.set_findings(listed, {f.start: lines.line_col(f.start)[0] for f in listed}, decided)
         reviewed, total = report.review_progress()
         self.review_label.setText(f"{reviewed} of {total} reviewed" if total else "")
+        self.sources_panel.set_sources(report.sources, self.attachments)
         self.tree.expandAll()
         for column in range(2):
             self.tree.resizeColumnToContents(column)
@@ -459,6 +501,75 @@ class MainWindow(QMainWindow):
             else findings[0 if delta > 0 else -1]
         )
         self.tree.setCurrentIndex(self.model.index_of(chosen))
+
+    # --- sources -----------------------------------------------------------------------------------
+    def refresh_source(self, key: str) -> None:
+        """Fetch one reference again (the cached copy stays if the fetch fails), then re-audit."""
+        self.show_message(f"Fetching [{key}] again…")
+        self.start_audit(refresh=frozenset({key}))
+
+    def open_source(self, key: str) -> None:
+        source = self.sources_panel.source(key) or {}
+        location = self.attachments.get(key) or str(source.get("location") or "")
+        url = source_url(location, self.path.parent if self.path else None)
+        if url is None:
+            self.show_message(f"Reference [{key}] has nothing to open.")
+            return
+        QDesktopServices.openUrl(url)
+
+    def attach_source(self, key: str, path: str) -> None:
+        """Use a local file as reference [key]'s content (for this document, kept in settings)."""
+        if not Path(path).is_file():
+            self.show_message(f"Not attached: {path} is not a file.")
+            return
+        self.attachments[key] = str(Path(path).resolve())
+        self._save_attachments()
+        self.show_message(f"Attached {Path(path).name} as reference [{key}]")
+        self.start_audit()
+
+    def _attachments_key(self) -> str:
+        digest = hashlib.sha1(document_key(str(self.path) if self.path else None).encode()).hexdigest()
+        return f"attachments/{digest[:16]}"
+
+    def _save_attachments(self) -> None:
+        import json  # noqa: PLC0415
+
+        self.settings.setValue(self._attachments_key(), json.dumps(self.attachments))
+
+    def _load_attachments(self) -> None:
+        import json  # noqa: PLC0415
+
+        try:
+            stored = json.loads(str(self.settings.value(self._attachments_key(), "{}")))
+        except ValueError:
+            stored = {}
+        self.attachments = {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
+
+    # --- settings ----------------------------------------------------------------------------------
+    def settings_dialog(self) -> None:
+        dialog = SettingsDialog(self.settings, self)
+        if dialog.exec():
+            dialog.save()
+            self.apply_settings()
+
+    def apply_settings(self) -> None:
+        self.options = options_from_settings(self.settings, self.options)
+        self.offline_action.setChecked(self.options.offline)
+        apply_theme(str(self.settings.value("theme", "system")))
+        self.start_audit()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        stored = self.settings.value("recent", []) or []
+        for name in stored if isinstance(stored, list) else [stored]:
+            action = self.recent_menu.addAction(str(name))
+            action.triggered.connect(lambda _=False, n=str(name): self._open_recent(n))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def _open_recent(self, name: str) -> None:
+        if self.confirm_discard():
+            self.load_file(name)
 
     # --- review ------------------------------------------------------------------------------------
     def start_review(self) -> None:
@@ -659,6 +770,23 @@ class MainWindow(QMainWindow):
         QMessageBox.about(
             self, "CiteDesk", f"CiteDesk {__version__}: is every citation real, and does it say that?"
         )
+
+
+def source_url(location: str, document_dir: Path | None) -> QUrl | None:
+    """What "Open" opens for a reference: its link, its DOI or arXiv page, or its local file."""
+    if location.startswith(("http://", "https://")):
+        return QUrl(location)
+    if location.lower().startswith("doi:"):
+        return QUrl("https://doi.org/" + location[4:])
+    if location.lower().startswith("arxiv:"):
+        return QUrl("https://arxiv.org/abs/" + location[6:])
+    if location:
+        path = Path(location)
+        if not path.is_absolute() and document_dir is not None:
+            path = document_dir / path
+        if path.is_file():
+            return QUrl.fromLocalFile(str(path.resolve()))
+    return None
 
 
 def evidence_html(finding: Finding) -> str:

@@ -59,6 +59,10 @@ class SourceOptions:
     sources_dir: Path | None = None
     document_dir: Path | None = None
     refresh: bool = False
+    refresh_keys: frozenset[str] = frozenset()
+    """Fetch these references again even when cached (the window's per-source Refresh)."""
+    attached: tuple[tuple[str, Path], ...] = ()
+    """(reference key, file) pairs: a file the writer attached as that reference's content."""
     doi_base: str = DOI_BASE
     crossref_base: str = CROSSREF_BASE
     arxiv_base: str = ARXIV_BASE
@@ -110,7 +114,8 @@ def gather_sources(
             )
             continue
         cached = store.source(locator)
-        if cached is not None and cached.status == "ok" and not options.refresh:
+        fresh = options.refresh or key in options.refresh_keys
+        if cached is not None and cached.status == "ok" and not fresh:
             results[key] = _from_record(key, cached, SourceStatus.CACHED, store, ref=ref)
             continue
         if options.offline:
@@ -186,7 +191,7 @@ def _location(ref: Reference) -> str | None:
 
 # local files ------------------------------------------------------------------------------------
 def _local_source(ref: Reference, options: SourceOptions, store: Store) -> ResolvedSource | None:
-    candidates: list[tuple[Path, str]] = []
+    candidates: list[tuple[Path, str]] = [(Path(p), str(p)) for k, p in options.attached if k == ref.key]
     if options.sources_dir is not None:
         candidates.extend(
             (options.sources_dir / f"{ref.key}{ext}", f"{ref.key}{ext}") for ext in LOCAL_EXTENSIONS

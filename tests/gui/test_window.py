@@ -15,17 +15,24 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Kind
+from citedesk.gui.app import offer_recovery
 from citedesk.gui.offsets import Utf16Map
-from citedesk.gui.window import MainWindow
+from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
+from citedesk.gui.window import MainWindow, recovery_dir
 from citedesk.pipeline import AuditOptions
 from tests.conftest import REPO, SAMPLES
+from tests.helpers.server import _Handler, serve
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> MainWindow:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot: QtBot, settings: QSettings) -> MainWindow:
     win = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
     win.confirm_discard = lambda: True
     qtbot.addWidget(win)
@@ -169,6 +176,24 @@ def test_recovery_copy_is_written_for_unsaved_text(qtbot: QtBot, window: MainWin
     copy = window._recovery_path()
     assert copy.read_text(encoding="utf-8").endswith("Precious unsaved words.")
 
+    # the "crash": a new window finds the copy and offers it back, once, keeping the file either way
+    reopened = MainWindow(window.options, window.settings)
+    reopened.confirm_discard = lambda: True
+    qtbot.addWidget(reopened)
+    questions: list[str] = []
+
+    def answer_yes(question: str) -> bool:
+        questions.append(question)
+        return True
+
+    kept = offer_recovery(reopened, recovery_dir(), answer_yes)
+    assert kept is not None
+    assert len(questions) == 1
+    assert reopened.editor.toPlainText() == "Precious unsaved words."
+    assert reopened.editor.document().isModified()
+    assert kept.exists()
+    assert offer_recovery(reopened, recovery_dir(), lambda q: True) is None  # not offered twice
+
 
 def test_findings_model_passes_the_model_tester(
     qtbot: QtBot, window: MainWindow, qtmodeltester: ModelTester
@@ -228,7 +253,7 @@ def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWi
     assert second.start >= first.start
     qtbot.keyClick(window.editor, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # confirmed
     assert window.review_label.text() == f"2 of {total} reviewed"
-    assert "Confirmed" in window.model.data(window.model.index_of(second))
+    assert "Confirmed" in str(window.model.data(window.model.index_of(second)))
     window.export_report(tmp_path / "report.json")
     exported = json.loads((tmp_path / "report.json").read_text())
     assert [d["review"]["decision"] for d in exported["dismissed"]] == ["false_alarm"]
@@ -254,3 +279,118 @@ def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWi
     wait_for_report(qtbot, other)
     assert len(other.report.findings) == total
     assert other.report.dismissed == []
+
+
+def _drop_on(point: QPoint, path: Path) -> tuple[QDropEvent, QMimeData]:
+    """A drop of `path` at `point`; the mime data is returned too, as the event only points to it."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(
+        QPointF(point),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    return event, mime
+
+
+def test_sources_panel_refreshes_one_source_and_takes_dropped_files(
+    qtbot: QtBot, tmp_path: Path, settings: QSettings
+) -> None:
+    with serve() as base:
+        store = tmp_path / "store.sqlite3"
+        options = AuditOptions(judge="heuristic", dense=False, allow_private_network=True, store_path=store)
+        window = MainWindow(options, settings)
+        window.confirm_discard = lambda: True
+        qtbot.addWidget(window)
+        document = tmp_path / "draft.md"
+        document.write_text(
+            "Shaded streets were cooler than open ones in the survey [1]. Parks reduce heat [2].\n\n"
+            f"## References\n\n[1] Canopy. {base}/article\n[2] Parks and heat. {base}/missing\n",
+            encoding="utf-8",
+        )
+        window.load_file(document)
+        wait_for_report(qtbot, window)
+        panel = window.sources_panel
+        assert {key: row[0] for key, row in panel.rows().items()} == {"1": "fetched", "2": "dead link"}
+        fetched_once = _Handler.hits["/article"]
+        window.start_audit()
+        wait_for_report(qtbot, window)
+        assert _Handler.hits["/article"] == fetched_once  # cached: not fetched again
+        assert panel.rows()["1"][0] == "cached"
+        panel.select("1")
+        panel.refresh_button.click()  # Refresh fetches [1] again, and only [1]
+        wait_for_report(qtbot, window)
+        assert _Handler.hits["/article"] == fetched_once + 1
+        assert panel.rows()["1"][0] == "fetched"
+
+    # a local copy of the dead source, dropped onto its row, becomes its content
+    copy = tmp_path / "parks.txt"
+    copy.write_text(
+        "City parks reduce heat in the surrounding streets by several degrees.\n", encoding="utf-8"
+    )
+    item = panel.tree.findItems("2", Qt.MatchFlag.MatchExactly, 0)[0]
+    point = panel.tree.visualItemRect(item).center()
+    event, _mime = _drop_on(point, copy)
+    panel.tree.dropEvent(event)
+    wait_for_report(qtbot, window)
+    assert window.attachments == {"2": str(copy.resolve())}
+    assert panel.rows()["2"][0] == "local file · attached"
+    assert window.report is not None
+    assert not [f for f in window.report.findings if f.kind is Kind.DEAD_LINK]
+    # the attachment belongs to the document and comes back with it
+    other = MainWindow(options, settings)
+    other.confirm_discard = lambda: True
+    qtbot.addWidget(other)
+    other.load_file(document)
+    wait_for_report(qtbot, other)
+    assert other.attachments == {"2": str(copy.resolve())}
+
+
+def test_find_and_replace_all_is_one_undo_step(qtbot: QtBot, window: MainWindow) -> None:
+    original = "Cats sleep. Cats purr. The cat naps.\n"
+    window.editor.setPlainText(original)
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_bar.isVisible()
+    window.find_bar.find_field.setText("cats")
+    window.find_bar.replace_field.setText("Dogs")
+    assert window.find_bar.replace_all() == 2
+    assert window.editor.toPlainText() == "Dogs sleep. Dogs purr. The cat naps.\n"
+    window.find_bar.case.setChecked(True)
+    window.find_bar.find_field.setText("cat")
+    assert window.find_bar.find_next()
+    assert window.editor.textCursor().selectedText() == "cat"
+    window.editor.undo()
+    assert window.editor.toPlainText() == original
+    qtbot.keyClick(window.find_bar.find_field, Qt.Key.Key_Escape)
+    assert not window.find_bar.isVisible()
+
+
+def test_settings_dialog_changes_and_keeps_the_options(
+    qtbot: QtBot, window: MainWindow, settings: QSettings
+) -> None:
+    dialog = SettingsDialog(window.settings, window)
+    qtbot.addWidget(dialog)
+    labels = [dialog.judge.itemData(i) for i in range(dialog.judge.count())]
+    assert labels[:2] == ["auto", "heuristic"]
+    dialog.judge.setCurrentIndex(labels.index("heuristic"))
+    dialog.offline.setChecked(True)
+    dialog.private.setChecked(True)
+    dialog.dense.setChecked(False)
+    dialog.save()
+    window.apply_settings()
+    assert window.options.judge == "heuristic"
+    assert window.options.offline
+    assert window.options.allow_private_network
+    assert not window.options.dense
+    assert window.offline_action.isChecked()
+    fresh = options_from_settings(window.settings)
+    assert (fresh.judge, fresh.offline, fresh.allow_private_network, fresh.dense) == (
+        "heuristic",
+        True,
+        True,
+        False,
+    )

@@ -1,0 +1,128 @@
+"""Settings: judge and model, offline mode, fetch permissions, retrieval, theme.
+
+Kept in QSettings; `options_from_settings` turns them into the engine's `AuditOptions`, so the window
+and a fresh start read them the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QWidget,
+)
+
+from citedesk.pipeline import AuditOptions
+
+THEMES = ("system", "light", "dark")
+
+
+def options_from_settings(settings: QSettings, base: AuditOptions | None = None) -> AuditOptions:
+    base = base or AuditOptions()
+    return replace(
+        base,
+        offline=bool(settings.value("offline", base.offline, type=bool)),
+        judge=str(settings.value("judge", base.judge)),
+        allow_private_network=bool(
+            settings.value("allow_private_network", base.allow_private_network, type=bool)
+        ),
+        dense=bool(settings.value("dense", base.dense, type=bool)),
+    )
+
+
+def judge_choices() -> list[tuple[str, str]]:
+    """(spec, label) for the judge box: auto, heuristic, and each installed NLI model."""
+    from citedesk.evidence import models  # noqa: PLC0415 - no torch: only lists folders
+
+    choices = [
+        ("auto", "Automatic (the default NLI model if installed, else heuristic)"),
+        ("heuristic", "Heuristic judge (no model needed)"),
+    ]
+    choices += [(f"nli:{path.name}", f"NLI model: {path.name}") for path in models.installed()]
+    return choices
+
+
+def apply_theme(theme: str, app: QApplication | None = None) -> None:
+    app = app or (QApplication.instance() if isinstance(QApplication.instance(), QApplication) else None)  # type: ignore[assignment]
+    if app is None:
+        return
+    if theme == "dark":
+        app.setStyle("Fusion")
+        palette = QPalette()
+        colours = {
+            QPalette.ColorRole.Window: "#2b2b2b",
+            QPalette.ColorRole.WindowText: "#e6e6e6",
+            QPalette.ColorRole.Base: "#1e1e1e",
+            QPalette.ColorRole.AlternateBase: "#262626",
+            QPalette.ColorRole.Text: "#e6e6e6",
+            QPalette.ColorRole.Button: "#333333",
+            QPalette.ColorRole.ButtonText: "#e6e6e6",
+            QPalette.ColorRole.Highlight: "#3d6fb4",
+            QPalette.ColorRole.HighlightedText: "#ffffff",
+            QPalette.ColorRole.ToolTipBase: "#333333",
+            QPalette.ColorRole.ToolTipText: "#e6e6e6",
+            QPalette.ColorRole.Link: "#8ab4f8",
+        }
+        for role, colour in colours.items():
+            palette.setColor(role, QColor(colour))
+        app.setPalette(palette)
+    elif theme == "light":
+        app.setStyle("Fusion")
+        app.setPalette(app.style().standardPalette())
+    else:
+        app.setPalette(QPalette())
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("CiteDesk settings")
+        self.settings = settings
+        options = options_from_settings(settings)
+        self.judge = QComboBox()
+        for spec, label in judge_choices():
+            self.judge.addItem(label, spec)
+        index = self.judge.findData(options.judge)
+        if index < 0:  # a model that is no longer installed: keep it visible rather than lose it
+            self.judge.addItem(f"{options.judge} (not installed)", options.judge)
+            index = self.judge.count() - 1
+        self.judge.setCurrentIndex(index)
+        self.offline = QCheckBox("Fetch nothing: use local files and the cache only")
+        self.offline.setChecked(options.offline)
+        self.private = QCheckBox("Allow links to loopback and private-network addresses")
+        self.private.setChecked(options.allow_private_network)
+        self.dense = QCheckBox("Use the embedding model for retrieval (all-MiniLM-L6-v2, when installed)")
+        self.dense.setChecked(options.dense)
+        self.theme = QComboBox()
+        self.theme.addItems(list(THEMES))
+        self.theme.setCurrentText(str(settings.value("theme", "system")))
+        form = QFormLayout(self)
+        form.addRow("Judge", self.judge)
+        form.addRow("", QLabel("Install NLI models with `citedesk models import FOLDER`."))
+        form.addRow("Offline", self.offline)
+        form.addRow("Network", self.private)
+        form.addRow("Retrieval", self.dense)
+        form.addRow("Theme", self.theme)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def save(self) -> None:
+        self.settings.setValue("judge", self.judge.currentData())
+        self.settings.setValue("offline", self.offline.isChecked())
+        self.settings.setValue("allow_private_network", self.private.isChecked())
+        self.settings.setValue("dense", self.dense.isChecked())
+        self.settings.setValue("theme", self.theme.currentText())
+        self.settings.sync()
