@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if getattr(sys, "frozen", False):  # a packaged build: let the audit process start (spawn)
+        import multiprocessing  # noqa: PLC0415
+
+        multiprocessing.freeze_support()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None or args.command == "open":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -130,7 +131,11 @@ def segment_spans(neutral: str) -> tuple[tuple[int, int], ...]:
 def _segment(neutral: str) -> Iterable[tuple[int, int]]:
     """Sentence spans in `neutral`, trimmed of surrounding whitespace."""
     for chunk_start, chunk in _chunks(neutral):
-        segments: list[str] = _segmenter().segment(chunk)  # type: ignore[attr-defined]
+        chunk = _CONTROL.sub(" ", chunk)  # same length; pysbd's list rules crash on some controls
+        try:
+            segments: list[str] = _segmenter().segment(chunk)  # type: ignore[attr-defined]
+        except Exception:  # a pysbd bug must not lose the document: split at full stops instead
+            segments = _FALLBACK_SPLIT.split(chunk)
         cursor = 0
         for segment in segments:
             core = segment.strip()
@@ -141,6 +146,10 @@ def _segment(neutral: str) -> Iterable[tuple[int, int]]:
                 found = cursor + (len(segment) - len(segment.lstrip()))
             cursor = found + len(core)
             yield chunk_start + found, chunk_start + cursor
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_FALLBACK_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
 def _chunks(neutral: str) -> Iterable[tuple[int, str]]:

@@ -1,6 +1,6 @@
 """The main window: the editor, findings inline and in a panel, evidence, one-click fixes.
 
-Qt code only: audits run in `AuditJob`s on the global thread pool and come back through signals;
+Qt code only: audits run in a child process (`ProcessAuditRunner`) and come back through signals;
 every decision (findings, fixes, the prose check) is the core's. Fixes are applied as one
 `QTextCursor` edit block, so Ctrl+Z undoes a fix — or a whole "fix all" — in one step.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, QUrl
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -56,7 +56,7 @@ from citedesk.gui.highlight import STYLES, FindingHighlighter
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
 from citedesk.gui.sources_panel import SourcesPanel
-from citedesk.gui.worker import AuditJob
+from citedesk.gui.worker import AuditRunner, ProcessAuditRunner, ThreadAuditRunner
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
@@ -74,7 +74,13 @@ def recovery_dir() -> Path:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, options: AuditOptions | None = None, settings: QSettings | None = None) -> None:
+    def __init__(
+        self,
+        options: AuditOptions | None = None,
+        settings: QSettings | None = None,
+        *,
+        in_process: bool = False,
+    ) -> None:
         super().__init__()
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
         self.options = options or options_from_settings(self.settings)
@@ -85,11 +91,14 @@ class MainWindow(QMainWindow):
         self.report: Report | None = None
         self._audited_text: str | None = None
         self._generation = 0
-        self._job: AuditJob | None = None
-        self._jobs: dict[int, AuditJob] = {}
-        self.pool = QThreadPool.globalInstance()
+        self._job: int | None = None
+        """The generation of the audit whose results the window is waiting for."""
+        self.runner: AuditRunner = ThreadAuditRunner(self) if in_process else ProcessAuditRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
         self.confirm_discard = self._ask_discard
-        self.worst_stall_ms = 0.0
 
         self.setWindowTitle("CiteDesk")
         self.resize(1200, 800)
@@ -358,6 +367,7 @@ class MainWindow(QMainWindow):
             return
         self.cancel_audit()
         self.autosave.stop()
+        self.runner.shutdown()
         event.accept()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
@@ -404,23 +414,17 @@ class MainWindow(QMainWindow):
         self._generation += 1
         text = self.editor.toPlainText()
         options = self.audit_options(refresh if isinstance(refresh, frozenset) else frozenset())
-        job = AuditJob(self._generation, text, str(self.path) if self.path else None, options)
-        job.signals.progress.connect(self._on_progress)
-        job.signals.finished.connect(self._on_finished)
-        job.signals.failed.connect(self._on_failed)
-        job.signals.cancelled.connect(self._on_cancelled)
-        self._job = job
-        self._jobs[self._generation] = job
+        self._job = self._generation
         self._pending_text = text
         self.stage.setText("Checking…")
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
-        self.pool.start(job)
+        self.runner.start(self._generation, text, str(self.path) if self.path else None, options)
 
     def cancel_audit(self) -> None:
         if self._job is not None:
-            self._job.cancel()
+            self.runner.cancel(self._job)
             self._job = None
             self.progress.setVisible(False)
             self.cancel_button.setVisible(False)
@@ -440,7 +444,6 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, 0)
 
     def _on_finished(self, generation: int, report: Report) -> None:
-        self._jobs.pop(generation, None)
         if not self._current(generation):
             return  # superseded or cancelled: never paint stale findings
         self._job = None
@@ -451,7 +454,6 @@ class MainWindow(QMainWindow):
         self._show_report(report)
 
     def _on_failed(self, generation: int, message: str) -> None:
-        self._jobs.pop(generation, None)
         if not self._current(generation):
             return
         self._job = None
@@ -460,7 +462,11 @@ class MainWindow(QMainWindow):
         self.stage.setText(f"The audit failed: {message}")
 
     def _on_cancelled(self, generation: int) -> None:
-        self._jobs.pop(generation, None)
+        if self._current(generation):  # cancelled from elsewhere (the runner shut down)
+            self._job = None
+            self.progress.setVisible(False)
+            self.cancel_button.setVisible(False)
+            self.stage.setText("Cancelled")
 
     def _show_report(self, report: Report) -> None:
         text = report.document.text

@@ -72,3 +72,11 @@ def test_crlf_documents_keep_offsets() -> None:
     assert text[doc.markers[0].start : doc.markers[0].end] == "[1]"
     assert doc.entries[0].url == "https://a.example"
     assert text[doc.entries[0].start : doc.entries[0].end] == "[1] A. https://a.example"
+
+
+def test_control_characters_do_not_crash_sentence_splitting() -> None:
+    # found by Hypothesis: pysbd's list-item rules raise on "0\x1f0. "
+    from citedesk.core.document import parse_document
+
+    document = parse_document("0\x1f0. The survey found 40% gains [1].\n\n## References\n\n[1] A.\n")
+    assert [s.text for s in document.sentences][-1] == "The survey found 40% gains."

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +21,7 @@ from citedesk.gui.app import offer_recovery
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
 from citedesk.gui.window import MainWindow, recovery_dir
+from citedesk.gui.worker import ProcessAuditRunner
 from citedesk.pipeline import AuditOptions
 from tests.conftest import REPO, SAMPLES
 from tests.helpers.server import _Handler, serve
@@ -127,7 +130,7 @@ def test_a_new_audit_cancels_the_old_one_and_stale_results_never_show(
     assert window.report.document.text.startswith("Fine text")
     assert not [f for f in window.model.findings() if f.kind is Kind.FABRICATED]
     window.cancel_audit()
-    assert window.pool.waitForDone(10_000)  # no leaked threads
+    assert window.runner.wait_idle(10)  # nothing left running
 
 
 def test_typing_reaudits_after_a_pause(qtbot: QtBot, window: MainWindow) -> None:
@@ -394,3 +397,34 @@ def test_settings_dialog_changes_and_keeps_the_options(
         True,
         False,
     )
+
+
+def test_audits_run_in_a_child_process_that_is_restarted_and_stopped(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    runner = window.runner
+    assert isinstance(runner, ProcessAuditRunner)
+    window.editor.setPlainText("A claim with a fabricated marker [9].\n")
+    window.start_audit()
+    wait_for_report(qtbot, window)
+    child = runner.process._process
+    assert child is not None
+    assert child.is_alive()
+    assert child.pid != os.getpid()
+    # the child dies mid-audit (killed, out of memory…): the window says so, and the next audit
+    # starts a new child
+    window.editor.setPlainText("Coffee was drunk in Yemen in 1450 by many people [1]. " * 6000)
+    with qtbot.waitSignal(runner.progress, timeout=30_000):
+        window.start_audit()
+    os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    qtbot.waitUntil(lambda: window._job is None, timeout=30_000)
+    assert "stopped unexpectedly" in window.stage.text()
+    window.editor.setPlainText("A claim with a fabricated marker [9].\n")
+    window.start_audit()
+    wait_for_report(qtbot, window)
+    assert runner.process._process is not None
+    assert runner.process._process.pid != child.pid
+    assert any(f.kind is Kind.FABRICATED for f in window.report.findings)  # type: ignore[union-attr]
+    second = runner.process._process
+    window.close()
+    assert not second.is_alive()
