@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -23,7 +23,9 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
     QFont,
+    QHelpEvent,
     QKeySequence,
+    QMouseEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -39,6 +41,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QTextBrowser,
+    QToolTip,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -184,6 +187,7 @@ class MainWindow(QMainWindow):
         self.editor.textChanged.connect(self._text_changed)
         self.editor.document().modificationChanged.connect(self._update_title)
         self.tree.selectionModel().currentChanged.connect(lambda current, _previous: self._select(current))
+        self.editor.viewport().installEventFilter(self)
         self.setAcceptDrops(True)
         self._build_menus()
         self._update_title()
@@ -491,6 +495,45 @@ class MainWindow(QMainWindow):
         self.judge_label.setText(f"judge: {report.judge}" if report.judge else "")
         self._select(self.tree.currentIndex())
 
+    # --- hovering and clicking in the editor ------------------------------------------------------------
+    def findings_at(self, position: int) -> list[Finding]:
+        """Findings painted at, or ending at, a Qt document position (most severe first).
+
+        The end is included: a mouse position maps to the nearest character boundary, and a
+        one-character highlight (a single wrong number in `[2, 7]`) must still be hoverable.
+        """
+        hits = [f for start, end, f in self.highlighter.spans() if start <= position <= end]
+        return sorted(hits, key=lambda f: -f.severity.rank)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.editor.viewport():
+            if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+                hits = self.findings_at(self.editor.cursorForPosition(event.pos()).position())
+                if hits:
+                    QToolTip.showText(event.globalPos(), hover_html(hits), self.editor)
+                else:
+                    QToolTip.hideText()
+                return True
+            if (
+                event.type() == QEvent.Type.MouseButtonRelease
+                and isinstance(event, QMouseEvent)
+                and event.button() == Qt.MouseButton.LeftButton
+                and not self.editor.textCursor().hasSelection()
+            ):
+                self.select_finding_at(self.editor.cursorForPosition(event.position().toPoint()).position())
+        return super().eventFilter(watched, event)
+
+    def select_finding_at(self, position: int) -> Finding | None:
+        """Clicking a highlight selects its finding in the panel (and shows its evidence)."""
+        hits = self.findings_at(position)
+        if not hits:
+            return None
+        index = self.model.index_of(hits[0])
+        if index.isValid():
+            self.tabs.setCurrentIndex(0)
+            self.tree.setCurrentIndex(index)
+        return hits[0]
+
     # --- findings, evidence, fixes -------------------------------------------------------------------
     def selected_finding(self) -> Finding | None:
         return self.model.finding_at(self.tree.currentIndex())
@@ -793,6 +836,22 @@ def source_url(location: str, document_dir: Path | None) -> QUrl | None:
         if path.is_file():
             return QUrl.fromLocalFile(str(path.resolve()))
     return None
+
+
+def hover_html(findings: list[Finding]) -> str:
+    """The tooltip over a highlight: each finding's message, its score and a piece of its evidence."""
+    parts = []
+    for finding in findings[:3]:
+        line = f"<b>{html.escape(finding.kind.label)}</b>: {html.escape(finding.message)}"
+        if "score" in finding.details:
+            judge = html.escape(str(finding.details.get("judge") or ""))
+            line += f"<br><i>support {float(finding.details['score']):.2f} ({judge})</i>"
+        passage = str((finding.evidence or {}).get("passage") or "")
+        if passage:
+            shown = passage if len(passage) <= 280 else passage[:277] + "…"
+            line += f"<br>Evidence: “{html.escape(shown)}”"
+        parts.append(line)
+    return "<hr>".join(parts)
 
 
 def evidence_html(finding: Finding) -> str:

@@ -20,7 +20,7 @@ from citedesk.core.findings import Kind
 from citedesk.gui.app import offer_recovery
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
-from citedesk.gui.window import MainWindow, recovery_dir
+from citedesk.gui.window import MainWindow, hover_html, recovery_dir
 from citedesk.gui.worker import ProcessAuditRunner
 from citedesk.pipeline import AuditOptions
 from tests.conftest import REPO, SAMPLES
@@ -428,3 +428,25 @@ def test_audits_run_in_a_child_process_that_is_restarted_and_stopped(
     second = runner.process._process
     window.close()
     assert not second.is_alive()
+
+
+def test_hovering_a_highlight_explains_it_and_clicking_selects_it(qtbot: QtBot, window: MainWindow) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    assert window.report is not None
+    fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED)
+    mapping = Utf16Map(window.report.document.text)
+    cursor = window.editor.textCursor()
+    cursor.setPosition(mapping.to_qt(fabricated.start))
+    window.editor.setTextCursor(cursor)
+    window.editor.ensureCursorVisible()
+    left = window.editor.cursorRect(cursor)
+    cursor.setPosition(mapping.to_qt(fabricated.end))
+    right = window.editor.cursorRect(cursor)
+    point = QPoint((left.center().x() + right.center().x()) // 2, left.center().y())  # mid-character
+    assert window.findings_at(window.editor.cursorForPosition(point).position())[0] is fabricated
+    assert "Fabricated citation" in hover_html([fabricated])
+    window.tree.setCurrentIndex(window.model.index(0, 0))  # a group row: nothing selected
+    qtbot.mouseClick(window.editor.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert window.selected_finding() is fabricated
+    assert "Fabricated citation" in window.evidence.toPlainText()
