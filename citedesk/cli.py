@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_source_flags(review)
     review.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
+    assist = commands.add_parser("assist", help="Claude assistance: store your Anthropic key in the keyring")
+    assist.add_argument("action", choices=["set-key", "status"])
+
     window = commands.add_parser("open", help="open the window (the default with no command)")
     window.add_argument("file", nargs="?", help="a document to open")
 
@@ -131,11 +134,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fix(args)
         if args.command == "review":
             return _review(args)
+        if args.command == "assist":
+            return _assist(args)
         if args.command == "sources":
             return _sources(args)
         if args.command == "models":
             return _models(args)
     except DocumentError as exc:
+        print(f"citedesk: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RuntimeError as exc:
+        from citedesk.assist.client import AssistError  # noqa: PLC0415
+        from citedesk.assist.keys import KeyMissing  # noqa: PLC0415
+
+        if not isinstance(exc, KeyMissing | AssistError):
+            raise
         print(f"citedesk: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ValueError as exc:
@@ -174,11 +187,28 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-dense", action="store_true", help="retrieve and judge by words only (no embedding model)"
     )
+    parser.add_argument(
+        "--assist",
+        choices=["none", "claude"],
+        default="none",
+        help="claude: send uncited sentences and reference titles to Claude (your Anthropic key) for "
+        "citation suggestions, each checked locally; default none: nothing leaves the machine",
+    )
+    parser.add_argument("--assist-model", metavar="MODEL", help="the Claude model (default: a Sonnet model)")
+    parser.add_argument(
+        "--assist-preview",
+        action="store_true",
+        help="print exactly what --assist claude would send, send nothing, and exit",
+    )
 
 
 def _audit_options(args: argparse.Namespace) -> AuditOptions:
     from citedesk.pipeline import AuditOptions  # noqa: PLC0415
 
+    if args.assist == "claude" or args.judge == "claude":
+        from citedesk.assist.keys import require_key  # noqa: PLC0415
+
+        require_key()  # no key: exit 2 with how to set one, before any work
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
         raise DocumentError(f"--sources {args.sources}: no such folder")
@@ -193,6 +223,8 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
             judge=args.judge,
             dense=not args.no_dense,
             reviews=not getattr(args, "ignore_reviews", False),
+            assist=args.assist,
+            assist_model=args.assist_model,
         )
     )
 
@@ -203,6 +235,8 @@ def _audit(args: argparse.Namespace) -> int:
 
     policy = FailPolicy.parse(args.fail_on)
     decoded = read_document(args.file)
+    if args.assist_preview:
+        return _assist_preview(decoded.text, args.file)
     options = _audit_options(args)
     report = audit_text(decoded.text, args.file, options)
     if args.format == "text" and not args.out:
@@ -259,6 +293,38 @@ def _review(args: argparse.Namespace) -> int:
         print(f"{number:3}. {line}:{col} {finding.kind.value:20} {decided} {finding.message}")
     reviewed, total = report.review_progress()
     print(f"\n{reviewed} of {total} reviewed; {len(report.dismissed)} dismissed as false alarms")
+    return EXIT_OK
+
+
+def _assist_preview(text: str, path: str) -> int:
+    """Show, word for word, what Claude assistance would send for this document; send nothing."""
+    from citedesk.assist import insert  # noqa: PLC0415
+    from citedesk.core.checks import structural_findings  # noqa: PLC0415
+    from citedesk.core.document import parse_document  # noqa: PLC0415
+
+    document = parse_document(text, path)
+    uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
+    print(f"With --assist claude, up to {len(uncited)} request(s) would be sent (nothing was sent):\n")
+    for claim_id in uncited:
+        claim = document.claim_by_id[claim_id]
+        sentence = document.text[claim.sentence.start : claim.sentence.span_end]
+        print(insert.request_for(sentence, document).preview())
+    print("With --judge claude, each (sentence, evidence passage) pair is sent for judging as well.")
+    return EXIT_OK
+
+
+def _assist(args: argparse.Namespace) -> int:
+    from citedesk.assist import keys  # noqa: PLC0415
+
+    if args.action == "status":
+        found = keys.api_key()
+        print("an Anthropic key is available" if found else f"no Anthropic key: {keys.HOW_TO_SET}")
+        return EXIT_OK if found else EXIT_FINDINGS
+    key = sys.stdin.readline().strip()
+    if not key:
+        raise ValueError("no key on standard input (nothing stored)")
+    keys.store_key(key)
+    print("the key is in your system keyring (never in a settings file)")
     return EXIT_OK
 
 

@@ -52,6 +52,9 @@ class AuditOptions:
     """Use the embedding model for retrieval and the heuristic judge when it is installed."""
     reviews: bool = True
     """Honour the writer's review decisions: false alarms are dismissed, not reported."""
+    assist: str = "none"
+    """`claude`: the writer turned on Claude assistance (their key); `none`: nothing leaves the machine."""
+    assist_model: str | None = None
 
 
 @dataclass
@@ -106,6 +109,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     judge_name: str | None = None
     verdicts: dict[str, list[Verdict]] = {}
     hashes: dict[str, str] = {}
+    assist: dict[str, Any] | None = None
     if options.check_sources and document.entries:
         from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
         from citedesk.sources.gather import gather_sources  # noqa: PLC0415
@@ -127,7 +131,9 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             timings["sources"] = time.perf_counter() - started
             if options.judge != "none" and any(s.usable for s in resolved.values()):
                 judged = time.perf_counter()
-                judge_name, verdicts, findings = _judge(document, resolved, findings, options, state, store)
+                judge_name, verdicts, findings, assist = _judge(
+                    document, resolved, findings, options, state, store
+                )
                 timings["evidence"] = time.perf_counter() - judged
         finally:
             store.close()
@@ -144,6 +150,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         verdicts=verdicts,
         judge=judge_name,
         source_hashes=hashes,
+        assist=assist,
     )
     if options.reviews and report.findings:
         apply_stored_reviews(report, options)
@@ -188,14 +195,22 @@ def _judge(
     options: AuditOptions,
     state: AuditState,
     store: Store,
-) -> tuple[str, dict[str, list[Verdict]], list[Finding]]:
+) -> tuple[str, dict[str, list[Verdict]], list[Finding], dict[str, Any] | None]:
     """Retrieval and verdicts: misattributed and unsupported_number findings, suggestions on uncited."""
     from citedesk.core.findings import Kind  # noqa: PLC0415
     from citedesk.evidence.models import make_judge  # noqa: PLC0415
     from citedesk.evidence.verdicts import assess_evidence  # noqa: PLC0415
 
     state.progress("loading the judge")
-    judge, embedder, _note = make_judge(options.judge, store=store, dense=options.dense)
+    client = _claude_client(options) if options.assist == "claude" or options.judge == "claude" else None
+    if options.judge == "claude":
+        from citedesk.assist.judge import ClaudeJudge  # noqa: PLC0415
+
+        assert client is not None
+        _local, embedder, _note = make_judge("heuristic", store=store, dense=options.dense)
+        judge: Any = ClaudeJudge(client)
+    else:
+        judge, embedder, _note = make_judge(options.judge, store=store, dense=options.dense)
     uncited = [f for f in findings if f.kind is Kind.UNCITED]
     result = assess_evidence(
         document,
@@ -210,7 +225,62 @@ def _judge(
         result.uncited_fixes.get(f.claim_id or "", f) if f.kind is Kind.UNCITED else f for f in findings
     ]
     merged.extend(result.findings)
-    return judge.name, result.verdicts, merged
+    assist: dict[str, Any] | None = None
+    if client is not None:
+        assist = {"model": client.model, "suggested": {}, "rejected": []}
+        if options.assist == "claude":
+            merged = _claude_citations(document, merged, result.confirm, client, assist, state)
+        if hasattr(judge, "errors"):
+            assist["rejected"].extend(judge.errors)
+        assist["usage"] = client.usage.describe()
+    return judge.name, result.verdicts, merged, assist
+
+
+def _claude_client(options: AuditOptions) -> Any:
+    from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient  # noqa: PLC0415
+
+    return ClaudeClient(options.assist_model or DEFAULT_MODEL)
+
+
+def _claude_citations(
+    document: Document,
+    findings: list[Finding],
+    confirm: Callable[[str, str], Any],
+    client: Any,
+    assist: dict[str, Any],
+    state: AuditState,
+) -> list[Finding]:
+    """Claude proposes markers for uncited claims; every proposal passes the prose check and the
+    local judge before it becomes a fix (listed first, before the local judge's own suggestion)."""
+    from citedesk.assist.insert import propose_citations  # noqa: PLC0415
+    from citedesk.core.findings import Kind  # noqa: PLC0415
+    from citedesk.core.repair import AddCitation, make_fix  # noqa: PLC0415
+    from citedesk.evidence.verdicts import citation_offset  # noqa: PLC0415
+
+    open_claims = [f.claim_id for f in findings if f.kind is Kind.UNCITED and f.claim_id]
+    state.progress("asking Claude", 0, len(open_claims))
+    result = propose_citations(document, open_claims, client, lambda c, k: confirm(c, k) is not None)
+    assist["suggested"] = result.suggested
+    assist["rejected"] = result.rejected
+    updated = []
+    for finding in findings:
+        keys = result.suggested.get(finding.claim_id or "") if finding.kind is Kind.UNCITED else None
+        if keys:
+            claim = document.claim_by_id[finding.claim_id or ""]
+            at = citation_offset(document, claim.sentence.start, claim.sentence.end)
+            fix = make_fix(
+                f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
+                document,
+                [AddCitation(at, key) for key in keys],
+            )
+            if fix is not None:
+                finding = replace(
+                    finding,
+                    fixes=(fix, *finding.fixes),
+                    details={**finding.details, "suggested": keys[0], "suggested_by": "claude"},
+                )
+        updated.append(finding)
+    return updated
 
 
 def open_store(options: AuditOptions) -> Store:

@@ -99,14 +99,17 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
     """A fix for these operations, or None when they cannot be applied safely.
 
     Marker edits are made safe by local rules (`removal_edit`, `_exposes_structure`); fixes that
-    touch the reference list or rewrite a malformed marker are also proven by re-parsing the result
-    (they are few, and a reference section's boundaries depend on the whole document).
+    touch the reference list, rewrite a malformed marker, or bring text to the start of a line are
+    also proven by re-parsing the result (they are few, and a reference section's boundaries
+    depend on the whole document).
     """
     try:
         edits = build_edits(structure, operations)
     except RepairError:
         return None
-    if any(isinstance(op, _STRUCTURAL_OPERATIONS) for op in operations):
+    if any(isinstance(op, _STRUCTURAL_OPERATIONS) for op in operations) or any(
+        _starts_a_line(structure.text, edit) for edit in edits
+    ):
         result = apply_edits(structure.text, edits)
         if prose_of(parse_structure(result)) != prose_of(structure):
             return None
@@ -253,6 +256,13 @@ _DEFINITION_START = re.compile(r"\[\^?[^\]\n]*\]:")
 _UNDERLINE_OR_RULE = re.compile(r"[ \t]{0,3}(?:=+|-+|(?:[-*_][ \t]*){3,})[ \t]*")
 
 
+def _starts_a_line(text: str, edit: TextEdit) -> bool:
+    """An edit with only indentation before it on its line: what follows moves to a line start,
+    where Markdown (headings, the reference section's title) can begin; such fixes are proven."""
+    line_start = text.rfind("\n", 0, edit.start) + 1
+    return not (text[line_start : edit.start] + edit.replacement).strip(" \t")
+
+
 def _exposes_structure(text: str, edit: TextEdit) -> bool:
     """True when a deletion would turn its line into Markdown structure: a heading, list, quote,
     a setext underline or a rule (`- [1]` under a paragraph leaves `-`, which underlines it)."""
@@ -262,14 +272,20 @@ def _exposes_structure(text: str, edit: TextEdit) -> bool:
     remaining = text[line_start : edit.start] + edit.replacement + text[edit.end : line_end]
     if remaining.strip() and _UNDERLINE_OR_RULE.fullmatch(remaining.rstrip("\r")):
         return True
-    if edit.replacement or text[line_start : edit.start].strip(" \t"):
+    prefix = text[line_start : edit.start] + edit.replacement
+    if prefix.strip(" \t"):
+        return False  # words stay before it on the line: no new line start
+    rest = text[edit.end : line_end]
+    stripped = rest.lstrip(" \t")
+    if not stripped or stripped[0] == "\r":
         return False
-    following = text[edit.end] if edit.end < len(text) else ""
-    if following in ("", "\n", "\r"):
-        return False
+    if len(prefix) + len(rest) - len(stripped) >= 4:
+        return True  # four spaces of indentation: the line would become a code block
+    at = edit.end + len(rest) - len(stripped)
+    following = stripped[0]
     if following == "[":
-        return bool(_DEFINITION_START.match(text, edit.end))
-    return not (following.isalnum() or following in "\"'“‘(") or bool(_LIST_NUMBER.match(text, edit.end))
+        return bool(_DEFINITION_START.match(text, at))
+    return not (following.isalnum() or following in "\"'“‘(") or bool(_LIST_NUMBER.match(text, at))
 
 
 def _dedupe(keys: Iterable[str]) -> list[str]:

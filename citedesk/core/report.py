@@ -33,6 +33,8 @@ class Report:
     """Review key → the writer's decision, for the shown and the dismissed findings."""
     source_hashes: dict[str, str] = field(default_factory=dict)
     """Reference key → a hash of its source text: part of each finding's review key."""
+    assist: dict[str, Any] | None = None
+    """With Claude assistance on: the model, its checked suggestions, what was rejected, the usage."""
 
     def key_of(self, finding: Finding) -> str:
         return review_key(self.document, finding, self.source_hashes)
@@ -128,6 +130,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "sources": report.sources,
         "summary": summary(report.findings),
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
+        **({"assist": report.assist} if report.assist is not None else {}),
     }
 
 
@@ -204,6 +207,9 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     out = [f"{doc.path or '<text>'}: {_headline(report)}"]
     if report.judge:
         out.append(f"judge: {report.judge}")
+    if report.assist is not None:
+        out.append(f"Claude assistance ({report.assist.get('model')}): {report.assist.get('usage', '')}")
+        out.extend(f"  rejected: {reason}" for reason in report.assist.get("rejected", []))
     for kind, items in _grouped(report.findings):
         out.append("")
         out.append(paint(f"{kind.label} ({len(items)})", "\033[1m"))

@@ -95,6 +95,9 @@ class EvidenceResult:
     """New findings (misattributed, unsupported_number)."""
     uncited_fixes: dict[str, Finding]
     """Claim id → the uncited finding, now with an "add citation" fix."""
+    confirm: Callable[[str, str], tuple[str, Verdict] | None] = lambda claim_id, key: None
+    """(claim id, reference key) → that reference's verdict if it supports the claim (at least in
+    part): how citations proposed elsewhere (Claude) are confirmed by this judge."""
 
 
 def assess_evidence(
@@ -198,7 +201,17 @@ def assess_evidence(
                     evidence=verdict.evidence,
                     details={**finding.details, "suggested": key, "score": round(verdict.score, 4)},
                 )
-    return EvidenceResult(verdicts, findings, fixed)
+
+    def confirm(claim_id: str, key: str) -> tuple[str, Verdict] | None:
+        if key not in prepared or claim_id not in claims:
+            return None
+        others = set(prepared) - {key}
+        text = claims[claim_id].text
+        return _best_other(
+            text, claim_id, others, prepared, context, judge, limits, embedder, store, partial_ok=True
+        )
+
+    return EvidenceResult(verdicts, findings, fixed, confirm)
 
 
 def citation_offset(document: Document, start: int, end: int) -> int:

@@ -1,0 +1,77 @@
+"""A Claude judge with the same interface as the local ones, whose quotes are checked verbatim.
+
+Claude labels each (claim, evidence) pair entailment / neutral / contradiction with a confidence
+and a supporting quote. The quote must occur word for word in the evidence (whitespace aside);
+when it does not, an entailment is downgraded to neutral: the model cannot support a claim with
+words the source does not contain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from citedesk.assist.client import AssistError, ClaudeClient, Request
+from citedesk.evidence.judges.base import Judgement, Pair
+
+SYSTEM = (
+    "You check citations. Given a CLAIM and an EVIDENCE passage from the cited source, decide "
+    "whether the evidence entails the claim, is neutral, or contradicts it. Answer with JSON only: "
+    '{"label": "entailment" | "neutral" | "contradiction", "confidence": 0..1, '
+    '"quote": "the exact words of the evidence that decide it, copied verbatim"}.'
+)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def quote_is_verbatim(quote: str, evidence: str) -> bool:
+    return bool(quote.strip()) and _squash(quote) in _squash(evidence)
+
+
+def judgement_from_answer(answer: object, evidence: str) -> Judgement:
+    """Turn Claude's JSON into a Judgement, checking the label, the confidence and the quote."""
+    if not isinstance(answer, dict):
+        raise AssistError(f"expected a JSON object, got {type(answer).__name__}")
+    label = str(answer.get("label", "")).strip().lower()
+    if label not in ("entailment", "neutral", "contradiction"):
+        raise AssistError(f"unknown label {label!r}")
+    try:
+        confidence = min(1.0, max(0.0, float(answer.get("confidence", 0.5))))
+    except (TypeError, ValueError):
+        raise AssistError("the confidence is not a number") from None
+    quote = str(answer.get("quote") or "")
+    verbatim = quote_is_verbatim(quote, evidence)
+    if label == "entailment" and not verbatim:
+        label, confidence = "neutral", 0.5  # downgraded: its quote is not in the source
+    if label == "entailment":
+        return Judgement(support=confidence, contradiction=0.0, quote=quote)
+    if label == "contradiction":
+        return Judgement(support=0.0, contradiction=confidence, quote=quote if verbatim else None)
+    return Judgement(support=min(0.3, 1 - confidence), contradiction=0.0, quote=None)
+
+
+def request_for(pair: Pair) -> Request:
+    return Request(SYSTEM, f"CLAIM: {pair.claim}\n\nEVIDENCE: {pair.evidence}", max_tokens=400)
+
+
+class ClaudeJudge:
+    def __init__(self, client: ClaudeClient) -> None:
+        self.client = client
+        self.name = f"claude:{client.model}"
+        self.errors: list[str] = []
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]:
+        results: list[Judgement] = []
+        for done, pair in enumerate(pairs, 1):
+            try:
+                results.append(judgement_from_answer(self.client.ask_json(request_for(pair)), pair.evidence))
+            except AssistError as exc:  # one bad answer is "no verdict", never a crash
+                self.errors.append(str(exc))
+                results.append(Judgement(support=0.0, contradiction=0.0))
+            if progress is not None:
+                progress(done, len(pairs))
+        return results

@@ -1,0 +1,78 @@
+"""A local server that speaks the Anthropic Messages API's request and response shapes.
+
+Each test sets `FakeMessages.respond`: request body (dict) → (HTTP status, JSON body). Every request
+is recorded, so tests can prove what was (or was not) sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+Responder = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+
+
+def message(text: str, stop_reason: str = "end_turn") -> tuple[int, dict[str, Any]]:
+    return 200, {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 120, "output_tokens": 30},
+    }
+
+
+def error(status: int, kind: str, text: str) -> tuple[int, dict[str, Any]]:
+    return status, {"type": "error", "error": {"type": kind, "message": text}}
+
+
+class FakeMessages(BaseHTTPRequestHandler):
+    requests: ClassVar[list[dict[str, Any]]] = []
+    headers_seen: ClassVar[list[dict[str, str]]] = []
+    respond: ClassVar[Responder] = staticmethod(lambda body: message("{}"))
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        FakeMessages.requests.append(body)
+        FakeMessages.headers_seen.append({k.lower(): v for k, v in self.headers.items()})
+        status, payload = FakeMessages.respond(body)
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if status in (429, 529):
+            self.send_header("retry-after-ms", "10")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    content = body["messages"][-1]["content"]
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
+@contextmanager
+def messages_api(respond: Responder) -> Iterator[str]:
+    FakeMessages.requests = []
+    FakeMessages.headers_seen = []
+    FakeMessages.respond = staticmethod(respond)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeMessages)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
