@@ -7,11 +7,12 @@ is recorded, so tests can prove what was (or was not) sent.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
+
+from tests.helpers.server import running
 
 Responder = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
 
@@ -66,13 +67,5 @@ def messages_api(respond: Responder) -> Iterator[str]:
     FakeMessages.requests = []
     FakeMessages.headers_seen = []
     FakeMessages.respond = staticmethod(respond)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeMessages)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with running(FakeMessages) as base:
+        yield base

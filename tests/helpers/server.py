@@ -178,7 +178,14 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def serve() -> Iterator[str]:
     _Handler.hits = {}
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    with running(_Handler) as base:
+        yield base
+
+
+@contextmanager
+def running(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 (any free port) in a thread; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
