@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = self._menus["&File"].addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._action("&File", "&Export report…", self.export_dialog, "Ctrl+E")
-        self._action("&File", "Se&ttings…", self.settings_dialog, QKeySequence.StandardKey.Preferences)
+        self._action("&File", "Se&ttings…", self.settings_dialog, "Ctrl+,")
         self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._action("&Edit", "&Undo", self.editor.undo, QKeySequence.StandardKey.Undo)
         self._action("&Edit", "&Redo", self.editor.redo, QKeySequence.StandardKey.Redo)
