@@ -41,10 +41,6 @@ class _SharedCancelState(AuditState):
     def cancelled(self) -> bool:
         return super().cancelled or self._generation <= self._upto.value
 
-    def check(self) -> None:
-        if self.cancelled:
-            raise Cancelled
-
 
 def serve(requests: Queue[Message | None], results: Queue[Message], cancelled_upto: Synchronized) -> None:  # type: ignore[type-arg]
     """The child's loop: one audit at a time, until a `None` request."""

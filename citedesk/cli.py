@@ -304,11 +304,10 @@ def _assist_preview(text: str, path: str) -> int:
 
     document = parse_document(text, path)
     uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
-    print(f"With --assist claude, up to {len(uncited)} request(s) would be sent (nothing was sent):\n")
-    for claim_id in uncited:
-        claim = document.claim_by_id[claim_id]
-        sentence = document.text[claim.sentence.start : claim.sentence.span_end]
-        print(insert.request_for(sentence, document).preview())
+    requests = insert.insertion_requests(document, uncited)
+    print(f"With --assist claude, up to {len(requests)} request(s) would be sent (nothing was sent):\n")
+    for _claim_id, request in requests:
+        print(request.preview())
     print("With --judge claude, each (sentence, evidence passage) pair is sent for judging as well.")
     return EXIT_OK
 

@@ -7,6 +7,7 @@ an error.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -18,8 +19,11 @@ from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
+from citedesk.core.review import Review
 
 if TYPE_CHECKING:
+    from citedesk.assist.client import ClaudeClient
+    from citedesk.evidence.judges.base import Judge
     from citedesk.sources.gather import ResolvedSource, SourceOptions
     from citedesk.sources.store import Store
 
@@ -75,7 +79,7 @@ class AuditState:
         return self._cancel.is_set()
 
     def check(self) -> None:
-        if self._cancel.is_set():
+        if self.cancelled:
             raise Cancelled
 
     def progress(self, stage: str, done: int = 0, total: int = 0) -> None:
@@ -110,13 +114,17 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     verdicts: dict[str, list[Verdict]] = {}
     hashes: dict[str, str] = {}
     assist: dict[str, Any] | None = None
-    if options.check_sources and document.entries:
-        from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
-        from citedesk.sources.gather import gather_sources  # noqa: PLC0415
+    reviews: dict[str, Review] = {}
+    check_sources = options.check_sources and bool(document.entries)
+    # one store session for the whole audit: sources, caches and the writer's review decisions
+    store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
+    try:
+        if check_sources:
+            assert store is not None
+            from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
+            from citedesk.sources.gather import gather_sources  # noqa: PLC0415
 
-        state.progress("fetching sources", 0, len(document.entries))
-        store = open_store(options)
-        try:
+            state.progress("fetching sources", 0, len(document.entries))
             resolved = gather_sources(
                 list(document.entries),
                 source_options(options, Path(document.path).resolve().parent if document.path else None),
@@ -135,9 +143,12 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                     document, resolved, findings, options, state, store
                 )
                 timings["evidence"] = time.perf_counter() - judged
-        finally:
+            findings.sort(key=lambda f: (f.start, f.kind.value))
+        if options.reviews and findings and store is not None:
+            reviews = stored_reviews(store, document.path)
+    finally:
+        if store is not None:
             store.close()
-        findings.sort(key=lambda f: (f.start, f.kind.value))
     state.progress("checking citations")
     timings["findings"] = (
         time.perf_counter() - started - timings.get("sources", 0.0) - timings.get("evidence", 0.0)
@@ -152,34 +163,34 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         source_hashes=hashes,
         assist=assist,
     )
-    if options.reviews and report.findings:
-        apply_stored_reviews(report, options)
+    if reviews:
+        report.apply_reviews(reviews)
     state.progress("done")
     return report
 
 
-def apply_stored_reviews(report: Report, options: AuditOptions) -> None:
-    """Attach the writer's decisions for this document; false alarms move to `report.dismissed`."""
-    import sqlite3  # noqa: PLC0415
-
-    from citedesk.core.review import Decision, Review, apply_reviews, document_key  # noqa: PLC0415
-
+def _open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> Store | None:
+    """The store, when the audit needs it; without sources to check, a missing or unwritable
+    store only means the writer's review decisions are not applied."""
+    if not (required or reviews):
+        return None
+    if required:
+        return open_store(options)
     try:
-        store = open_store(options)
-        try:
-            rows = store.reviews(document_key(report.document.path))
-        finally:
-            store.close()
+        return open_store(options)
     except (OSError, sqlite3.Error):
-        return  # no store (read-only home, say): the audit still stands, without decisions
-    stored = {
+        return None
+
+
+def stored_reviews(store: Store, path: str | None) -> dict[str, Review]:
+    """The writer's decisions for the document at `path`, by review key."""
+    from citedesk.core.review import Decision, document_key  # noqa: PLC0415
+
+    return {
         key: Review(Decision(row["decision"]), row["note"] or "", float(row["at"] or 0.0))
-        for key, row in rows.items()
+        for key, row in store.reviews(document_key(path)).items()
         if row["decision"] in Decision.__members__.values()
     }
-    keys = [report.key_of(f) for f in report.findings]
-    report.findings, report.dismissed = apply_reviews(report.findings, keys, stored)
-    report.reviews = {key: stored[key] for key in keys if key in stored}
 
 
 def _text_hash(text: str) -> str:
@@ -202,15 +213,17 @@ def _judge(
     from citedesk.evidence.verdicts import assess_evidence  # noqa: PLC0415
 
     state.progress("loading the judge")
-    client = _claude_client(options) if options.assist == "claude" or options.judge == "claude" else None
-    if options.judge == "claude":
+    # the local judge: it judges, or — when Claude judges — it confirms Claude's citations
+    local, embedder, _note = make_judge(
+        "auto" if options.judge == "claude" else options.judge, store=store, dense=options.dense
+    )
+    client = _claude_client(options) if "claude" in (options.assist, options.judge) else None
+    claude_judge = None
+    if client is not None and options.judge == "claude":
         from citedesk.assist.judge import ClaudeJudge  # noqa: PLC0415
 
-        assert client is not None
-        _local, embedder, _note = make_judge("heuristic", store=store, dense=options.dense)
-        judge: Any = ClaudeJudge(client)
-    else:
-        judge, embedder, _note = make_judge(options.judge, store=store, dense=options.dense)
+        claude_judge = ClaudeJudge(client)
+    judge: Judge = claude_judge or local
     uncited = [f for f in findings if f.kind is Kind.UNCITED]
     result = assess_evidence(
         document,
@@ -229,14 +242,15 @@ def _judge(
     if client is not None:
         assist = {"model": client.model, "suggested": {}, "rejected": []}
         if options.assist == "claude":
-            merged = _claude_citations(document, merged, result.confirm, client, assist, state)
-        if hasattr(judge, "errors"):
-            assist["rejected"].extend(judge.errors)
+            confirmed = lambda claim_id, key: result.confirm(claim_id, key, local) is not None  # noqa: E731
+            merged = _claude_citations(document, merged, confirmed, client, assist, state)
+        if claude_judge is not None:
+            assist["rejected"].extend(claude_judge.errors)
         assist["usage"] = client.usage.describe()
     return judge.name, result.verdicts, merged, assist
 
 
-def _claude_client(options: AuditOptions) -> Any:
+def _claude_client(options: AuditOptions) -> ClaudeClient:
     from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient  # noqa: PLC0415
 
     return ClaudeClient(options.assist_model or DEFAULT_MODEL)
@@ -245,8 +259,8 @@ def _claude_client(options: AuditOptions) -> Any:
 def _claude_citations(
     document: Document,
     findings: list[Finding],
-    confirm: Callable[[str, str], Any],
-    client: Any,
+    confirm: Callable[[str, str], bool],
+    client: ClaudeClient,
     assist: dict[str, Any],
     state: AuditState,
 ) -> list[Finding]:
@@ -259,7 +273,7 @@ def _claude_citations(
 
     open_claims = [f.claim_id for f in findings if f.kind is Kind.UNCITED and f.claim_id]
     state.progress("asking Claude", 0, len(open_claims))
-    result = propose_citations(document, open_claims, client, lambda c, k: confirm(c, k) is not None)
+    result = propose_citations(document, open_claims, client, confirm)
     assist["suggested"] = result.suggested
     assist["rejected"] = result.rejected
     updated = []

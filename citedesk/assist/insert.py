@@ -4,7 +4,7 @@ For an uncited sentence, Claude may only insert markers of references that alrea
 answer is accepted only if (1) the document with every marker stripped is byte-identical to the
 original's, (2) every original marker is still there, and (3) every new marker names an existing
 reference. Each surviving marker is then kept only if the local judge confirms that reference
-supports the sentence. Bounded: one request per uncited claim, at most `max_claims` per audit.
+supports the sentence. Bounded: one request per uncited claim, at most `MAX_CLAIMS` per audit.
 """
 
 from __future__ import annotations
@@ -67,6 +67,21 @@ def check_insertion(original: str, proposed: str, references: set[str]) -> Inser
     return InsertionCheck(True, "", added)
 
 
+MAX_CLAIMS = 20
+"""Insertion requests per audit, at most (bounded cost; the preview shows the same ones)."""
+
+
+def insertion_requests(document: Document, claim_ids: list[str]) -> list[tuple[str, Request]]:
+    """(claim id, request) for what would be sent — the one place that
+    decides it, so `--assist-preview` shows exactly what `--assist claude` sends."""
+    requests = []
+    for claim_id in claim_ids[:MAX_CLAIMS]:
+        claim = document.claim_by_id[claim_id]
+        original = document.text[claim.sentence.start : claim.sentence.span_end]
+        requests.append((claim_id, request_for(original, document)))
+    return requests
+
+
 def request_for(sentence: str, document: Document) -> Request:
     listing = "\n".join(
         f"[{ref.key}] {ref.title or ref.url or ref.doi or ''}".rstrip() for ref in document.entries
@@ -87,17 +102,14 @@ def propose_citations(
     claim_ids: list[str],
     client: ClaudeClient,
     confirm: Callable[[str, str], bool],
-    *,
-    max_claims: int = 20,
 ) -> InsertionResult:
     """Ask Claude for markers on uncited claims; keep only checked and confirmed ones."""
     result = InsertionResult()
     references = {ref.key for ref in document.entries}
-    for claim_id in claim_ids[:max_claims]:
+    for claim_id, request in insertion_requests(document, claim_ids):
         claim = document.claim_by_id[claim_id]
-        original = document.text[claim.sentence.start : claim.sentence.span_end]
         try:
-            answer = client.ask_json(request_for(original, document))
+            answer = client.ask_json(request)
         except AssistError as exc:
             result.rejected.append(f"{claim_id}: {exc}")
             continue

@@ -13,7 +13,7 @@ from typing import Any
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
-from citedesk.core.review import Review, review_key
+from citedesk.core.review import Review, apply_reviews, review_key
 
 REPORT_VERSION = 1
 
@@ -41,6 +41,23 @@ class Report:
 
     def review_of(self, finding: Finding) -> Review | None:
         return self.reviews.get(self.key_of(finding))
+
+    def apply_reviews(self, reviews: dict[str, Review]) -> None:
+        """Take these decisions (those about this report's findings): false alarms are dismissed,
+        the rest shown, in document order."""
+        everything = sorted([*self.findings, *self.dismissed], key=lambda f: (f.start, f.kind.value))
+        keys = [self.key_of(f) for f in everything]
+        self.reviews = {key: reviews[key] for key in keys if key in reviews}
+        self.findings, self.dismissed = apply_reviews(everything, keys, self.reviews)
+
+    def record_review(self, finding: Finding, review: Review | None) -> None:
+        """One decision made (or cleared, with None) on one of this report's findings."""
+        reviews = dict(self.reviews)
+        if review is None:
+            reviews.pop(self.key_of(finding), None)
+        else:
+            reviews[self.key_of(finding)] = review
+        self.apply_reviews(reviews)
 
     def review_progress(self) -> tuple[int, int]:
         """(reviewed, total) over every finding, dismissed ones included."""

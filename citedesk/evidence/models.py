@@ -204,20 +204,25 @@ def verify(judge: Judge) -> VerifyResult:
     return VerifyResult(correct, len(rows), rows)
 
 
+def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Embedder | None, str]:
+    """The embedding model for retrieval (None with `dense` off or the model not installed, with
+    a note saying why)."""
+    from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir  # noqa: PLC0415
+
+    if not dense:
+        return None, ""
+    try:
+        return Embedder(default_model_dir(), store=store), ""
+    except ModelMissing as exc:
+        return None, str(exc)
+
+
 def make_judge(
     spec: str, *, store: Store | None = None, dense: bool = True
 ) -> tuple[Judge, Embedder | None, str]:
     """`heuristic`, `nli` (the default model), `nli:NAME_OR_PATH` or `auto` → the judge, the
     embedder for retrieval (None without the embedding model) and a note for the report."""
-    from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir  # noqa: PLC0415
-
-    note = ""
-    embedder: Embedder | None = None
-    if dense:
-        try:
-            embedder = Embedder(default_model_dir(), store=store)
-        except ModelMissing as exc:
-            note = str(exc)
+    embedder, note = make_embedder(store=store, dense=dense)
     kind, _, model = spec.partition(":")
     if kind == "auto":
         chosen = default_model()

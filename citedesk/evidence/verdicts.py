@@ -95,9 +95,10 @@ class EvidenceResult:
     """New findings (misattributed, unsupported_number)."""
     uncited_fixes: dict[str, Finding]
     """Claim id → the uncited finding, now with an "add citation" fix."""
-    confirm: Callable[[str, str], tuple[str, Verdict] | None] = lambda claim_id, key: None
-    """(claim id, reference key) → that reference's verdict if it supports the claim (at least in
-    part): how citations proposed elsewhere (Claude) are confirmed by this judge."""
+    confirm: Callable[[str, str, Judge], tuple[str, Verdict] | None] = lambda claim_id, key, judge: None
+    """(claim id, reference key, a judge) → that reference's verdict if the judge finds it supports
+    the claim (at least in part), on the evidence already retrieved: how citations proposed
+    elsewhere (Claude) are confirmed by a local judge."""
 
 
 def assess_evidence(
@@ -202,13 +203,13 @@ def assess_evidence(
                     details={**finding.details, "suggested": key, "score": round(verdict.score, 4)},
                 )
 
-    def confirm(claim_id: str, key: str) -> tuple[str, Verdict] | None:
+    def confirm(claim_id: str, key: str, local: Judge) -> tuple[str, Verdict] | None:
         if key not in prepared or claim_id not in claims:
             return None
         others = set(prepared) - {key}
-        text = claims[claim_id].text
+        text, local_limits = claims[claim_id].text, thresholds_for(local)
         return _best_other(
-            text, claim_id, others, prepared, context, judge, limits, embedder, store, partial_ok=True
+            text, claim_id, others, prepared, context, local, local_limits, embedder, store, partial_ok=True
         )
 
     return EvidenceResult(verdicts, findings, fixed, confirm)

@@ -59,7 +59,7 @@ from citedesk.gui.highlight import STYLES, FindingHighlighter
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
 from citedesk.gui.sources_panel import SourcesPanel
-from citedesk.gui.worker import AuditRunner, ProcessAuditRunner, ThreadAuditRunner
+from citedesk.gui.worker import ProcessAuditRunner
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
@@ -77,13 +77,7 @@ def recovery_dir() -> Path:
 
 
 class MainWindow(QMainWindow):
-    def __init__(
-        self,
-        options: AuditOptions | None = None,
-        settings: QSettings | None = None,
-        *,
-        in_process: bool = False,
-    ) -> None:
+    def __init__(self, options: AuditOptions | None = None, settings: QSettings | None = None) -> None:
         super().__init__()
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
         self.options = options or options_from_settings(self.settings)
@@ -96,7 +90,7 @@ class MainWindow(QMainWindow):
         self._generation = 0
         self._job: int | None = None
         """The generation of the audit whose results the window is waiting for."""
-        self.runner: AuditRunner = ThreadAuditRunner(self) if in_process else ProcessAuditRunner(self)
+        self.runner = ProcessAuditRunner(self)
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
@@ -300,7 +294,8 @@ class MainWindow(QMainWindow):
             self.write_recovery()
             return False
         if self.path != path.resolve():
-            self._move_reviews(document_key(str(self.path) if self.path else None), document_key(str(path)))
+            old_key, new_key = self.document_key, document_key(str(path))
+            self._with_store(lambda store: store.move_reviews(old_key, new_key))
         self.path = path.resolve()
         self.editor.document().setModified(False)
         self._recovery_path().unlink(missing_ok=True)
@@ -411,13 +406,13 @@ class MainWindow(QMainWindow):
         attached = tuple((key, Path(path)) for key, path in sorted(self.attachments.items()))
         return replace(self.options, attached=attached, refresh_keys=refresh)
 
-    def start_audit(self, refresh: frozenset[str] = frozenset()) -> None:
+    def start_audit(self, *, refresh: frozenset[str] = frozenset()) -> None:
         """Audit the editor's text now, in the background; a running audit is cancelled first."""
         self.debounce.stop()
         self.cancel_audit()
         self._generation += 1
         text = self.editor.toPlainText()
-        options = self.audit_options(refresh if isinstance(refresh, frozenset) else frozenset())
+        options = self.audit_options(refresh)
         self._job = self._generation
         self._pending_text = text
         self.stage.setText("Checking…")
@@ -577,7 +572,7 @@ class MainWindow(QMainWindow):
         self.start_audit()
 
     def _attachments_key(self) -> str:
-        digest = hashlib.sha1(document_key(str(self.path) if self.path else None).encode()).hexdigest()
+        digest = hashlib.sha1(self.document_key.encode()).hexdigest()
         return f"attachments/{digest[:16]}"
 
     def _save_attachments(self) -> None:
@@ -639,45 +634,34 @@ class MainWindow(QMainWindow):
     def decide(self, decision: Decision, note: str | None = None) -> None:
         """Record the writer's decision on the selected finding, then move to the next undecided one."""
         finding = self.selected_finding()
-        if finding is None or self.report is None:
+        report = self.report
+        if finding is None or report is None:
             self.show_message("Select a finding first (F7 starts the review).")
             return
-        report = self.report
-        key = report.key_of(finding)
-        previous = report.reviews.get(key)
+        previous = report.review_of(finding)
         note = note if note is not None else (previous.note if previous else "")
-        if not self._write_review(key, decision, note, finding):
+        key, excerpt = report.key_of(finding), report.document.text[finding.start : finding.end]
+        if not self._with_store(
+            lambda store: store.put_review(
+                self.document_key, key, decision.value, note=note, kind=finding.kind.value, excerpt=excerpt
+            )
+        ):
             return
-        report.reviews[key] = Review(decision, note, time.time())
-        if decision is Decision.FALSE_ALARM and finding in report.findings:
-            report.findings = [f for f in report.findings if f is not finding]
-            report.dismissed = [*report.dismissed, finding]
-        elif decision is not Decision.FALSE_ALARM and finding in report.dismissed:
-            report.dismissed = [f for f in report.dismissed if f is not finding]
-            report.findings = sorted([*report.findings, finding], key=lambda f: (f.start, f.kind.value))
+        report.record_review(finding, Review(decision, note, time.time()))
         self._show_report(report)
         self.show_message(f"{finding.kind.label}: {decision.label}")
         self._select_undecided(after=finding.start)
 
     def clear_decision(self) -> None:
         finding = self.selected_finding()
-        if finding is None or self.report is None:
+        report = self.report
+        if finding is None or report is None:
             return
-        key = self.report.key_of(finding)
-        store = self._store()
-        if store is None:
+        key = report.key_of(finding)
+        if not self._with_store(lambda store: store.clear_review(self.document_key, key)):
             return
-        try:
-            store.clear_review(document_key(str(self.path) if self.path else None), key)
-        finally:
-            store.close()
-        self.report.reviews.pop(key, None)
-        if finding in self.report.dismissed:
-            self.report.dismissed = [f for f in self.report.dismissed if f is not finding]
-            self.report.findings = sorted(
-                [*self.report.findings, finding], key=lambda f: (f.start, f.kind.value)
-            )
-        self._show_report(self.report)
+        report.record_review(finding, None)
+        self._show_report(report)
         self.tree.setCurrentIndex(self.model.index_of(finding))
 
     def note_dialog(self) -> None:
@@ -696,43 +680,27 @@ class MainWindow(QMainWindow):
         if self.report is not None:
             self._show_report(self.report)
 
-    def _store(self) -> Store | None:
+    @property
+    def document_key(self) -> str:
+        return document_key(str(self.path) if self.path else None)
+
+    def _with_store(self, action: Callable[[Store], object]) -> bool:
+        """Run one write against the store; a store that cannot be opened or written is a message."""
         from citedesk.pipeline import open_store  # noqa: PLC0415
 
         try:
-            return open_store(self.options)
+            store = open_store(self.options)
         except (OSError, sqlite3.Error) as exc:
             self.show_message(f"Decisions cannot be kept: the store is unavailable ({exc}).")
-            return None
-
-    def _write_review(self, key: str, decision: Decision, note: str, finding: Finding) -> bool:
-        store = self._store()
-        if store is None:
             return False
-        assert self.report is not None
         try:
-            store.put_review(
-                document_key(str(self.path) if self.path else None),
-                key,
-                decision.value,
-                note=note,
-                kind=finding.kind.value,
-                excerpt=self.report.document.text[finding.start : finding.end],
-            )
+            action(store)
         except sqlite3.Error as exc:
             self.show_message(f"The decision was not kept: {exc}")
             return False
         finally:
             store.close()
         return True
-
-    def _move_reviews(self, old: str, new: str) -> None:
-        store = self._store()
-        if store is not None:
-            try:
-                store.move_reviews(old, new)
-            finally:
-                store.close()
 
     def _select(self, index: object) -> None:
         finding = self.selected_finding()

@@ -1,11 +1,8 @@
 """Audits off the GUI thread, results back through signals; no widget is touched here.
 
-Two runners with one interface (`start`, `cancel`, `shutdown`, `wait_idle` and four signals):
-
-- `ProcessAuditRunner` (the window's default) runs audits in a child process, so importing torch
-  and loading models there never holds the GUI's GIL. A reader thread turns the child's messages
-  into queued signals.
-- `ThreadAuditRunner` runs them on the global thread pool, for when a child process is not wanted.
+`ProcessAuditRunner` runs audits in a child process (`citedesk.audit_process`), so importing torch
+and loading models there never holds the GUI's GIL (a worker thread would: ~300 ms stalls). A
+reader thread turns the child's messages into signals, queued to the GUI thread.
 
 Each run carries a generation number; the window ignores anything from an older generation, so a
 cancelled or superseded audit can never paint stale findings.
@@ -15,84 +12,18 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
-from citedesk.core.report import Report
-from citedesk.pipeline import AuditOptions, AuditState, Cancelled, audit_text
+from citedesk.pipeline import AuditOptions
 
 
-class AuditRunner(QObject):
+class ProcessAuditRunner(QObject):
     progress = Signal(int, str, int, int)  # generation, stage, done, total
     finished = Signal(int, object)  # generation, Report
     failed = Signal(int, str)  # generation, message
     cancelled = Signal(int)
 
-    def start(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
-        raise NotImplementedError
-
-    def cancel(self, generation: int) -> None:
-        raise NotImplementedError
-
-    def wait_idle(self, timeout: float) -> bool:
-        raise NotImplementedError
-
-    def shutdown(self) -> None:
-        raise NotImplementedError
-
-
-class _AuditJob(QRunnable):
-    def __init__(
-        self, runner: ThreadAuditRunner, generation: int, text: str, path: str | None, options: AuditOptions
-    ) -> None:
-        super().__init__()
-        self.runner, self.generation, self.text, self.path, self.options = (
-            runner,
-            generation,
-            text,
-            path,
-            options,
-        )
-        self.state = AuditState(on_progress=lambda s, d, t: runner.progress.emit(generation, s, d, t))
-
-    def run(self) -> None:
-        try:
-            report: Report = audit_text(self.text, self.path, self.options, self.state)
-        except Cancelled:
-            self.runner.cancelled.emit(self.generation)
-        except Exception as exc:
-            traceback.print_exc()
-            self.runner.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
-        else:
-            self.runner.finished.emit(self.generation, report)
-
-
-class ThreadAuditRunner(AuditRunner):
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.pool = QThreadPool.globalInstance()
-        self._jobs: dict[int, _AuditJob] = {}
-
-    def start(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
-        job = _AuditJob(self, generation, text, path, options)
-        self._jobs = {g: j for g, j in self._jobs.items() if g >= generation - 8}
-        self._jobs[generation] = job
-        self.pool.start(job)
-
-    def cancel(self, generation: int) -> None:
-        for g, job in self._jobs.items():
-            if g <= generation:
-                job.state.cancel()
-
-    def wait_idle(self, timeout: float) -> bool:
-        return self.pool.waitForDone(int(timeout * 1000))
-
-    def shutdown(self) -> None:
-        self.cancel(max(self._jobs, default=0))
-
-
-class ProcessAuditRunner(AuditRunner):
     def __init__(self, parent: QObject | None = None) -> None:
         from citedesk.audit_process import AuditProcess  # noqa: PLC0415
 

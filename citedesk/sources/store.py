@@ -153,6 +153,11 @@ class Store:
             db.conn.execute("COMMIT")
 
     def _migrate(self) -> None:
+        try:  # the common case, on every open: already current, so no write lock is taken
+            if self.schema_version == SCHEMA_VERSION:
+                return
+        except (sqlite3.OperationalError, TypeError):  # a new file: no meta table, or no version yet
+            pass
         with self.transaction() as db:
             db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)  # type: ignore[union-attr]
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
