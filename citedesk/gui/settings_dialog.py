@@ -52,9 +52,10 @@ def judge_choices() -> list[tuple[str, str]]:
 
 
 def apply_theme(theme: str, app: QApplication | None = None) -> None:
-    app = app or (QApplication.instance() if isinstance(QApplication.instance(), QApplication) else None)  # type: ignore[assignment]
-    if app is None:
+    instance = app or QApplication.instance()
+    if not isinstance(instance, QApplication):
         return
+    app = instance
     if theme == "dark":
         app.setStyle("Fusion")
         palette = QPalette()
