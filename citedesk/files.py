@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -36,9 +37,19 @@ def write_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename it over `path`.
 
-    A crash at any moment leaves either the old file or the new one, never a torn mix.
+    A crash at any moment leaves either the old file or the new one, never a torn mix. A symbolic
+    link is followed (the file it points to is replaced, the link stays); something that is not a
+    regular file — /dev/null, a pipe — is written to in place, never replaced by a file.
     """
     p = Path(path)
+    if p.is_symlink():
+        p = p.resolve()
+    if p.exists() and not p.is_file():
+        if p.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(p))
+        with open(p, "wb") as handle:
+            handle.write(data)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

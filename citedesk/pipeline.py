@@ -41,6 +41,8 @@ class AuditOptions:
     """Resolve every reference (local files, cache, network unless offline)."""
     sources_dir: Path | None = None
     allow_private_network: bool = False
+    fetch_timeout: float = 60.0
+    """Seconds after which a source that has not arrived whole is given up (slow or stuck servers)."""
     refresh: bool = False
     refresh_keys: frozenset[str] = frozenset()
     """Fetch only these references again (the window's per-source Refresh)."""
@@ -70,6 +72,9 @@ class AuditState:
     stage: str = ""
     done: int = 0
     total: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time spent in each stage so far, by stage name (for benchmarks and the report)."""
+    _stage_started: float = field(default_factory=time.perf_counter)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -87,6 +92,13 @@ class AuditState:
         self.check()
         if (stage, done, total) == (self.stage, self.done, self.total):
             return
+        if stage != self.stage:
+            now = time.perf_counter()
+            if self.stage:
+                self.stage_seconds[self.stage] = (
+                    self.stage_seconds.get(self.stage, 0.0) + now - self._stage_started
+                )
+            self._stage_started = now
         self.stage, self.done, self.total = stage, done, total
         if self.on_progress is not None:
             self.on_progress(stage, done, total)
@@ -314,7 +326,12 @@ def source_options(options: AuditOptions, document_dir: Path | None = None) -> S
         refresh=options.refresh,
         refresh_keys=options.refresh_keys,
         attached=options.attached,
-        fetch=FetchPolicy(allow_private_network=options.allow_private_network),
+        fetch=FetchPolicy(
+            allow_private_network=options.allow_private_network,
+            deadline=options.fetch_timeout,
+            read_timeout=min(20.0, options.fetch_timeout),
+            connect_timeout=min(10.0, options.fetch_timeout),
+        ),
     )
     if options.doi_base:
         base = replace(base, doi_base=options.doi_base)

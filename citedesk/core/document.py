@@ -25,6 +25,20 @@ class Structure:
     references: ReferenceList
     prose_blocks: tuple[tuple[int, int], ...]
 
+    @cached_property
+    def marker_spans(self) -> tuple[tuple[int, int, int], ...]:
+        """(start, end, index) of every marker and (start, end, -1) of every malformed one, in order."""
+        return tuple(
+            sorted(
+                [(m.start, m.end, i) for i, m in enumerate(self.markers)]
+                + [(m.start, m.end, -1) for m in self.malformed]
+            )
+        )
+
+    @cached_property
+    def marker_span_ends(self) -> tuple[int, ...]:
+        return tuple(end for _, end, _ in self.marker_spans)
+
 
 @dataclass(frozen=True)
 class Document(Structure):

@@ -8,6 +8,7 @@ with every marker (and its removal whitespace) and every reference entry taken o
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -196,12 +197,8 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
         else:
             runs.append([index, index])
     gone = set(deleted)
-    others = sorted(
-        [(m.start, m.end) for i, m in enumerate(markers) if i not in gone]
-        + [(m.start, m.end) for m in structure.malformed]
-    )
     marker_removals = [
-        _run_removal(text, others, markers[first].start, markers[last].end) for first, last in runs
+        _run_removal(structure, gone, markers[first].start, markers[last].end) for first, last in runs
     ]
     edits.extend(marker_removals)
     # citations added at sentence ends: join a marker that ends exactly there, else insert one
@@ -237,15 +234,20 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     return normalise_edits(edits)
 
 
-def _run_removal(text: str, spans: Sequence[tuple[int, int]], start: int, end: int) -> TextEdit:
+def _run_removal(structure: Structure, gone: set[int], start: int, end: int) -> TextEdit:
     """Remove the marker run [start, end); beside a marker (or malformed marker) that stays
     (`[1] [2]`), take the gap with it so the remaining run reads as before."""
-    following = next((s for s in spans if s[0] >= end), None)
-    if following is not None and not text[end : following[0]].strip(" \t"):
-        return TextEdit(start, following[0], "")
-    preceding = next((s for s in reversed(spans) if s[1] <= start), None)
-    if preceding is not None and not text[preceding[1] : start].strip(" \t"):
-        return TextEdit(preceding[1], end, "")
+    text, spans = structure.text, structure.marker_spans
+    after = bisect.bisect_left(spans, (end, -1, -2))
+    while after < len(spans) and spans[after][2] in gone:
+        after += 1
+    if after < len(spans) and not text[end : spans[after][0]].strip(" \t"):
+        return TextEdit(start, spans[after][0], "")
+    before = bisect.bisect_right(structure.marker_span_ends, start) - 1
+    while before >= 0 and spans[before][2] in gone:
+        before -= 1
+    if before >= 0 and not text[spans[before][1] : start].strip(" \t"):
+        return TextEdit(spans[before][1], end, "")
     return removal_edit(text, start, end)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from citedesk.core.markers import Marker
 from citedesk.core.spans import SpanSet
 
-MAX_SEGMENT_CHARS = 20_000
+MAX_SEGMENT_CHARS = 5_000
 """Blocks longer than this are cut at line breaks or spaces before segmentation (bounded cost)."""
 
 _local = threading.local()
@@ -160,12 +160,26 @@ def _chunks(neutral: str) -> Iterable[tuple[int, str]]:
     while start < len(neutral):
         end = min(start + MAX_SEGMENT_CHARS, len(neutral))
         if end < len(neutral):
-            cut = neutral.rfind(". ", start, end)
-            if cut <= start:
-                cut = neutral.rfind(" ", start, end)
-            end = cut + 1 if cut > start else end
+            end = _safe_cut(neutral, start + MAX_SEGMENT_CHARS // 2, end) or end
         yield start, neutral[start:end]
         start = end
+
+
+# a sentence end that is no abbreviation: a word of 4+ letters (or a number) and a full stop, then
+# a capital ("…in 2021. The next", not "Dr. Smith" or "e.g. The")
+_SAFE_END = re.compile(r"(?:[A-Za-z]{4,}|\d+)[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
+
+
+def _safe_cut(text: str, lo: int, hi: int) -> int | None:
+    """The last safe sentence boundary in [lo, hi) (pysbd is slow on long blocks: they are cut in
+    pieces it splits separately), else the last space, else None."""
+    last = None
+    for match in _SAFE_END.finditer(text, lo, hi):
+        last = match.end()
+    if last is None:
+        space = text.rfind(" ", lo, hi)
+        last = space + 1 if space > lo else None
+    return last
 
 
 def readable(text: str, start: int, end: int, hidden: SpanSet, code: SpanSet, markers: SpanSet) -> str:

@@ -82,12 +82,21 @@ class Embedder:
                 raise ModelMissing(f"no model in {folder}")
             import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
             from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+            from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
-            from citedesk.evidence.runtime import configure_threads  # noqa: PLC0415
+            from citedesk.evidence.runtime import configure_threads, shared_model  # noqa: PLC0415
 
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             configure_threads(torch, self.threads)
-            self._tokenizer = AutoTokenizer.from_pretrained(str(folder))
-            self._model = AutoModel.from_pretrained(str(folder)).eval()
+            self._tokenizer, self._model = shared_model(
+                "embed",
+                folder,
+                None,
+                lambda: (
+                    AutoTokenizer.from_pretrained(str(folder)),
+                    AutoModel.from_pretrained(str(folder)).eval(),
+                ),
+            )
 
     def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> Vectors:
         """One unit vector per text (rows), from the cache where possible."""

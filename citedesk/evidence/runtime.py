@@ -1,11 +1,22 @@
-"""Process-wide settings for torch: how many CPU threads inference may use."""
+"""Process-wide state for inference: how many CPU threads torch may use, and the loaded models.
+
+A model is read from disk once per process and then serves every audit: the window's audit
+process stays warm, so a re-audit after an edit costs the judging, not another load.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import threading
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _state = {"configured": False}
+_loaded: dict[tuple[Hashable, ...], Any] = {}
+_loading = threading.Lock()
 
 
 def configure_threads(torch: Any, threads: int | None = None) -> int:
@@ -18,3 +29,26 @@ def configure_threads(torch: Any, threads: int | None = None) -> int:
         torch.set_num_threads(max(1, wanted))
         _state["configured"] = True
     return int(torch.get_num_threads())
+
+
+def shared_model(kind: str, folder: Path, variant: Hashable, load: Callable[[], T]) -> T:
+    """`load()` once per (kind, folder, variant) in this process, then the same object every time.
+
+    The key includes the folder's config.json modification time, so a model re-imported under the
+    same name is read again. Loading holds a lock: two audits never read the same weights twice.
+    """
+    try:
+        stamp = (Path(folder) / "config.json").stat().st_mtime_ns
+    except OSError:
+        stamp = 0
+    key = (kind, str(Path(folder).resolve()), variant, stamp)
+    with _loading:
+        if key not in _loaded:
+            _loaded[key] = load()
+        return _loaded[key]  # type: ignore[no-any-return]
+
+
+def forget_models() -> None:
+    """Drop every loaded model (tests; freeing memory)."""
+    with _loading:
+        _loaded.clear()

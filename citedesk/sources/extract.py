@@ -36,6 +36,8 @@ class Extracted:
     pages: list[tuple[int, int]] = field(default_factory=list)
     """(start offset, page number) for each PDF page, in order."""
     soft_404: bool = False
+    problem: str = ""
+    """Why there is no text, when the bytes say so: not really a PDF, a damaged PDF, no text layer."""
 
     @property
     def readable(self) -> bool:
@@ -114,7 +116,7 @@ def extract_pdf(data: bytes) -> Extracted:
     from pypdf.errors import PdfReadError  # noqa: PLC0415
 
     if not data.startswith(b"%PDF"):
-        return Extracted("", "pdf")
+        return Extracted("", "pdf", problem=f"it is not a PDF ({_looks_like(data)})")
     try:
         reader = PdfReader(io.BytesIO(data))
         pieces: list[str] = []
@@ -130,5 +132,33 @@ def extract_pdf(data: bytes) -> Extracted:
         author = str(info.author) if info and info.author else None
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         log.info("unreadable PDF: %s", exc)
-        return Extracted("", "pdf")
-    return Extracted("\n\n".join(pieces), "pdf", title=title, author=author, pages=pages)
+        return Extracted("", "pdf", problem="the PDF is damaged and could not be read")
+    text = "\n\n".join(pieces)
+    problem = "" if text.strip() else "the PDF has no text layer (a scan?)"
+    return Extracted(text, "pdf", title=title, author=author, pages=pages, problem=problem)
+
+
+_SIGNATURES = (
+    (b"PK\x03\x04", "a ZIP archive or an office document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"{", "JSON data"),
+)
+
+
+def _looks_like(data: bytes) -> str:
+    """What some bytes that should have been a PDF are, in words."""
+    head = data[:512].lstrip()
+    for signature, name in _SIGNATURES:
+        if head.startswith(signature):
+            return f"it is {name}"
+    if (
+        head.lower().startswith((b"<!doctype", b"<html", b"<?xml", b"<head", b"<body"))
+        or b"<html" in head.lower()
+    ):
+        return "it is a web page, perhaps a login or an error page"
+    if not head:
+        return "it is empty"
+    return "its content is not recognised"

@@ -9,6 +9,7 @@ retried with backoff honouring Retry-After (capped).
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import ipaddress
 import socket
@@ -209,24 +210,13 @@ class Fetcher:
                 return FetchResult(
                     url, FetchStatus.DNS_FAILURE, current, message=str(exc), redirects=redirects
                 )
+            watchdog = _Watchdog(started + self.policy.deadline, self._cancelled)
             try:
-                outcome = self._one(url, current, accept, started, redirects)
-            except httpx.TimeoutException:
-                return FetchResult(
-                    url, FetchStatus.TIMEOUT, current, message="the server took too long to answer"
-                )
-            except httpx.ConnectError as exc:
-                if "Name or service not known" in str(exc) or "getaddrinfo" in str(exc):
-                    return FetchResult(
-                        url, FetchStatus.DNS_FAILURE, current, message=f"the host could not be found: {exc}"
-                    )
-                return FetchResult(
-                    url, FetchStatus.CONNECTION_ERROR, current, message=f"could not connect: {exc}"
-                )
+                outcome = self._one(url, current, accept, started, redirects, watchdog)
             except httpx.HTTPError as exc:
-                return FetchResult(
-                    url, FetchStatus.CONNECTION_ERROR, current, message=f"the connection failed: {exc}"
-                )
+                return _failure(url, current, exc, watchdog)
+            finally:
+                watchdog.stop()
             if isinstance(outcome, str):  # a redirect target
                 redirects.append(outcome)
                 if len(redirects) > self.policy.max_redirects or outcome in redirects[:-1] or outcome == url:
@@ -255,7 +245,13 @@ class Fetcher:
             return outcome.result() if isinstance(outcome, _Retry) else outcome
 
     def _one(
-        self, original: str, url: str, accept: str | None, started: float, redirects: list[str]
+        self,
+        original: str,
+        url: str,
+        accept: str | None,
+        started: float,
+        redirects: list[str],
+        watchdog: _Watchdog,
     ) -> FetchResult | _Retry | str:
         headers = (
             {"Accept": accept}
@@ -264,7 +260,10 @@ class Fetcher:
                 "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
             }
         )
-        with self._client.stream("GET", url, headers=headers) as response:
+        with self._client.stream(
+            "GET", url, headers=headers, extensions={"trace": watchdog.trace}
+        ) as response:
+            watchdog.watch(response.extensions.get("network_stream"))
             peer = self._check_peer(response)
             if peer is not None:
                 return FetchResult(original, FetchStatus.BLOCKED, url, message=peer)
@@ -344,6 +343,75 @@ class Fetcher:
             host = response.request.url.host
             return f"{host} led to a private or local network address ({address}); it was not read"
         return None
+
+
+def _failure(url: str, current: str, exc: httpx.HTTPError, watchdog: _Watchdog) -> FetchResult:
+    """The typed outcome of a fetch that raised."""
+    if watchdog.fired:  # the watchdog shut the connection: the deadline passed or the audit stopped
+        if watchdog.cancelled():
+            return FetchResult(url, FetchStatus.CANCELLED, current, message="cancelled")
+        return FetchResult(url, FetchStatus.TIMEOUT, current, message="the server took too long to answer")
+    if isinstance(exc, httpx.TimeoutException):
+        return FetchResult(url, FetchStatus.TIMEOUT, current, message="the server took too long to answer")
+    if isinstance(exc, httpx.ConnectError):
+        if "Name or service not known" in str(exc) or "getaddrinfo" in str(exc):
+            return FetchResult(
+                url, FetchStatus.DNS_FAILURE, current, message=f"the host could not be found: {exc}"
+            )
+        return FetchResult(url, FetchStatus.CONNECTION_ERROR, current, message=f"could not connect: {exc}")
+    return FetchResult(url, FetchStatus.CONNECTION_ERROR, current, message=f"the connection failed: {exc}")
+
+
+class _Watchdog:
+    """Shuts a fetch's connection down when its deadline passes or the audit is cancelled.
+
+    httpx's timeouts apply to each read, so a server that trickles its headers one byte at a time
+    (slow-loris) would otherwise hold a fetch forever. The socket is learnt from httpcore's trace
+    events as soon as the connection opens; shutting it down wakes the blocked read.
+    """
+
+    POLL_S = 0.2
+
+    def __init__(self, deadline: float, cancelled: Callable[[], bool]) -> None:
+        self.deadline = deadline
+        self.cancelled = cancelled
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fetch-watchdog", daemon=True)
+        self._thread.start()
+
+    def trace(self, event: str, info: dict[str, object]) -> None:
+        if event == "connection.connect_tcp.complete":
+            self.watch(info.get("return_value"))
+
+    def watch(self, stream: object) -> None:
+        get_extra_info = getattr(stream, "get_extra_info", None)
+        sock = get_extra_info("socket") if get_extra_info is not None else None
+        if not isinstance(sock, socket.socket):
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            if self.fired:
+                self._shut(sock)
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _run(self) -> None:
+        while not self._done.wait(self.POLL_S):
+            if time.monotonic() >= self.deadline or self.cancelled():
+                with self._lock:
+                    self.fired = True
+                    for sock in self._sockets:
+                        self._shut(sock)
+                return
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 @dataclass

@@ -241,7 +241,7 @@ def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSourc
         author=extracted.author,
         date=extracted.date,
         text=extracted.text,
-        message="" if status == "ok" else "the file has no readable text",
+        message="" if status == "ok" else (extracted.problem or "the file has no readable text"),
     )
     passages = split_passages(extracted.text, extracted.pages)
     store.save_source(record, passages)
@@ -432,7 +432,8 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
                 remote.locator,
                 location,
                 record.title,
-                message="the page has no readable main text (a paywall, a login page or a scan?)",
+                message=extracted.problem
+                or "the page has no readable main text (a paywall, a login page or a scan?)",
                 mismatches=remote.mismatches,
             )
         return ResolvedSource(

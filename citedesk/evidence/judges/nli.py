@@ -101,28 +101,33 @@ class NliJudge:
             )
             from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
-            from citedesk.evidence.runtime import configure_threads  # noqa: PLC0415
+            from citedesk.evidence.runtime import configure_threads, shared_model  # noqa: PLC0415
 
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             configure_threads(torch, self.threads)
-            config = AutoConfig.from_pretrained(str(self.model_dir))
-            scheme = label_scheme({int(k): v for k, v in (config.id2label or {}).items()})
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
-                model = AutoModelForSequenceClassification.from_pretrained(str(self.model_dir)).eval()
-            except (OSError, ValueError) as exc:
-                raise ModelError(f"the model at {self.model_dir} could not be loaded: {exc}") from exc
-            limits = [self.max_length, getattr(config, "max_position_embeddings", self.max_length)]
-            if 0 < getattr(tokenizer, "model_max_length", 0) < 100_000:
-                limits.append(int(tokenizer.model_max_length))
-            self.max_length = min(limits)  # never more tokens than the model has positions for
-            if self.quantize:
-                with warnings.catch_warnings():  # torch marks eager quantization deprecated; it still works
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    warnings.filterwarnings("ignore", message=".*quantiz", category=UserWarning)
-                    model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
-                        model, {torch.nn.Linear}, dtype=torch.qint8
-                    )
+
+            def read() -> tuple[Any, Any, LabelScheme, int]:
+                config = AutoConfig.from_pretrained(str(self.model_dir))
+                scheme = label_scheme({int(k): v for k, v in (config.id2label or {}).items()})
+                try:
+                    tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
+                    model = AutoModelForSequenceClassification.from_pretrained(str(self.model_dir)).eval()
+                except (OSError, ValueError) as exc:
+                    raise ModelError(f"the model at {self.model_dir} could not be loaded: {exc}") from exc
+                limits = [getattr(config, "max_position_embeddings", 100_000)]
+                if 0 < getattr(tokenizer, "model_max_length", 0) < 100_000:
+                    limits.append(int(tokenizer.model_max_length))
+                if self.quantize:
+                    with warnings.catch_warnings():  # torch marks eager quantization deprecated; it works
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        warnings.filterwarnings("ignore", message=".*quantiz", category=UserWarning)
+                        model = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call]
+                            model, {torch.nn.Linear}, dtype=torch.qint8
+                        )
+                return tokenizer, model, scheme, min(limits)
+
+            tokenizer, model, scheme, positions = shared_model("nli", self.model_dir, self.quantize, read)
+            self.max_length = min(self.max_length, positions)  # never more tokens than positions
             self._tokenizer, self._model, self.scheme = tokenizer, model, scheme
 
     def chunks(self, pair: Pair) -> list[str]:
