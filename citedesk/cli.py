@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     assist = commands.add_parser("assist", help="Claude assistance: store your Anthropic key in the keyring")
     assist.add_argument("action", choices=["set-key", "status"])
 
+    commands.add_parser(
+        "samples", help="print the bundled sample documents and their paths (try: citedesk audit PATH)"
+    )
+
     window = commands.add_parser("open", help="open the window (the default with no command)")
     window.add_argument("file", nargs="?", help="a document to open")
 
@@ -138,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _assist(args)
         if args.command == "sources":
             return _sources(args)
+        if args.command == "samples":
+            return _samples()
         if args.command == "models":
             return _models(args)
     except DocumentError as exc:
@@ -158,6 +164,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds between 0 and 3600")
+    return seconds
+
+
+def _samples() -> int:
+    from citedesk.resources import sample_paths  # noqa: PLC0415
+
+    for name, path in sample_paths().items():
+        print(f"{name}\t{path}")
+    return EXIT_OK
+
+
 def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     """What audit and fix share: where sources come from and which judge reads them."""
     parser.add_argument(
@@ -172,6 +196,13 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
     )
     parser.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up on a source that has not arrived whole after this long (default: 60)",
+    )
     parser.add_argument(
         "--allow-private-network",
         action="store_true",
@@ -218,6 +249,7 @@ def _audit_options(args: argparse.Namespace) -> AuditOptions:
             check_sources=not args.no_sources,
             sources_dir=sources_dir,
             allow_private_network=args.allow_private_network,
+            fetch_timeout=args.timeout,
             refresh=args.refresh,
             store_path=Path(args.store) if args.store else None,
             judge=args.judge,

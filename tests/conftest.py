@@ -12,7 +12,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "resources" / "samples"
+SAMPLES = REPO / "citedesk" / "resources" / "samples"
 SHARED_EVAL = REPO.parent / "shared" / "eval"
 
 

@@ -62,7 +62,7 @@ def test_no_heavy_import_at_module_level() -> None:
 def test_importing_the_cli_and_running_an_audit_loads_neither_qt_nor_torch() -> None:
     code = (
         "import sys; from citedesk.cli import main; "
-        "main(['audit', 'resources/samples/problems.md', '--offline', '--format', 'json', '--out', '/dev/null']); "
+        "main(['audit', 'citedesk/resources/samples/problems.md', '--offline', '--format', 'json', '--out', '/dev/null']); "
         "loaded = sorted(m for m in ('torch', 'transformers', 'PySide6', 'anthropic') if m in sys.modules); "
         "print(','.join(loaded))"
     )

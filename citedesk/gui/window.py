@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QFont,
     QHelpEvent,
+    QIcon,
     QKeySequence,
     QMouseEvent,
     QTextCursor,
@@ -61,6 +62,7 @@ from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_fr
 from citedesk.gui.sources_panel import SourcesPanel
 from citedesk.gui.worker import ProcessAuditRunner
 from citedesk.pipeline import AuditOptions
+from citedesk.resources import icon_path, sample_paths
 
 if TYPE_CHECKING:
     from citedesk.sources.store import Store
@@ -79,6 +81,7 @@ def recovery_dir() -> Path:
 class MainWindow(QMainWindow):
     def __init__(self, options: AuditOptions | None = None, settings: QSettings | None = None) -> None:
         super().__init__()
+        self.setWindowIcon(QIcon(str(icon_path())))
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
         self.options = options or options_from_settings(self.settings)
         self.attachments: dict[str, str] = {}
@@ -212,6 +215,9 @@ class MainWindow(QMainWindow):
         self._action("&File", "Save &as…", self.save_as_dialog, QKeySequence.StandardKey.SaveAs)
         self.recent_menu = self._menus["&File"].addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        samples_menu = self._menus["&File"].addMenu("Open a &sample")
+        for name, sample in sample_paths().items():
+            samples_menu.addAction(name, lambda sample=sample: self._open_sample(sample))
         self._action("&File", "&Export report…", self.export_dialog, "Ctrl+E")
         self._action("&File", "Se&ttings…", self.settings_dialog, "Ctrl+,")
         self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -610,6 +616,10 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, n=str(name): self._open_recent(n))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def _open_sample(self, path: Path) -> None:
+        if self.confirm_discard():
+            self.load_file(path)
 
     def _open_recent(self, name: str) -> None:
         if self.confirm_discard():
