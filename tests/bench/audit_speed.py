@@ -1,7 +1,9 @@
 """Audit speed on a ~1,000-word document with 10 cached local sources (figures, not a test).
 
-Prints the time per stage with the heuristic judge and with a MiniLM-size NLI model (6 layers,
-384 wide, the real all-MiniLM-L6-v2 vocabulary; random weights — speed does not depend on them),
+Prints the time per stage (parse, sources, load = loading the judge and embedder, retrieve,
+judge — including the second look for a better source —, findings) with the heuristic judge and
+with a MiniLM-size NLI model (6 layers, 384 wide, the real all-MiniLM-L6-v2 vocabulary; random
+weights — speed does not depend on them),
 the re-audit time after editing one sentence, and the NLI judge's pairs/s next to the bare
 forward pass of the same model on the same pairs in the same run.
 
@@ -21,7 +23,7 @@ import time
 from pathlib import Path
 
 from citedesk.evidence.judges.base import Pair
-from citedesk.pipeline import AuditOptions, audit_text
+from citedesk.pipeline import AuditOptions, AuditState, audit_text
 
 EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval" / "wice" / "claim_dev.jsonl"
 
@@ -96,14 +98,27 @@ def minilm_size_nli(folder: Path) -> Path:
 
 
 def timed_audit(text: str, path: Path, options: AuditOptions) -> tuple[float, dict[str, float], int]:
+    """Audit once; the wall time, the time spent in each stage, and the number of findings."""
+    state = AuditState()
     started = time.perf_counter()
-    report = audit_text(text, str(path), options)
-    return time.perf_counter() - started, report.timings, len(report.findings)
+    report = audit_text(text, str(path), options, state)
+    state.progress("done")  # closes the last stage's clock
+    return time.perf_counter() - started, dict(state.stage_seconds), len(report.findings)
 
 
-def show(label: str, total: float, timings: dict[str, float], findings: int) -> None:
-    stages = "  ".join(f"{k} {v * 1000:.0f} ms" for k, v in timings.items())
-    print(f"{label:<44} {total:6.2f} s   ({stages}; {findings} findings)")
+STAGE_NAMES = {
+    "parsing": "parse",
+    "fetching sources": "sources",
+    "loading the judge": "load",
+    "retrieving evidence": "retrieve",
+    "judging": "judge",
+    "checking citations": "findings",
+}
+
+
+def show(label: str, total: float, stages: dict[str, float], findings: int) -> None:
+    parts = "  ".join(f"{STAGE_NAMES.get(k, k)} {v * 1000:.0f}" for k, v in stages.items())
+    print(f"{label:<44} {total:6.2f} s   (ms: {parts}; {findings} findings)")
 
 
 def bare_vs_judge(model_dir: Path, pairs: list[Pair]) -> None:

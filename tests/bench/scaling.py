@@ -1,0 +1,102 @@
+"""How audit time and memory grow with document length and with the number of sources (figures).
+
+    .venv/bin/python -m tests.bench.scaling
+
+1. Length: 1k, 5k and 20k-word documents citing the same 10 local sources, heuristic judge. Each
+   size gets a store whose sources are already cached (a small priming audit), then is audited
+   twice: first (every sentence is new: retrieval and judging run for all of them) and again
+   (everything cached: what the window's live re-audit costs when nothing changed).
+2. Sources: a 1k-word document citing 2, 5, 10 and 20 sources, first audit (sources cached).
+3. Peak memory (max RSS) of a fresh process that audits the 1k-word document with the heuristic
+   judge, and with a MiniLM-size NLI model loaded.
+
+Each measurement of 1 and 2 runs in this process; 3 runs each judge in its own child process so the
+figures do not include each other.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from citedesk.pipeline import AuditOptions
+from tests.bench.audit_speed import make_corpus, minilm_size_nli, show, timed_audit
+
+
+def _options(root: Path, sources: Path, name: str, judge: str = "heuristic") -> AuditOptions:
+    return AuditOptions(offline=True, sources_dir=sources, store_path=root / f"{name}.sqlite3", judge=judge)
+
+
+def _primed(root: Path, sources: Path, name: str, text: str) -> AuditOptions:
+    """A store with every source fetched and embedded, but no judgement of `text` cached."""
+    options = _options(root, sources, name)
+    refs = text[text.index("## References") :]
+    timed_audit("# Primer\n\nA sentence [1].\n\n" + refs, root / f"{name}.md", options)
+    return options
+
+
+def by_length(root: Path) -> None:
+    print("Length (10 local sources, heuristic judge, sources cached):")
+    for words in (1000, 5000, 20000):
+        sources = root / f"len{words}"
+        sources.mkdir()
+        text = make_corpus(sources, sources=10, words=words)
+        options = _primed(root, sources, f"len{words}", text)
+        doc = root / f"len{words}.md"
+        show(f"  {len(text.split()):>6} words, first audit", *timed_audit(text, doc, options))
+        show(f"  {len(text.split()):>6} words, again (all cached)", *timed_audit(text, doc, options))
+
+
+def by_sources(root: Path) -> None:
+    print("Sources (about 1,000 words, heuristic judge, sources cached):")
+    for count in (2, 5, 10, 20):
+        sources = root / f"src{count}"
+        sources.mkdir()
+        text = make_corpus(sources, sources=count, words=1000)
+        options = _primed(root, sources, f"src{count}", text)
+        show(f"  {count:>2} sources, first audit", *timed_audit(text, root / f"src{count}.md", options))
+
+
+def peak_memory_child(judge: str) -> None:
+    """Run in a child: audit the 1k-word document with `judge`, print max RSS in MiB."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sources = root / "sources"
+        sources.mkdir()
+        text = make_corpus(sources)
+        options = _options(root, sources, "mem", judge)
+        timed_audit(text, root / "mem.md", options)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def peak_memory() -> None:
+    from platformdirs import user_cache_dir
+
+    model = minilm_size_nli(Path(user_cache_dir("citedesk")) / "bench-minilm-size-nli")
+    print("Peak memory (max RSS of a fresh process auditing 1,000 words with 10 sources):")
+    for label, judge in (("heuristic judge + embedder", "heuristic"), ("MiniLM-size NLI", f"nli:{model}")):
+        out = subprocess.run(
+            [sys.executable, "-m", "tests.bench.scaling", "--peak-memory", judge],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()[-1]
+        print(f"  {label:<28} {float(out):7.0f} MiB")
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--peak-memory"]:
+        peak_memory_child(sys.argv[2])
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        by_length(root)
+        by_sources(root)
+    peak_memory()
+
+
+if __name__ == "__main__":
+    main()
