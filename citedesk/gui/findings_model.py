@@ -5,6 +5,8 @@ It only adapts: the findings are the core's frozen dataclasses, and nothing here
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from citedesk.core.findings import Finding, Kind
@@ -21,8 +23,11 @@ class FindingsModel(QAbstractItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._groups: list[tuple[Kind, list[Finding]]] = []
+        self._all: list[Finding] = []
         self._line_of: dict[int, int] = {}
         self._notes: dict[int, str] = {}
+        self._filter = ""
+        self._sort: tuple[int, Qt.SortOrder] = (1, Qt.SortOrder.AscendingOrder)
 
     def set_findings(
         self,
@@ -37,16 +42,92 @@ class FindingsModel(QAbstractItemModel):
         """
         self.beginResetModel()
         self._notes = reviews or {}
-        grouped: dict[Kind, list[Finding]] = {}
-        for finding in sorted(findings, key=lambda f: (f.start, f.kind.value)):
-            grouped.setdefault(finding.kind, []).append(finding)
-        order = list(Kind)
-        self._groups = sorted(grouped.items(), key=lambda item: order.index(item[0]))
+        self._all = list(findings)
         self._line_of = lines or {}
+        self._groups = self._arrange()
         self.endResetModel()
 
+    def set_filter(self, text: str) -> None:
+        """Show only findings whose kind, severity, reference, message or review contain `text`
+        (case-insensitive; every word must match)."""
+        self.beginResetModel()
+        self._filter = text.strip().lower()
+        self._groups = self._arrange()
+        self.endResetModel()
+
+    def _matches(self, finding: Finding) -> bool:
+        if not self._filter:
+            return True
+        haystack = " ".join(
+            (
+                finding.kind.label,
+                finding.kind.value,
+                finding.severity.value,
+                f"[{finding.reference}]" if finding.reference else "",
+                finding.message,
+                self._notes.get(id(finding), ""),
+            )
+        ).lower()
+        return all(word in haystack for word in self._filter.split())
+
+    def _sort_key(self, column: int) -> Callable[[Finding], tuple[object, ...]]:
+        severity = {"error": 0, "warning": 1, "info": 2}
+        if column == 0:
+            return lambda f: (severity.get(f.severity.value, 3), f.reference or "", f.start)
+        if column == 2:
+            return lambda f: (f.message.lower(), f.start)
+        return lambda f: (self._line_of.get(f.start, 0), f.start, f.kind.value)
+
+    def _arrange(self) -> list[tuple[Kind, list[Finding]]]:
+        column, order = self._sort
+        grouped: dict[Kind, list[Finding]] = {}
+        ordered = sorted(
+            (f for f in self._all if self._matches(f)),
+            key=self._sort_key(column),
+            reverse=order == Qt.SortOrder.DescendingOrder,
+        )
+        for finding in ordered:
+            grouped.setdefault(finding.kind, []).append(finding)
+        kinds = list(Kind)
+        return sorted(grouped.items(), key=lambda item: kinds.index(item[0]))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the findings inside each kind (the kinds keep their order); the selection is kept."""
+        if not 0 <= column < len(COLUMNS):
+            return
+        self.layoutAboutToBeChanged.emit()
+        before = {
+            id(finding): (group_row, row)
+            for group_row, (_, group) in enumerate(self._groups)
+            for row, finding in enumerate(group)
+        }
+        self._sort = (column, order)
+        self._groups = self._arrange()
+        after = {
+            id(finding): (group_row, row)
+            for group_row, (_, group) in enumerate(self._groups)
+            for row, finding in enumerate(group)
+        }
+        at_before = {place: finding_id for finding_id, place in before.items()}
+        moved_from, moved_to = [], []
+        for index in self.persistentIndexList():
+            if index.internalId() == _TOP:
+                continue
+            finding_id = at_before.get((int(index.internalId()), index.row()))
+            if finding_id is not None and finding_id in after:
+                group_row, row = after[finding_id]
+                moved_from.append(index)
+                moved_to.append(self.createIndex(row, index.column(), group_row))
+        self.changePersistentIndexList(moved_from, moved_to)
+        self.layoutChanged.emit()
+
     def findings(self) -> list[Finding]:
+        """The findings shown (after the filter), in display order."""
         return [f for _, group in self._groups for f in group]
+
+    def all_findings(self) -> list[Finding]:
+        """Every finding of the audit, shown or filtered out."""
+        return list(self._all)
 
     def finding_at(self, index: ModelIndex) -> Finding | None:
         if not index.isValid() or index.internalId() == _TOP:

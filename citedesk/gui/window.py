@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QPlainTextEdit,
@@ -112,7 +113,12 @@ class MainWindow(QMainWindow):
         self.tree.setModel(self.model)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
-        self.tree.setSortingEnabled(False)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line within each kind
+        self.filter_box = QLineEdit()
+        self.filter_box.setPlaceholderText("Filter findings: kind, [reference], words…")
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.textChanged.connect(self._filter_findings)
         self.evidence = QTextBrowser()
         self.evidence.setOpenLinks(False)
         self.evidence.anchorClicked.connect(self._open_link)
@@ -126,6 +132,7 @@ class MainWindow(QMainWindow):
         findings_tab = QWidget()
         findings_layout = QVBoxLayout(findings_tab)
         findings_layout.setContentsMargins(0, 0, 0, 0)
+        findings_layout.addWidget(self.filter_box)
         findings_layout.addWidget(self.tree)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fix_button)
@@ -226,6 +233,7 @@ class MainWindow(QMainWindow):
         self._action("&Edit", "&Find…", self.find_bar.open_bar, QKeySequence.StandardKey.Find)
         self._action("&Edit", "Find and &replace…", lambda: self.find_bar.open_bar(replacing=True), "Ctrl+H")
         self._action("&Edit", "Find &next", self.find_bar.find_next, QKeySequence.StandardKey.FindNext)
+        self._action("&Edit", "Filter &findings…", self._focus_filter, "Ctrl+Shift+F")
         self._action("&Audit", "&Audit now", self.start_audit, "F5")
         self._action("&Audit", "&Cancel audit", self._escape, "Escape")
         self.offline_action = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
@@ -617,6 +625,15 @@ class MainWindow(QMainWindow):
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
+    def _focus_filter(self) -> None:
+        self.tabs.setCurrentIndex(0)
+        self.filter_box.setFocus()
+        self.filter_box.selectAll()
+
+    def _filter_findings(self, text: str) -> None:
+        self.model.set_filter(text)
+        self.tree.expandAll()
+
     def _open_sample(self, path: Path) -> None:
         if self.confirm_discard():
             self.load_file(path)
@@ -752,7 +769,7 @@ class MainWindow(QMainWindow):
         finding = self.selected_finding()
         if finding is None or not self._editable():
             return
-        fixes = [f.fixes[0] for f in self.model.findings() if f.kind is finding.kind and f.fixes]
+        fixes = [f.fixes[0] for f in self.model.all_findings() if f.kind is finding.kind and f.fixes]
         self.apply_fixes(fixes, f"Applied {len(fixes)} fixes ({finding.kind.label})")
 
     def apply_fixes(self, fixes: list[Fix], message: str) -> bool:

@@ -206,6 +206,52 @@ def test_findings_model_passes_the_model_tester(
     qtmodeltester.check(window.model)
 
 
+def test_findings_sort_and_filter_keep_the_selection(
+    qtbot: QtBot, window: MainWindow, qtmodeltester: ModelTester
+) -> None:
+    window.load_file(SAMPLES / "problems.md")
+    wait_for_report(qtbot, window)
+    assert window.report is not None
+    total = len(window.model.findings())
+    qtmodeltester.check(window.model)  # and it keeps checking through the sorts and filters below
+
+    def lines_of_biggest_group() -> list[int]:
+        group = max(
+            range(window.model.rowCount()), key=lambda r: window.model.rowCount(window.model.index(r, 0))
+        )
+        parent = window.model.index(group, 0)
+        return [int(window.model.index(r, 1, parent).data()) for r in range(window.model.rowCount(parent))]
+
+    assert lines_of_biggest_group() == sorted(lines_of_biggest_group())
+    assert len(set(lines_of_biggest_group())) > 1
+    window.step(1)
+    selected = window.selected_finding()
+    assert selected is not None
+    header = window.tree.header()
+    # a click on the Line header (sorted ascending already) reverses the order
+    qtbot.mouseClick(
+        header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(header.sectionPosition(1) + 5, 5)
+    )
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    assert lines_of_biggest_group() == sorted(lines_of_biggest_group(), reverse=True)
+    assert window.selected_finding() is selected  # the selection follows its finding
+
+    window.filter_box.setText("fabricated")
+    shown = window.model.findings()
+    assert shown
+    assert all(f.kind is Kind.FABRICATED for f in shown)
+    reference = next(f.reference for f in window.report.findings if f.reference)
+    window.filter_box.setText(f"[{reference}]")
+    shown = window.model.findings()
+    assert reference in {f.reference for f in shown}
+    assert all(f.reference == reference or f"[{reference}]" in f.message for f in shown)
+    assert len(shown) < total
+    window.filter_box.setText("no such words anywhere")
+    assert window.model.findings() == []
+    window.filter_box.clear()
+    assert len(window.model.findings()) == total
+
+
 def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWindow) -> None:
     text = "Emoji 😀😀 then a fabricated marker [9].\n"
     mapping = Utf16Map(text)
