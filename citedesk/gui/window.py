@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -58,6 +57,7 @@ from citedesk.core.text import DocumentError, LineIndex
 from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_model import FindingsModel
 from citedesk.gui.highlight import STYLES, FindingHighlighter
+from citedesk.gui.line_numbers import NumberedEditor
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
 from citedesk.gui.sources_panel import SourcesPanel
@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle("CiteDesk")
         self.resize(1200, 800)
-        self.editor = QPlainTextEdit()
+        self.editor = NumberedEditor()
         self.editor.setAcceptDrops(False)  # files dropped anywhere open in the window
         self.editor.setFont(QFont("Monospace", 11))
         self.editor.setTabChangesFocus(False)
@@ -252,6 +252,11 @@ class MainWindow(QMainWindow):
         self._action("&Review", "C&lear the decision", self.clear_decision, "Ctrl+0")
         dismissed = self._action("&Review", "Show &false alarms", self._toggle_dismissed, "Ctrl+Shift+H")
         dismissed.setCheckable(True)
+        self.line_numbers_action = self._action("&View", "&Line numbers", self._toggle_line_numbers)
+        self.line_numbers_action.setCheckable(True)
+        shown = str(self.settings.value("line_numbers", "true")).lower() == "true"
+        self.line_numbers_action.setChecked(shown)
+        self.editor.line_numbers.set_shown(shown)
         self._action("&Help", "&Legend", self.show_legend)
         self._action("&Help", "&About CiteDesk", self.show_about)
 
@@ -624,6 +629,10 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, n=str(name): self._open_recent(n))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def _toggle_line_numbers(self, checked: bool) -> None:
+        self.editor.line_numbers.set_shown(checked)
+        self.settings.setValue("line_numbers", "true" if checked else "false")
 
     def _focus_filter(self) -> None:
         self.tabs.setCurrentIndex(0)

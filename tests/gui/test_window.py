@@ -496,3 +496,20 @@ def test_hovering_a_highlight_explains_it_and_clicking_selects_it(qtbot: QtBot, 
     qtbot.mouseClick(window.editor.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert window.selected_finding() is fabricated
     assert "Fabricated citation" in window.evidence.toPlainText()
+
+
+def test_line_numbers_can_be_hidden_and_the_choice_is_kept(
+    qtbot: QtBot, window: MainWindow, settings: QSettings
+) -> None:
+    window.editor.setPlainText("\n".join(f"line {n}" for n in range(1, 1201)))
+    gutter = window.editor.line_numbers
+    assert gutter.isVisible()
+    wide = window.editor.viewportMargins().left()
+    assert wide >= window.editor.fontMetrics().horizontalAdvance("9999")  # room for four digits
+    window.line_numbers_action.trigger()
+    assert not gutter.isVisible()
+    assert window.editor.viewportMargins().left() == 0
+    other = MainWindow(window.options, settings)
+    qtbot.addWidget(other)
+    assert not other.line_numbers_action.isChecked()
+    assert other.editor.viewportMargins().left() == 0
