@@ -330,16 +330,11 @@ def _review(args: argparse.Namespace) -> int:
 
 def _assist_preview(text: str, path: str) -> int:
     """Show, word for word, what Claude assistance would send for this document; send nothing."""
-    from citedesk.assist import insert  # noqa: PLC0415
-    from citedesk.core.checks import structural_findings  # noqa: PLC0415
-    from citedesk.core.document import parse_document  # noqa: PLC0415
+    from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
 
-    document = parse_document(text, path)
-    uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
-    requests = insert.insertion_requests(document, uncited)
-    print(f"With --assist claude, up to {len(requests)} request(s) would be sent (nothing was sent):\n")
-    for _claim_id, request in requests:
-        print(request.preview())
+    count, preview = what_would_be_sent(text, path)
+    print(f"With --assist claude, up to {count} request(s) would be sent (nothing was sent):\n")
+    print(preview)
     print("With --judge claude, each (sentence, evidence passage) pair is sent for judging as well.")
     return EXIT_OK
 

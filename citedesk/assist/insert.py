@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from citedesk.assist.client import AssistError, ClaudeClient, Request
-from citedesk.core.document import Document, parse_structure
+from citedesk.core.checks import structural_findings
+from citedesk.core.document import Document, parse_document, parse_structure
+from citedesk.core.findings import Kind
 
 SYSTEM = (
     "You add citations to a writer's sentence. You may ONLY insert citation markers such as [2] "
@@ -80,6 +82,15 @@ def insertion_requests(document: Document, claim_ids: list[str]) -> list[tuple[s
         original = document.text[claim.sentence.start : claim.sentence.span_end]
         requests.append((claim_id, request_for(original, document)))
     return requests
+
+
+def what_would_be_sent(text: str, path: str | None = None) -> tuple[int, str]:
+    """(number of requests, their exact text) that citation insertion would send for `text` —
+    shown by `--assist-preview` and by the window before the writer turns assistance on."""
+    document = parse_document(text, path)
+    uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
+    requests = insertion_requests(document, uncited)
+    return len(requests), "\n".join(request.preview() for _, request in requests)
 
 
 def request_for(sentence: str, document: Document) -> Request:

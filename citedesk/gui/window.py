@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.runner.failed.connect(self._on_failed)
         self.runner.cancelled.connect(self._on_cancelled)
         self.confirm_discard = self._ask_discard
+        self.confirm_assist = self._ask_assist
 
         self.setWindowTitle("CiteDesk")
         self.resize(1200, 800)
@@ -177,7 +178,10 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.stage, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel_button)
+        self.assist_label = QLabel("")
+        self.assist_label.setVisible(False)
         self.statusBar().addPermanentWidget(self.review_label)
+        self.statusBar().addPermanentWidget(self.assist_label)
         self.statusBar().addPermanentWidget(self.judge_label)
 
         self.debounce = QTimer(self)
@@ -239,6 +243,10 @@ class MainWindow(QMainWindow):
         self.offline_action = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
         self.offline_action.setCheckable(True)
         self.offline_action.setChecked(self.options.offline)
+        self.assist_action = self._action(
+            "&Audit", "Claude &assistance for this document…", self._toggle_assist, "Ctrl+Shift+A"
+        )
+        self.assist_action.setCheckable(True)
         self._action("&Review", "&Next finding", lambda: self.step(1), "F8")
         self._action("&Review", "&Previous finding", lambda: self.step(-1), "Shift+F8")
         self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
@@ -271,6 +279,7 @@ class MainWindow(QMainWindow):
             return False
         self.path = Path(path).resolve()
         self._load_attachments()
+        self._load_assist_choice()
         self.encoding = decoded.encoding
         self.crlf = "\r\n" in decoded.text
         self.editor.setPlainText(decoded.text.replace("\r\n", "\n"))
@@ -423,7 +432,61 @@ class MainWindow(QMainWindow):
         from dataclasses import replace  # noqa: PLC0415
 
         attached = tuple((key, Path(path)) for key, path in sorted(self.attachments.items()))
-        return replace(self.options, attached=attached, refresh_keys=refresh)
+        assist = "claude" if self.assist_enabled else "none"
+        return replace(self.options, attached=attached, refresh_keys=refresh, assist=assist)
+
+    # --- Claude assistance: off unless the writer turns it on for this document --------------------
+    @property
+    def assist_enabled(self) -> bool:
+        return self.assist_action.isChecked()
+
+    def _assist_setting(self) -> str:
+        return f"assist/{hashlib.sha1(self.document_key.encode()).hexdigest()[:16]}"
+
+    def _toggle_assist(self, checked: bool) -> None:
+        if checked and not self._consent_to_assist():
+            self.assist_action.setChecked(False)
+            return
+        self.settings.setValue(self._assist_setting(), "true" if checked else "false")
+        self.assist_label.setVisible(checked)
+        self.assist_label.setText("Claude: on" if checked else "")
+        self.show_message(
+            "Claude assistance is on for this document"
+            if checked
+            else "Claude assistance is off: nothing is sent"
+        )
+        self.start_audit()  # a running audit (which may be sending) is cancelled first
+
+    def _consent_to_assist(self) -> bool:
+        from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
+        from citedesk.assist.keys import HOW_TO_SET, api_key  # noqa: PLC0415
+
+        if not api_key():
+            self.show_message(f"Claude assistance needs your Anthropic API key: {HOW_TO_SET}.")
+            return False
+        count, preview = what_would_be_sent(self.editor.toPlainText(), str(self.path) if self.path else None)
+        return self.confirm_assist(count, preview)
+
+    def _ask_assist(self, count: int, preview: str) -> bool:
+        box = QMessageBox(self)
+        box.setWindowTitle("Turn on Claude assistance?")
+        box.setText(
+            f"For this document, CiteDesk will send up to {count} request(s) to Anthropic with your key: "
+            "each uncited sentence with the titles of your references. Claude may only add citations; "
+            "each is checked here before it is offered. Show details to see exactly what is sent."
+        )
+        box.setDetailedText(preview or "(nothing to send now: no uncited sentence)")
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Ok
+
+    def _load_assist_choice(self) -> None:
+        enabled = str(self.settings.value(self._assist_setting(), "false")).lower() == "true"
+        from citedesk.assist.keys import api_key  # noqa: PLC0415
+
+        enabled = enabled and api_key() is not None
+        self.assist_action.setChecked(enabled)
+        self.assist_label.setVisible(enabled)
+        self.assist_label.setText("Claude: on" if enabled else "")
 
     def start_audit(self, *, refresh: frozenset[str] = frozenset()) -> None:
         """Audit the editor's text now, in the background; a running audit is cancelled first."""
@@ -487,6 +550,11 @@ class MainWindow(QMainWindow):
             self.stage.setText("Cancelled")
 
     def _show_report(self, report: Report) -> None:
+        if report.assist and report.assist.get("usage"):
+            self.assist_label.setText(f"Claude: {report.assist['usage']}")
+            self.assist_label.setToolTip(
+                "\n".join(["Sent for this document with your key.", *report.assist.get("rejected", [])])
+            )
         text = report.document.text
         mapping = Utf16Map(text)
         lines = LineIndex(text)

@@ -513,3 +513,71 @@ def test_line_numbers_can_be_hidden_and_the_choice_is_kept(
     qtbot.addWidget(other)
     assert not other.line_numbers_action.isChecked()
     assert other.editor.viewportMargins().left() == 0
+
+
+def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_traffic(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+
+    from tests.helpers.messages_api import FakeMessages, last_user_text, message, messages_api
+
+    def cite(body: dict[str, object]) -> tuple[int, dict[str, object]]:
+        sentence = last_user_text(body).split("SENTENCE: ", 1)[1]
+        return message(json.dumps({"sentence": re.sub(r"\.(\s*)$", r" [3].\1", sentence, count=1)}))
+
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    document = tmp_path / "evidence.md"
+    shutil.copy(SAMPLES / "evidence.md", document)
+    previews: list[str] = []
+
+    def consent(count: int, preview: str) -> bool:
+        previews.append(preview)
+        return count > 0
+
+    window.confirm_assist = consent
+    with messages_api(cite) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+        window.load_file(document)
+        wait_for_report(qtbot, window)
+        assert FakeMessages.requests == []  # off by default: nothing is sent
+        window.assist_action.trigger()  # no key: stays off, says how to set one
+        assert not window.assist_action.isChecked()
+        assert "ANTHROPIC_API_KEY" in window.stage.text()
+        assert previews == []
+
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+        window.runner.shutdown()  # the audit process reads the environment when it starts
+        window.assist_action.trigger()
+        assert window.assist_action.isChecked()
+        assert len(previews) == 1
+        assert "Young street trees need regular watering" in previews[0]
+        assert "Cities are warmer" not in previews[0]  # cited sentences are never sent
+        qtbot.waitUntil(lambda: window._job is None and bool(FakeMessages.requests), timeout=60_000)
+        wait_for_report(qtbot, window)
+        assert window.report is not None
+        assert last_user_text(FakeMessages.requests[0]) in previews[0]  # sent is what was shown
+        uncited = next(f for f in window.report.findings if f.kind is Kind.UNCITED)
+        assert uncited.fixes[0].title == "Cite [3] (suggested by Claude, confirmed locally)"
+        assert "1 Claude requests" in window.assist_label.text()
+        assert "sk-ant" not in window.assist_label.text() + window.assist_label.toolTip()
+
+        window.assist_action.trigger()  # off: the next audits send nothing
+        assert not window.assist_action.isChecked()
+        wait_for_report(qtbot, window)
+        sent = len(FakeMessages.requests)
+        window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
+        window.start_audit()
+        wait_for_report(qtbot, window)
+        assert len(FakeMessages.requests) == sent
+
+    # the choice is kept per document: another document starts with assistance off
+    window.assist_action.trigger()
+    assert window.assist_action.isChecked()
+    other = tmp_path / "other.md"
+    other.write_text("Trees cool streets.\n", encoding="utf-8")
+    window.load_file(other)
+    assert not window.assist_action.isChecked()
+    window.load_file(document)
+    assert window.assist_action.isChecked()
