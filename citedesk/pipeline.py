@@ -108,18 +108,12 @@ def audit_text(
     text: str, path: str | None = None, options: AuditOptions | None = None, state: AuditState | None = None
 ) -> Report:
     state = state or AuditState()
-    started = time.perf_counter()
     state.progress("parsing")
     document = parse_document(text, path)
-    parse_s = time.perf_counter() - started
-    report = audit(document, options or AuditOptions(), state)
-    report.timings = {"parse": parse_s, **report.timings}
-    return report
+    return audit(document, options or AuditOptions(), state)
 
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
-    timings: dict[str, float] = {}
-    started = time.perf_counter()
     findings = structural_findings(document)
     sources_json: list[dict[str, Any]] = []
     judge_name: str | None = None
@@ -148,13 +142,10 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             findings.extend(source_findings(document, resolved))
             sources_json = describe_sources(document, resolved)
             hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
-            timings["sources"] = time.perf_counter() - started
             if options.judge != "none" and any(s.usable for s in resolved.values()):
-                judged = time.perf_counter()
                 judge_name, verdicts, findings, assist = _judge(
                     document, resolved, findings, options, state, store
                 )
-                timings["evidence"] = time.perf_counter() - judged
             findings.sort(key=lambda f: (f.start, f.kind.value))
         if options.reviews and findings and store is not None:
             reviews = stored_reviews(store, document.path)
@@ -162,13 +153,9 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         if store is not None:
             store.close()
     state.progress("checking citations")
-    timings["findings"] = (
-        time.perf_counter() - started - timings.get("sources", 0.0) - timings.get("evidence", 0.0)
-    )
     report = Report(
         document=document,
         findings=findings,
-        timings=timings,
         sources=sources_json,
         verdicts=verdicts,
         judge=judge_name,
@@ -178,6 +165,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     if reviews:
         report.apply_reviews(reviews)
     state.progress("done")
+    report.timings = dict(state.stage_seconds)
     return report
 
 

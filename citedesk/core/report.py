@@ -27,6 +27,7 @@ class Report:
     sources: list[dict[str, Any]] = field(default_factory=list)
     judge: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    """Seconds spent in each stage of the audit, by stage name (`AuditState.stage_seconds`)."""
     dismissed: list[Finding] = field(default_factory=list)
     """Findings the writer marked as false alarms (hidden until their sentence or source changes)."""
     reviews: dict[str, Review] = field(default_factory=dict)

@@ -46,9 +46,3 @@ def shared_model(kind: str, folder: Path, variant: Hashable, load: Callable[[], 
         if key not in _loaded:
             _loaded[key] = load()
         return _loaded[key]  # type: ignore[no-any-return]
-
-
-def forget_models() -> None:
-    """Drop every loaded model (tests; freeing memory)."""
-    with _loading:
-        _loaded.clear()

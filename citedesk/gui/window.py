@@ -262,7 +262,7 @@ class MainWindow(QMainWindow):
         dismissed.setCheckable(True)
         self.line_numbers_action = self._action("&View", "&Line numbers", self._toggle_line_numbers)
         self.line_numbers_action.setCheckable(True)
-        shown = str(self.settings.value("line_numbers", "true")).lower() == "true"
+        shown = bool(self.settings.value("line_numbers", True, type=bool))
         self.line_numbers_action.setChecked(shown)
         self.editor.line_numbers.set_shown(shown)
         self._action("&Help", "&Legend", self.show_legend)
@@ -440,16 +440,12 @@ class MainWindow(QMainWindow):
     def assist_enabled(self) -> bool:
         return self.assist_action.isChecked()
 
-    def _assist_setting(self) -> str:
-        return f"assist/{hashlib.sha1(self.document_key.encode()).hexdigest()[:16]}"
-
     def _toggle_assist(self, checked: bool) -> None:
         if checked and not self._consent_to_assist():
             self.assist_action.setChecked(False)
             return
-        self.settings.setValue(self._assist_setting(), "true" if checked else "false")
-        self.assist_label.setVisible(checked)
-        self.assist_label.setText("Claude: on" if checked else "")
+        self.settings.setValue(self._document_setting("assist"), checked)
+        self._show_assist_state(checked)
         self.show_message(
             "Claude assistance is on for this document"
             if checked
@@ -480,10 +476,12 @@ class MainWindow(QMainWindow):
         return box.exec() == QMessageBox.StandardButton.Ok
 
     def _load_assist_choice(self) -> None:
-        enabled = str(self.settings.value(self._assist_setting(), "false")).lower() == "true"
         from citedesk.assist.keys import api_key  # noqa: PLC0415
 
-        enabled = enabled and api_key() is not None
+        chosen = bool(self.settings.value(self._document_setting("assist"), False, type=bool))
+        self._show_assist_state(chosen and api_key() is not None)
+
+    def _show_assist_state(self, enabled: bool) -> None:
         self.assist_action.setChecked(enabled)
         self.assist_label.setVisible(enabled)
         self.assist_label.setText("Claude: on" if enabled else "")
@@ -658,20 +656,21 @@ class MainWindow(QMainWindow):
         self.show_message(f"Attached {Path(path).name} as reference [{key}]")
         self.start_audit()
 
-    def _attachments_key(self) -> str:
+    def _document_setting(self, name: str) -> str:
+        """The settings key of `name` for the open document (attached files, Claude assistance)."""
         digest = hashlib.sha1(self.document_key.encode()).hexdigest()
-        return f"attachments/{digest[:16]}"
+        return f"{name}/{digest[:16]}"
 
     def _save_attachments(self) -> None:
         import json  # noqa: PLC0415
 
-        self.settings.setValue(self._attachments_key(), json.dumps(self.attachments))
+        self.settings.setValue(self._document_setting("attachments"), json.dumps(self.attachments))
 
     def _load_attachments(self) -> None:
         import json  # noqa: PLC0415
 
         try:
-            stored = json.loads(str(self.settings.value(self._attachments_key(), "{}")))
+            stored = json.loads(str(self.settings.value(self._document_setting("attachments"), "{}")))
         except ValueError:
             stored = {}
         self.attachments = {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
@@ -700,7 +699,7 @@ class MainWindow(QMainWindow):
 
     def _toggle_line_numbers(self, checked: bool) -> None:
         self.editor.line_numbers.set_shown(checked)
-        self.settings.setValue("line_numbers", "true" if checked else "false")
+        self.settings.setValue("line_numbers", checked)
 
     def _focus_filter(self) -> None:
         self.tabs.setCurrentIndex(0)
