@@ -222,8 +222,9 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         "--assist",
         choices=["none", "claude"],
         default="none",
-        help="claude: send uncited sentences and reference titles to Claude (your Anthropic key) for "
-        "citation suggestions, each checked locally; default none: nothing leaves the machine",
+        help="claude: send long cited sentences (split into facts, each judged locally) and uncited "
+        "sentences with reference titles (citation suggestions, each checked locally) to Claude with "
+        "your Anthropic key; default none: nothing leaves the machine",
     )
     parser.add_argument("--assist-model", metavar="MODEL", help="the Claude model (default: a Sonnet model)")
     parser.add_argument(
@@ -268,7 +269,7 @@ def _audit(args: argparse.Namespace) -> int:
     policy = FailPolicy.parse(args.fail_on)
     decoded = read_document(args.file)
     if args.assist_preview:
-        return _assist_preview(decoded.text, args.file)
+        return _assist_preview(decoded.text, args.file, args.judge)
     options = _audit_options(args)
     report = audit_text(decoded.text, args.file, options)
     if args.format == "text" and not args.out:
@@ -328,14 +329,22 @@ def _review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _assist_preview(text: str, path: str) -> int:
+def _assist_preview(text: str, path: str, judge: str) -> int:
     """Show, word for word, what Claude assistance would send for this document; send nothing."""
     from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
+    from citedesk.assist.judge import what_would_be_judged  # noqa: PLC0415
 
     count, preview = what_would_be_sent(text, path)
-    print(f"With --assist claude, up to {count} request(s) would be sent (nothing was sent):\n")
+    print(f"With --assist claude, up to {count} request(s) would be sent first (nothing was sent):\n")
     print(preview)
-    print("With --judge claude, each (sentence, evidence passage) pair is sent for judging as well.")
+    pairs, judged = what_would_be_judged(text, path)
+    if judge == "claude":
+        print(f"\nWith --judge claude, {pairs} cited (sentence, reference) pair(s) are judged:\n")
+        print(judged)
+    else:
+        print(
+            f"With --judge claude, {pairs} cited (sentence, reference) pair(s) would be sent for judging as well."
+        )
     return EXIT_OK
 
 

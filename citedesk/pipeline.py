@@ -23,6 +23,7 @@ from citedesk.core.review import Review
 
 if TYPE_CHECKING:
     from citedesk.assist.client import ClaudeClient
+    from citedesk.core.claims import Atom
     from citedesk.evidence.judges.base import Judge
     from citedesk.sources.gather import ResolvedSource, SourceOptions
     from citedesk.sources.store import Store
@@ -222,8 +223,15 @@ def _judge(
     if client is not None and options.judge == "claude":
         from citedesk.assist.judge import ClaudeJudge  # noqa: PLC0415
 
-        claude_judge = ClaudeJudge(client)
+        claude_judge = ClaudeJudge(client, fallback=local)
     judge: Judge = claude_judge or local
+    assist: dict[str, Any] | None = None
+    atoms = None
+    if client is not None:
+        client.cache = _StoredAnswers(store)
+        assist = {"model": client.model, "suggested": {}, "rejected": [], "facts": {}}
+        if options.assist == "claude":
+            atoms = _claude_facts(document, client, assist, state)
     uncited = [f for f in findings if f.kind is Kind.UNCITED]
     result = assess_evidence(
         document,
@@ -232,15 +240,14 @@ def _judge(
         embedder=embedder,
         store=store,
         uncited=uncited,
+        atoms=atoms,
         progress=state.progress,
     )
     merged = [
         result.uncited_fixes.get(f.claim_id or "", f) if f.kind is Kind.UNCITED else f for f in findings
     ]
     merged.extend(result.findings)
-    assist: dict[str, Any] | None = None
-    if client is not None:
-        assist = {"model": client.model, "suggested": {}, "rejected": []}
+    if client is not None and assist is not None:
         if options.assist == "claude":
             confirmed = lambda claim_id, key: result.confirm(claim_id, key, local) is not None  # noqa: E731
             merged = _claude_citations(document, merged, confirmed, client, assist, state)
@@ -248,6 +255,35 @@ def _judge(
             assist["rejected"].extend(claude_judge.errors)
         assist["usage"] = client.usage.describe()
     return judge.name, result.verdicts, merged, assist
+
+
+class _StoredAnswers:
+    """Claude's usable answers kept in the store, so a re-audit sends only what changed."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, key: str) -> str | None:
+        return self.store.get_judgement(key, "claude-answer")
+
+    def put(self, key: str, answer: str) -> None:
+        self.store.put_judgements("claude-answer", {key: answer})
+
+
+def _claude_facts(
+    document: Document, client: ClaudeClient, assist: dict[str, Any], state: AuditState
+) -> dict[str, list[Atom]]:
+    """Claude's checked decomposition of long cited sentences into atomic facts."""
+    from citedesk.assist.atoms import decompose  # noqa: PLC0415
+
+    state.progress("asking Claude for atomic facts")
+    decomposition = decompose(document, client)
+    assist["facts"] = {
+        claim_id: [{"text": a.text, "span": [a.start, a.end]} for a in atoms]
+        for claim_id, atoms in decomposition.atoms.items()
+    }
+    assist["rejected"].extend(decomposition.rejected)
+    return decomposition.atoms
 
 
 def _claude_client(options: AuditOptions) -> ClaudeClient:
@@ -275,7 +311,8 @@ def _claude_citations(
     state.progress("asking Claude", 0, len(open_claims))
     result = propose_citations(document, open_claims, client, confirm)
     assist["suggested"] = result.suggested
-    assist["rejected"] = result.rejected
+    assist["rejected"].extend(result.rejected)
+    assist["passes"] = result.passes
     updated = []
     for finding in findings:
         keys = result.suggested.get(finding.claim_id or "") if finding.kind is Kind.UNCITED else None

@@ -6,11 +6,12 @@ overload (429/5xx/529) are the SDK's own, with our limits.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from citedesk.assist.keys import redact, require_key
 
@@ -28,6 +29,8 @@ class Usage:
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    reused: int = 0
+    """Answers taken from the store instead of asked again (the same request as an earlier audit)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, input_tokens: int, output_tokens: int) -> None:
@@ -43,9 +46,10 @@ class Usage:
         ) / 1e6
 
     def describe(self) -> str:
+        reused = f"; {self.reused} earlier answers reused" if self.reused else ""
         return (
             f"{self.requests} Claude requests, {self.input_tokens} input + {self.output_tokens} output "
-            f"tokens (about ${self.cost_usd:.4f})"
+            f"tokens (about ${self.cost_usd:.4f}){reused}"
         )
 
 
@@ -59,6 +63,19 @@ class Request:
 
     def preview(self) -> str:
         return f"--- system ---\n{self.system}\n--- user ---\n{self.prompt}\n"
+
+    def key(self, model: str) -> str:
+        payload = "\x00".join((model, self.system, self.prompt, str(self.max_tokens)))
+        return hashlib.blake2b(payload.encode("utf-8"), digest_size=20).hexdigest()
+
+
+class AnswerCache(Protocol):
+    """Where answers are kept between audits (the store), so the window's re-audit after each edit
+    sends only what changed."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, answer: str) -> None: ...
 
 
 class ClaudeClient:
@@ -77,9 +94,21 @@ class ClaudeClient:
         self._client = anthropic.Anthropic(api_key=self._key, timeout=timeout, max_retries=max_retries)
         self.usage = Usage()
         self.sent: list[Request] = []
+        self.cache: AnswerCache | None = None
 
     def ask_json(self, request: Request) -> Any:
-        """Send one request; return the JSON object in the answer, or raise AssistError."""
+        """The JSON object in Claude's answer to `request` (an earlier usable answer to the very same
+        request when the cache has one), or AssistError. Failures are never cached."""
+        key = request.key(self.model)
+        if self.cache is not None and (kept := self.cache.get(key)) is not None:
+            self.usage.reused += 1
+            return json.loads(kept)
+        answer = self._send(request)
+        if self.cache is not None:
+            self.cache.put(key, json.dumps(answer))
+        return answer
+
+    def _send(self, request: Request) -> Any:
         import anthropic  # noqa: PLC0415
 
         self.sent.append(request)

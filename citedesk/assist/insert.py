@@ -4,7 +4,9 @@ For an uncited sentence, Claude may only insert markers of references that alrea
 answer is accepted only if (1) the document with every marker stripped is byte-identical to the
 original's, (2) every original marker is still there, and (3) every new marker names an existing
 reference. Each surviving marker is then kept only if the local judge confirms that reference
-supports the sentence. Bounded: one request per uncited claim, at most `MAX_CLAIMS` per audit.
+supports the sentence, and only if the deterministic audit of the text with the markers applied no
+longer finds the sentence uncited. Bounded: at most `MAX_CLAIMS` claims and `MAX_PASSES` requests
+per claim; the audit, not the model, decides when to stop.
 """
 
 from __future__ import annotations
@@ -70,12 +72,14 @@ def check_insertion(original: str, proposed: str, references: set[str]) -> Inser
 
 
 MAX_CLAIMS = 20
-"""Insertion requests per audit, at most (bounded cost; the preview shows the same ones)."""
+"""Uncited claims sent per audit, at most (bounded cost; the preview shows the same ones)."""
+MAX_PASSES = 3
+"""Requests per claim, at most: a refused answer is sent back once or twice with the reason."""
 
 
 def insertion_requests(document: Document, claim_ids: list[str]) -> list[tuple[str, Request]]:
-    """(claim id, request) for what would be sent — the one place that
-    decides it, so `--assist-preview` shows exactly what `--assist claude` sends."""
+    """(claim id, first-pass request) for what would be sent — the one place that decides it, so
+    `--assist-preview` shows exactly what `--assist claude` sends first."""
     requests = []
     for claim_id in claim_ids[:MAX_CLAIMS]:
         claim = document.claim_by_id[claim_id]
@@ -84,28 +88,54 @@ def insertion_requests(document: Document, claim_ids: list[str]) -> list[tuple[s
     return requests
 
 
+RETRY_NOTE = (
+    "(A refused answer is sent again, at most {passes} times in all, with the reason it was refused "
+    'appended: "YOUR PREVIOUS ANSWER WAS REFUSED (this is attempt 2): …".)'
+)
+
+
 def what_would_be_sent(text: str, path: str | None = None) -> tuple[int, str]:
-    """(number of requests, their exact text) that citation insertion would send for `text` —
-    shown by `--assist-preview` and by the window before the writer turns assistance on."""
+    """(number of requests, their exact text) that Claude assistance would send first for `text` —
+    shown by `--assist-preview` and by the window before the writer turns assistance on: the
+    decomposition of long cited sentences, then citation insertion for uncited ones."""
+    from citedesk.assist.atoms import decomposition_requests  # noqa: PLC0415
+
     document = parse_document(text, path)
     uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
-    requests = insertion_requests(document, uncited)
-    return len(requests), "\n".join(request.preview() for _, request in requests)
+    requests = [r for _, r in decomposition_requests(document)] + [
+        r for _, r in insertion_requests(document, uncited)
+    ]
+    shown = [request.preview() for request in requests]
+    if uncited:
+        shown.append(RETRY_NOTE.format(passes=MAX_PASSES))
+    return len(requests), "\n".join(shown)
 
 
-def request_for(sentence: str, document: Document) -> Request:
+def request_for(sentence: str, document: Document, refused: str = "", attempt: int = 1) -> Request:
     listing = "\n".join(
         f"[{ref.key}] {ref.title or ref.url or ref.doi or ''}".rstrip() for ref in document.entries
     )
-    return Request(SYSTEM, f"REFERENCES:\n{listing}\n\nSENTENCE: {sentence}", max_tokens=600)
+    prompt = f"REFERENCES:\n{listing}\n\nSENTENCE: {sentence}"
+    if refused:
+        prompt += f"\n\nYOUR PREVIOUS ANSWER WAS REFUSED (this is attempt {attempt}): {refused}"
+    return Request(SYSTEM, prompt, max_tokens=600)
 
 
 @dataclass
 class InsertionResult:
     suggested: dict[str, list[str]] = field(default_factory=dict)
-    """Claim id → reference keys Claude inserted and the local judge confirmed."""
+    """Claim id → reference keys Claude inserted, the local judge confirmed and the audit accepted."""
     rejected: list[str] = field(default_factory=list)
     """Why answers were refused (prose changed, unknown reference, unconfirmed…)."""
+    passes: int = 0
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    added: tuple[str, ...] = ()
+    refused: str = ""
+    """Why the answer was refused, when asking again with the reason may help."""
+    problems: tuple[str, ...] = ()
 
 
 def propose_citations(
@@ -113,31 +143,92 @@ def propose_citations(
     claim_ids: list[str],
     client: ClaudeClient,
     confirm: Callable[[str, str], bool],
+    *,
+    max_passes: int = MAX_PASSES,
 ) -> InsertionResult:
-    """Ask Claude for markers on uncited claims; keep only checked and confirmed ones."""
+    """Ask Claude for markers on uncited claims; keep only checked, confirmed and audited ones.
+
+    Bounded passes: after each, the confirmed citations are applied to a copy of the document and
+    the deterministic audit runs again; a claim is asked again only while the audit still finds
+    it uncited *and* its last answer was refused for a reason given back to the model (prose
+    changed, unknown or unconfirmed reference, malformed answer). An unchanged sentence ("no
+    reference supports this"), a refusal or an HTTP error ends that claim's turn.
+    """
     result = InsertionResult()
     references = {ref.key for ref in document.entries}
-    for claim_id, request in insertion_requests(document, claim_ids):
-        claim = document.claim_by_id[claim_id]
-        try:
-            answer = client.ask_json(request)
-        except AssistError as exc:
-            result.rejected.append(f"{claim_id}: {exc}")
-            continue
-        proposed = answer.get("sentence") if isinstance(answer, dict) else None
-        if not isinstance(proposed, str):
-            result.rejected.append(f"{claim_id}: the answer had no sentence")
-            continue
-        # the check runs on the whole document, so nothing outside the sentence can change either
-        whole = document.text[: claim.sentence.start] + proposed + document.text[claim.sentence.span_end :]
-        check = check_insertion(document.text, whole, references)
-        if not check.accepted:
-            result.rejected.append(f"{claim_id}: {check.reason}")
-            continue
-        confirmed = [key for key in check.added if confirm(claim_id, key)]
-        for key in check.added:
-            if key not in confirmed:
-                result.rejected.append(f"{claim_id}: [{key}] was not confirmed by the local judge")
-        if confirmed:
-            result.suggested[claim_id] = confirmed
+    pending = dict.fromkeys(claim_ids[:MAX_CLAIMS], "")
+    for pass_number in range(1, max_passes + 1):
+        if not pending:
+            break
+        result.passes = pass_number
+        retry: dict[str, str] = {}
+        for claim_id, refused in pending.items():
+            attempt = _attempt(document, claim_id, client, confirm, references, refused, pass_number)
+            result.rejected.extend(f"{claim_id}: {p}" for p in attempt.problems)
+            if attempt.added:
+                result.suggested[claim_id] = list(attempt.added)
+            elif attempt.refused:
+                retry[claim_id] = attempt.refused
+        still_uncited = _audit_with(document, result.suggested)
+        for claim_id in [c for c in result.suggested if c in still_uncited]:
+            keys = result.suggested.pop(claim_id)
+            result.rejected.append(f"{claim_id}: with [{', '.join(keys)}] the audit still finds it uncited")
+        pending = {c: reason for c, reason in retry.items() if c in still_uncited}
     return result
+
+
+def _attempt(
+    document: Document,
+    claim_id: str,
+    client: ClaudeClient,
+    confirm: Callable[[str, str], bool],
+    references: set[str],
+    refused: str,
+    pass_number: int,
+) -> _Attempt:
+    claim = document.claim_by_id[claim_id]
+    original = document.text[claim.sentence.start : claim.sentence.span_end]
+    try:
+        answer = client.ask_json(request_for(original, document, refused, pass_number))
+    except AssistError as exc:
+        return _Attempt(problems=(str(exc),))
+    proposed = answer.get("sentence") if isinstance(answer, dict) else None
+    if not isinstance(proposed, str):
+        reason = 'the answer had no "sentence"'
+        return _Attempt(refused=reason, problems=(reason,))
+    # the check runs on the whole document, so nothing outside the sentence can change either
+    whole = document.text[: claim.sentence.start] + proposed + document.text[claim.sentence.span_end :]
+    check = check_insertion(document.text, whole, references)
+    if not check.accepted:
+        return _Attempt(refused=check.reason, problems=(check.reason,))
+    confirmed = tuple(key for key in check.added if confirm(claim_id, key))
+    unconfirmed = [key for key in check.added if key not in confirmed]
+    problems = tuple(f"[{key}] was not confirmed by the local judge" for key in unconfirmed)
+    if confirmed or not unconfirmed:
+        return _Attempt(added=confirmed, problems=problems)
+    reason = (
+        f"the sources of {', '.join(f'[{k}]' for k in unconfirmed)} do not support the sentence "
+        "(checked locally); cite another reference or return the sentence unchanged"
+    )
+    return _Attempt(refused=reason, problems=problems)
+
+
+def _audit_with(document: Document, suggested: dict[str, list[str]]) -> set[str]:
+    """Claim ids still uncited once `suggested` is applied to a copy of the text (by claim
+    fingerprint: inserting markers leaves a sentence's words, so its fingerprint, unchanged)."""
+    from citedesk.core.repair import AddCitation, apply_edits, build_edits  # noqa: PLC0415
+    from citedesk.evidence.verdicts import citation_offset  # noqa: PLC0415
+
+    operations: list[AddCitation] = []
+    for claim_id, keys in suggested.items():
+        claim = document.claim_by_id[claim_id]
+        at = citation_offset(document, claim.sentence.start, claim.sentence.end)
+        operations.extend(AddCitation(at, key) for key in keys)
+    text = apply_edits(document.text, build_edits(document, operations)) if operations else document.text
+    audited = parse_document(text, document.path)
+    uncited = {
+        audited.claim_by_id[f.claim_id].fingerprint
+        for f in structural_findings(audited)
+        if f.kind is Kind.UNCITED and f.claim_id
+    }
+    return {c.id for c in document.claims if c.fingerprint in uncited}

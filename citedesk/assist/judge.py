@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from citedesk.assist.client import AssistError, ClaudeClient, Request
-from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.base import Judge, Judgement, Pair
 
 SYSTEM = (
     "You check citations. Given a CLAIM and an EVIDENCE passage from the cited source, decide "
@@ -57,21 +58,57 @@ def request_for(pair: Pair) -> Request:
 
 
 class ClaudeJudge:
-    def __init__(self, client: ClaudeClient) -> None:
+    """Claude judges each pair; a pair it cannot answer (refused, malformed, unreachable) is judged
+    by the local `fallback` instead and shown under that judge's name — an outage never turns into
+    "misattributed" everywhere."""
+
+    def __init__(self, client: ClaudeClient, fallback: Judge | None = None) -> None:
         self.client = client
+        self.fallback = fallback
         self.name = f"claude:{client.model}"
         self.errors: list[str] = []
 
     def judge(
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
     ) -> list[Judgement]:
-        results: list[Judgement] = []
+        results: list[Judgement | None] = []
+        failed: list[int] = []
         for done, pair in enumerate(pairs, 1):
             try:
                 results.append(judgement_from_answer(self.client.ask_json(request_for(pair)), pair.evidence))
-            except AssistError as exc:  # one bad answer is "no verdict", never a crash
+            except AssistError as exc:  # one bad answer is never a crash, nor a verdict
                 self.errors.append(str(exc))
-                results.append(Judgement(support=0.0, contradiction=0.0))
+                results.append(None)
+                failed.append(done - 1)
             if progress is not None:
                 progress(done, len(pairs))
-        return results
+        stand_ins = self.fallback.judge([pairs[i] for i in failed]) if self.fallback and failed else []
+        for i, stand_in in zip(failed, stand_ins, strict=True):
+            results[i] = replace(stand_in, judge=self.fallback.name if self.fallback else None)
+        return [
+            r if r is not None else Judgement(0.0, 0.0, judge="none (Claude did not answer)") for r in results
+        ]
+
+
+def what_would_be_judged(text: str, path: str | None = None) -> tuple[int, str]:
+    """(cited sentence × reference pairs, the requests' text with the evidence left as a slot) that
+    the Claude judge would send for `text`. The passages are known only after retrieval, so the
+    preview names where they come from; the evidence pane shows them once the audit has run."""
+    from citedesk.core.document import parse_document  # noqa: PLC0415
+    from citedesk.evidence.verdicts import MODEL_WINDOWS  # noqa: PLC0415
+
+    document = parse_document(text, path)
+    references = {ref.key for ref in document.entries}
+    shown = []
+    for claim in document.claims:
+        keys = dict.fromkeys(k for m in claim.sentence.markers for k in document.markers[m].keys)
+        for key in keys:
+            if key in references:
+                evidence = f"<one of the {MODEL_WINDOWS} best passages of the source of [{key}]>"
+                shown.append(request_for(Pair(claim.text, evidence)).preview())
+    if shown:
+        shown.append(
+            f"(One request per passage, up to {MODEL_WINDOWS} per pair; where a citation fails, the "
+            "document's other references are asked about in the same way to find a better one.)"
+        )
+    return len(shown) - bool(shown), "\n".join(shown)

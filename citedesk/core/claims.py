@@ -92,6 +92,16 @@ class Claim:
         return self.sentence.text
 
 
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """One independently checkable fact of a claim ("launched in 2024"), with the span of the
+    document's text that states it, so a finding can point at the failing part of the sentence."""
+
+    text: str
+    start: int
+    end: int
+
+
 def assess(sentence_text: str) -> ClaimAssessment:
     """Judge one sentence (markers already removed)."""
     text = sentence_text.strip()

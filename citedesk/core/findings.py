@@ -29,6 +29,7 @@ class Kind(StrEnum):
     UNREADABLE_SOURCE = "unreadable_source"
     MISATTRIBUTED = "misattributed"
     UNSUPPORTED_NUMBER = "unsupported_number"
+    UNSUPPORTED_PART = "unsupported_part"
 
     @property
     def default_severity(self) -> Severity:
@@ -51,6 +52,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.UNREADABLE_SOURCE: Severity.INFO,
     Kind.MISATTRIBUTED: Severity.ERROR,
     Kind.UNSUPPORTED_NUMBER: Severity.WARNING,
+    Kind.UNSUPPORTED_PART: Severity.WARNING,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -65,6 +67,7 @@ _LABELS: dict[Kind, str] = {
     Kind.UNREADABLE_SOURCE: "Unreadable source",
     Kind.MISATTRIBUTED: "Misattributed citation",
     Kind.UNSUPPORTED_NUMBER: "Number not in source",
+    Kind.UNSUPPORTED_PART: "Part of the sentence unsupported",
 }
 
 

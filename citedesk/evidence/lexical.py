@@ -366,13 +366,24 @@ def content_stems(text: str) -> list[str]:
     return out
 
 
+_CLAUSE = re.compile(r"[^.,;:!?()]+")
+
+
 def negation_count(text: str) -> int:
+    """Negations that negate something: an elliptical one that ends its clause ("half as likely
+    to die as trees that were not.") carries no content of its own and is not counted."""
     count = 0
-    for word in words(text):
-        lower = word.lower().replace("’", "'")
-        if lower in NEGATIONS or lower.endswith("n't"):
-            count += 1
+    for clause in _CLAUSE.findall(text):
+        tokens = words(clause)
+        for index, word in enumerate(tokens):
+            lower = word.lower().replace("’", "'")
+            if (lower in NEGATIONS or lower.endswith("n't")) and _content_follows(tokens[index + 1 :]):
+                count += 1
     return count
+
+
+def _content_follows(tokens: list[str]) -> bool:
+    return any(t.lower() not in STOPWORDS and t.lower() not in NEGATIONS for t in tokens)
 
 
 def antonyms(word_stem: str) -> frozenset[str]:

@@ -10,10 +10,16 @@ it. That gives:
   (error), or supports it only in part while another reference scores clearly higher
   (`CLEARLY_BETTER`, chosen on WiCE documents: `tests/bench/eval_documents.py`); with a swap to
   that reference when there is one;
-- `unsupported_number` — a figure of the claim that its cited source never states (not reported
-  for a citation already flagged misattributed: the whole source is the wrong one);
+- `unsupported_number` — a figure of the claim that none of its cited sources states (`[1] … 30%
+  … [2]` is fine when [2] says 30%; not reported where every citation is already misattributed);
 - suggestions on `uncited` findings — the document's reference that supports the claim, as an
-  "add citation" fix.
+  "add citation" fix;
+- with atomic facts (Claude's checked decomposition of a long sentence, `assist/atoms.py`), each
+  fact is judged against each cited source too. A citation that fully supports one fact is right
+  for its part (not misattributed); a fact none of the citations supports is flagged
+  `unsupported_part` on its own words, with "cite [k] for this part" when another reference
+  supports it; a citation that supports no fact is misattributed only when every fact is
+  supported elsewhere (an extra, wrong citation) or none is (the whole sentence is unsupported).
 
 Judgements are cached in the store by (judge, claim text, evidence text), so re-auditing after an
 edit re-judges only the sentences whose text or evidence changed.
@@ -23,10 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from citedesk.core.claims import Atom
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
 from citedesk.core.repair import AddCitation, RetargetCitation, make_fix
@@ -89,6 +97,24 @@ class _Question:
 
 
 @dataclass
+class _Part:
+    """One atomic fact of a claim and how each cited reference bears on it."""
+
+    atom: Atom
+    verdicts: dict[str, Verdict]
+
+    def best(self) -> Verdict:
+        return max(self.verdicts.values(), key=lambda v: v.score)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.atom.text,
+            "span": [self.atom.start, self.atom.end],
+            "support": {key: [v.label.value, round(v.score, 4)] for key, v in self.verdicts.items()},
+        }
+
+
+@dataclass
 class EvidenceResult:
     verdicts: dict[str, list[Verdict]]
     findings: list[Finding]
@@ -109,6 +135,7 @@ def assess_evidence(
     embedder: Embedder | None = None,
     store: Store | None = None,
     uncited: Sequence[Finding] = (),
+    atoms: dict[str, list[Atom]] | None = None,
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None,
 ) -> EvidenceResult:
     usable = {key: s for key, s in sources.items() if s.usable}
@@ -140,11 +167,16 @@ def assess_evidence(
     for question, answer in zip(questions, answers, strict=True):
         label = label_of(answer, limits)
         verdict = Verdict(
-            question.key, label, answer.support, judge.name, _evidence_json(prepared[question.key], question)
+            question.key,
+            label,
+            answer.support,
+            answer.judge or judge.name,
+            _evidence_json(prepared[question.key], question),
         )
         verdicts.setdefault(question.claim_id, []).append(verdict)
     for claim_id, extra in unchecked.items():
         verdicts.setdefault(claim_id, []).extend(extra)
+    parts = _judge_parts(atoms or {}, verdicts, prepared, context, judge, limits, embedder, store)
 
     # 2. misattributed, with a swap where another reference supports the claim; a partly
     #    supporting source counts as misattributed only when another reference clearly does better
@@ -154,6 +186,9 @@ def assess_evidence(
         claim = claims[claim_id]
         for verdict in claim_verdicts:
             if verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.UNCHECKED):
+                continue
+            claim_parts = parts.get(claim_id, [])
+            if claim_parts and _judged_by_part(claim_parts, verdict.reference):
                 continue
             cited = {v.reference for v in claim_verdicts}
             better = _best_other(
@@ -173,14 +208,35 @@ def assess_evidence(
             if verdict.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
                 continue
             figures = [q.text for q in missing_figures(claim.text, prepared[verdict.reference].source.text)]
-            findings.append(_misattributed(document, claim_id, verdict, better, figures))
+            findings.append(_misattributed(document, claim_id, verdict, better, figures, claim_parts))
             misattributed.add((claim_id, verdict.reference))
-    # 3. figures the cited source never states (moot where the source is the wrong one)
+    # 2b. facts of a decomposed sentence that none of its (otherwise right) citations supports
+    for claim_id, claim_parts in parts.items():
+        cited = set(claim_parts[0].verdicts)
+        if cited <= {key for c, key in misattributed if c == claim_id}:
+            continue  # every citation is already flagged: the whole sentence is the finding
+        for part in claim_parts:
+            finding = _unsupported_part(
+                document, claim_id, part, cited, prepared, context, judge, limits, embedder, store
+            )
+            if finding is not None:
+                findings.append(finding)
+    # 3. figures that none of the sentence's cited sources states (moot where every citation is
+    #    the wrong one, or where the figure lies in a part already flagged as unsupported)
+    flagged = [(f.claim_id, f.start, f.end) for f in findings if f.kind is Kind.UNSUPPORTED_PART]
     for claim in document.claims:
-        keys = _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
-        for key in keys:
-            if key in prepared and (claim.id, key) not in misattributed:
-                findings.extend(_figures(document, claim.id, key, prepared[key]))
+        keys = [
+            k
+            for k in _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
+            if k in prepared
+        ]
+        right = [k for k in keys if (claim.id, k) not in misattributed]
+        if right:
+            findings.extend(
+                f
+                for f in _figures(document, claim.id, keys, right[0], prepared)
+                if not any(c == claim.id and s <= f.start and f.end <= e for c, s, e in flagged)
+            )
     # 4. uncited claims that one of the references supports
     fixed: dict[str, Finding] = {}
     for finding in uncited:
@@ -213,6 +269,122 @@ def assess_evidence(
         )
 
     return EvidenceResult(verdicts, findings, fixed, confirm)
+
+
+def _judge_parts(
+    atoms: dict[str, list[Atom]],
+    verdicts: dict[str, list[Verdict]],
+    prepared: dict[str, _Source],
+    context: dict[str, str],
+    judge: Judge,
+    limits: Thresholds,
+    embedder: Embedder | None,
+    store: Store | None,
+) -> dict[str, list[_Part]]:
+    """Each atomic fact × each cited reference with source text, judged like a claim."""
+    questions: list[tuple[str, int, _Question]] = []
+    for claim_id, claim_atoms in atoms.items():
+        keys = [v.reference for v in verdicts.get(claim_id, []) if v.reference in prepared]
+        for i, atom in enumerate(claim_atoms):
+            for key in keys:
+                questions.append(
+                    (
+                        claim_id,
+                        i,
+                        _ask(claim_id, atom.text, prepared[key], context.get(claim_id, ""), embedder),
+                    )
+                )
+    answers = _answer(judge, [q for _, _, q in questions], store, lambda *_: None)
+    parts: dict[str, list[_Part]] = {}
+    for (claim_id, i, question), answer in zip(questions, answers, strict=True):
+        claim_parts = parts.setdefault(claim_id, [_Part(atom, {}) for atom in atoms[claim_id]])
+        claim_parts[i].verdicts[question.key] = Verdict(
+            question.key,
+            label_of(answer, limits),
+            answer.support,
+            answer.judge or judge.name,
+            _evidence_json(prepared[question.key], question),
+        )
+    return parts
+
+
+def _judged_by_part(parts: list[_Part], key: str) -> bool:
+    """Whether a decomposed sentence's citation `key` is judged by its facts, not as a whole: it
+    is right for a fact it supports; and while other facts are supported and some are not, the
+    unsupported facts are the findings (on their own words), not this marker."""
+    if any(p.verdicts[key].label is VerdictLabel.SUPPORTED for p in parts):
+        return True
+    supported = [p.best().label is VerdictLabel.SUPPORTED for p in parts]
+    return any(supported) and not all(supported)
+
+
+def _unsupported_part(
+    document: Document,
+    claim_id: str,
+    part: _Part,
+    cited: set[str],
+    prepared: dict[str, _Source],
+    context: dict[str, str],
+    judge: Judge,
+    limits: Thresholds,
+    embedder: Embedder | None,
+    store: Store | None,
+) -> Finding | None:
+    """A finding on the fact's own words when no citation of its sentence supports it (a partial
+    match counts as support unless another reference clearly does better, as for whole claims)."""
+    best = part.best()
+    if best.label is VerdictLabel.SUPPORTED:
+        return None
+    better = _best_other(part.atom.text, claim_id, cited, prepared, context, judge, limits, embedder, store)
+    if better is not None and better[1].score < best.score + CLEARLY_BETTER:
+        better = None
+    if best.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
+        return None
+    who = (
+        "A citation of this sentence contradicts"
+        if best.label is VerdictLabel.CONTRADICTED
+        else f"No citation of this sentence ([{', '.join(sorted(cited))}]) supports"
+    )
+    message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best support {best.score:.2f})."
+    fixes = []
+    details: dict[str, Any] = {
+        "fact": part.atom.text,
+        "verdict": best.label.value,
+        "score": round(best.score, 4),
+        "judge": best.judge,
+        "parts": [part.to_json()],
+    }
+    if better is not None:
+        key, supporting = better
+        message += f" Reference [{key}] supports it (support {supporting.score:.2f})."
+        fix = make_fix(
+            f"Cite [{key}] for this part", document, [AddCitation(_part_offset(document, part), key)]
+        )
+        if fix is not None:
+            fixes.append(fix)
+        details["suggested"] = key
+        details["suggested_evidence"] = supporting.evidence
+    return make_finding(
+        Kind.UNSUPPORTED_PART,
+        (part.atom.start, part.atom.end),
+        message,
+        reference=best.reference,
+        claim_id=claim_id,
+        fixes=tuple(fixes),
+        evidence=best.evidence,
+        severity=Severity.ERROR if best.label is VerdictLabel.CONTRADICTED else None,
+        details=details,
+    )
+
+
+def _part_offset(document: Document, part: _Part) -> int:
+    """Where a citation for one fact goes: right after its words, or — when they end the sentence
+    (only markers and the full stop follow) — where the sentence's citations go, joining them."""
+    claim = next(c for c in document.claims if c.sentence.start <= part.atom.start < c.sentence.span_end)
+    tail = document.text[part.atom.end : claim.sentence.end]
+    if re.sub(r"\[[^\]\n]*\]", "", tail).strip() in ("", ".", "!", "?"):
+        return citation_offset(document, claim.sentence.start, claim.sentence.end)
+    return part.atom.end
 
 
 def citation_offset(document: Document, start: int, end: int) -> int:
@@ -309,7 +481,9 @@ def _answer(
     for owner, answer in zip(owners, answers, strict=True):
         current = best[owner]
         best[owner] = Judgement(
-            max(current.support, answer.support), max(current.contradiction, answer.contradiction)
+            max(current.support, answer.support),
+            max(current.contradiction, answer.contradiction),
+            judge=current.judge or answer.judge,
         )
     return best
 
@@ -348,6 +522,7 @@ def _judge_cached(
                 {
                     keys[i]: json.dumps({"support": j.support, "contradiction": j.contradiction})
                     for i, j in zip(todo, fresh, strict=True)
+                    if j.judge is None  # a stand-in's answer is not the judge's: ask again next time
                 },
             )
     progress("judging", len(pairs), len(pairs))
@@ -411,7 +586,7 @@ def _best_other(
                 question.key,
                 label,
                 answer.support,
-                judge.name,
+                answer.judge or judge.name,
                 _evidence_json(prepared[question.key], question),
             )
             best = (question.key, verdict)
@@ -424,6 +599,7 @@ def _misattributed(
     verdict: Verdict,
     better: tuple[str, Verdict] | None,
     missing: Sequence[str] = (),
+    parts: Sequence[_Part] = (),
 ) -> Finding:
     claim = document.claim_by_id[claim_id]
     marker_index = next(i for i in claim.sentence.markers if verdict.reference in document.markers[i].keys)
@@ -445,6 +621,8 @@ def _misattributed(
         "score": round(verdict.score, 4),
         "judge": verdict.judge,
     }
+    if parts:
+        details["parts"] = [p.to_json() for p in parts]
     if better is not None:
         key, supporting = better
         message += f" Reference [{key}] supports it (support {supporting.score:.2f})."
@@ -470,9 +648,21 @@ def _misattributed(
     )
 
 
-def _figures(document: Document, claim_id: str, key: str, source: _Source) -> list[Finding]:
+def _figures(
+    document: Document, claim_id: str, keys: list[str], owner: str, prepared: dict[str, _Source]
+) -> list[Finding]:
+    """Figures of the claim that no cited source states (`[1] … 30% … [2]` is fine when [2] says
+    30%), reported against `owner`, the first citation that is not itself misattributed."""
     claim = document.claim_by_id[claim_id]
-    missing = missing_figures(claim.text, source.source.text)
+    missing = missing_figures(claim.text, prepared[keys[0]].source.text)
+    for key in keys[1:]:
+        elsewhere = {q.text for q in missing_figures(claim.text, prepared[key].source.text)}
+        missing = [q for q in missing if q.text in elsewhere]
+    where = (
+        f"the cited source [{owner}]"
+        if len(keys) == 1
+        else f"any cited source ({', '.join(f'[{k}]' for k in keys)})"
+    )
     findings = []
     raw = document.text[claim.sentence.start : claim.sentence.end]
     for figure in missing:
@@ -486,8 +676,8 @@ def _figures(document: Document, claim_id: str, key: str, source: _Source) -> li
             make_finding(
                 Kind.UNSUPPORTED_NUMBER,
                 span,
-                f"“{figure.text}” does not appear in the cited source [{key}] (no figure there matches it).",
-                reference=key,
+                f"“{figure.text}” does not appear in {where} (no figure there matches it).",
+                reference=owner,
                 claim_id=claim_id,
                 details={"figure": figure.text, "value": figure.value, "kind": figure.kind},
             )

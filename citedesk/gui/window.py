@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.runner.cancelled.connect(self._on_cancelled)
         self.confirm_discard = self._ask_discard
         self.confirm_assist = self._ask_assist
+        self.confirm_claude_judge = self._ask_claude_judge
 
         self.setWindowTitle("CiteDesk")
         self.resize(1200, 800)
@@ -247,6 +248,11 @@ class MainWindow(QMainWindow):
             "&Audit", "Claude &assistance for this document…", self._toggle_assist, "Ctrl+Shift+A"
         )
         self.assist_action.setCheckable(True)
+        self.claude_judge_action = self._action(
+            "&Audit", "Claude &judges the citations too…", self._toggle_claude_judge, "Ctrl+Shift+J"
+        )
+        self.claude_judge_action.setCheckable(True)
+        self.claude_judge_action.setEnabled(False)
         self._action("&Review", "&Next finding", lambda: self.step(1), "F8")
         self._action("&Review", "&Previous finding", lambda: self.step(-1), "Shift+F8")
         self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
@@ -433,7 +439,12 @@ class MainWindow(QMainWindow):
 
         attached = tuple((key, Path(path)) for key, path in sorted(self.attachments.items()))
         assist = "claude" if self.assist_enabled else "none"
-        return replace(self.options, attached=attached, refresh_keys=refresh, assist=assist)
+        judge = (
+            "claude" if self.assist_enabled and self.claude_judge_action.isChecked() else self.options.judge
+        )
+        if judge == "claude" and not self.assist_enabled:
+            judge = "auto"  # a Claude judge chosen elsewhere never sends while assistance is off
+        return replace(self.options, attached=attached, refresh_keys=refresh, assist=assist, judge=judge)
 
     # --- Claude assistance: off unless the writer turns it on for this document --------------------
     @property
@@ -468,10 +479,11 @@ class MainWindow(QMainWindow):
         box.setWindowTitle("Turn on Claude assistance?")
         box.setText(
             f"For this document, CiteDesk will send up to {count} request(s) to Anthropic with your key: "
-            "each uncited sentence with the titles of your references. Claude may only add citations; "
-            "each is checked here before it is offered. Show details to see exactly what is sent."
+            "each long cited sentence, to split it into facts that are checked one by one, and each "
+            "uncited sentence with the titles of your references. Claude may only add citations; "
+            "every answer is checked here before it is used. Show details to see exactly what is sent."
         )
-        box.setDetailedText(preview or "(nothing to send now: no uncited sentence)")
+        box.setDetailedText(preview or "(nothing to send now: no long cited or uncited sentence)")
         box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Ok
 
@@ -485,6 +497,44 @@ class MainWindow(QMainWindow):
         self.assist_action.setChecked(enabled)
         self.assist_label.setVisible(enabled)
         self.assist_label.setText("Claude: on" if enabled else "")
+        judging = enabled and bool(
+            self.settings.value(self._document_setting("claude_judge"), False, type=bool)
+        )
+        self.claude_judge_action.setEnabled(enabled)
+        self.claude_judge_action.setChecked(judging)
+
+    def _toggle_claude_judge(self, checked: bool) -> None:
+        """Claude as the judge for this document (needs assistance on): every cited sentence and the
+        passages retrieved from its sources are sent; its quotes are checked against the sources."""
+        from citedesk.assist.judge import what_would_be_judged  # noqa: PLC0415
+
+        if checked:
+            count, preview = what_would_be_judged(
+                self.editor.toPlainText(), str(self.path) if self.path else None
+            )
+            if not self.confirm_claude_judge(count, preview):
+                self.claude_judge_action.setChecked(False)
+                return
+        self.settings.setValue(self._document_setting("claude_judge"), checked)
+        self.show_message(
+            "Claude judges this document's citations (its quotes are checked against the sources)"
+            if checked
+            else "The local judge decides again; nothing is sent for judging"
+        )
+        self.start_audit()
+
+    def _ask_claude_judge(self, count: int, preview: str) -> bool:
+        box = QMessageBox(self)
+        box.setWindowTitle("Let Claude judge the citations?")
+        box.setText(
+            f"For this document, CiteDesk will send {count} cited sentence(s), each with the best "
+            "passages of each source it cites (the passages the evidence pane shows), to Anthropic with "
+            "your key. Claude answers supported / neutral / contradicted with a quote; a quote that is "
+            "not word for word in the source downgrades its verdict. Show details for the requests."
+        )
+        box.setDetailedText(preview or "(nothing to send now: no cited sentence)")
+        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Ok
 
     def start_audit(self, *, refresh: frozenset[str] = frozenset()) -> None:
         """Audit the editor's text now, in the background; a running audit is cancelled first."""

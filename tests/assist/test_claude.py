@@ -11,11 +11,19 @@ from typing import Any
 import pytest
 
 from citedesk.assist.client import AssistError, ClaudeClient, parse_json_answer
-from citedesk.assist.insert import check_insertion, strip_markers
+from citedesk.assist.insert import MAX_PASSES, check_insertion, strip_markers
 from citedesk.assist.judge import judgement_from_answer
 from citedesk.cli import main
 from tests.conftest import SAMPLES
-from tests.helpers.messages_api import FakeMessages, error, last_user_text, message, messages_api
+from tests.helpers.messages_api import (
+    FakeMessages,
+    by_task,
+    error,
+    last_user_text,
+    message,
+    messages_api,
+    sentence_of,
+)
 
 SENTENCE = "Young street trees need regular watering during their first three summers"
 
@@ -36,7 +44,7 @@ def _cite(
     body: dict[str, Any], marker: str, change: tuple[str, str] | None = None
 ) -> tuple[int, dict[str, Any]]:
     """Answer an insertion request by adding `marker` before the sentence's full stop."""
-    sentence = last_user_text(body).split("SENTENCE: ", 1)[1]
+    sentence = sentence_of(body)
     cited = re.sub(r"\.(\s*)$", f" {marker}.\\1", sentence, count=1)
     if change:
         cited = cited.replace(*change)
@@ -92,11 +100,12 @@ def test_judge_quotes_must_be_verbatim_or_the_verdict_is_downgraded() -> None:
 def test_claude_citation_is_checked_confirmed_and_offered_as_a_fix(
     document: Path, claude_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with messages_api(lambda body: _cite(body, "[3]")) as base:
+    with messages_api(by_task(insert=lambda body: _cite(body, "[3]"))) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
         _code, report = _audit(document, capsys)
-    assert len(FakeMessages.requests) == 1
-    sent = FakeMessages.requests[0]
+    insertions = [r for r in FakeMessages.requests if "REFERENCES:" in last_user_text(r)]
+    assert len(insertions) == 1
+    sent = insertions[0]
     assert SENTENCE in last_user_text(sent)
     assert "[3] Street tree survival after planting" in last_user_text(sent)
     assert "Cities are warmer" not in json.dumps(sent)  # only the uncited sentence is sent
@@ -105,7 +114,11 @@ def test_claude_citation_is_checked_confirmed_and_offered_as_a_fix(
     uncited = _uncited(report)
     assert uncited["fixes"][0]["title"] == "Cite [3] (suggested by Claude, confirmed locally)"
     assert report["assist"]["suggested"] == {uncited["claim"]: ["3"]}
-    assert "1 Claude requests, 120 input + 30 output tokens" in report["assist"]["usage"]
+    requests = len(FakeMessages.requests)  # the insertion and one decomposition per long cited sentence
+    assert (
+        f"{requests} Claude requests, {120 * requests} input + {30 * requests} output"
+        in report["assist"]["usage"]
+    )
     assert "sk-ant-test-secret" not in json.dumps(report)
 
 
@@ -113,7 +126,9 @@ def test_an_answer_that_changes_the_prose_is_rejected(
     document: Path, claude_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = document.read_bytes()
-    with messages_api(lambda body: _cite(body, "[3]", ("regular watering", "daily watering"))) as base:
+    with messages_api(
+        by_task(insert=lambda body: _cite(body, "[3]", ("regular watering", "daily watering")))
+    ) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
         _code, report = _audit(document, capsys)
     assert any("changed the prose" in reason for reason in report["assist"]["rejected"])
@@ -125,10 +140,10 @@ def test_an_answer_that_changes_the_prose_is_rejected(
 @pytest.mark.parametrize(
     ("answer", "reason"),
     [
-        (lambda body: _cite(body, "[9]"), "do not exist"),
+        (by_task(insert=lambda body: _cite(body, "[9]")), "do not exist"),
         (lambda body: message("Here are my thoughts, no JSON."), "not JSON"),
         (lambda body: message("", stop_reason="refusal"), "declined"),
-        (lambda body: _cite(body, "[1]"), "not confirmed by the local judge"),
+        (by_task(insert=lambda body: _cite(body, "[1]")), "not confirmed by the local judge"),
     ],
 )
 def test_bad_answers_are_reported_not_applied(
@@ -144,6 +159,92 @@ def test_bad_answers_are_reported_not_applied(
         _code, report = _audit(document, capsys)
     assert any(reason in r for r in report["assist"]["rejected"]), report["assist"]["rejected"]
     assert report["assist"]["suggested"] == {}
+
+
+def _insertions() -> list[dict[str, Any]]:
+    return [r for r in FakeMessages.requests if "REFERENCES:" in last_user_text(r)]
+
+
+def _until_told(first: Any, then: Any) -> Any:
+    """Answer with `first` until a request says the previous answer was refused, then `then`."""
+    return lambda body: then(body) if "WAS REFUSED" in last_user_text(body) else first(body)
+
+
+@pytest.mark.parametrize(
+    ("insert", "requests", "suggested", "told"),
+    [
+        # the prose changed: told why, the second answer is right, and the audit ends the passes
+        (
+            _until_told(
+                lambda b: _cite(b, "[3]", ("regular watering", "daily watering")), lambda b: _cite(b, "[3]")
+            ),
+            2,
+            ["3"],
+            "changed the prose",
+        ),
+        # the local judge refused [1]: told so, the model cites [3] instead
+        (_until_told(lambda b: _cite(b, "[1]"), lambda b: _cite(b, "[3]")), 2, ["3"], "[1] do not support"),
+        # never learns: bounded by MAX_PASSES, nothing applied
+        (
+            lambda b: _cite(b, "[3]", ("regular watering", "daily watering")),
+            MAX_PASSES,
+            None,
+            "changed the prose",
+        ),
+        # "no reference supports this" (the sentence unchanged) is asked once
+        (lambda b: message(json.dumps({"sentence": sentence_of(b)})), 1, None, None),
+    ],
+)
+def test_refused_answers_are_sent_back_with_the_reason_in_bounded_passes(
+    insert: Any,
+    requests: int,
+    suggested: list[str] | None,
+    told: str | None,
+    document: Path,
+    claude_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = document.read_bytes()
+    with messages_api(by_task(insert=insert)) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        _code, report = _audit(document, capsys)
+    sent = _insertions()
+    assert len(sent) == requests
+    assert report["assist"]["passes"] == requests
+    claim = _uncited(report)["claim"]
+    assert report["assist"]["suggested"] == ({claim: suggested} if suggested else {})
+    if told:
+        assert told in last_user_text(sent[1])
+        assert "WAS REFUSED" not in last_user_text(sent[0])
+    if suggested:
+        assert (
+            _uncited(report)["fixes"][0]["title"]
+            == f"Cite [{suggested[0]}] (suggested by Claude, confirmed locally)"
+        )
+    assert document.read_bytes() == before
+
+
+def test_answers_are_kept_so_a_second_audit_sends_nothing_new(
+    document: Path, claude_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with messages_api(by_task(insert=lambda body: _cite(body, "[3]"))) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        _code, first = _audit(document, capsys)
+        sent = len(FakeMessages.requests)
+        _code, second = _audit(document, capsys)
+        assert len(FakeMessages.requests) == sent  # nothing new was sent
+        document.write_text(
+            document.read_text(encoding="utf-8").replace("first three summers", "first two summers"),
+            encoding="utf-8",
+        )
+        _code, _third = _audit(document, capsys)
+    assert second["assist"]["suggested"] == first["assist"]["suggested"]
+    assert f"{sent} earlier answers reused" in second["assist"]["usage"]
+    # only the edited sentence is asked about again
+    again = FakeMessages.requests[sent:]
+    assert again
+    assert all("first two summers" in last_user_text(r) for r in again)
 
 
 def test_overload_is_retried(claude_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,3 +309,27 @@ def _request() -> Any:
     from citedesk.assist.client import Request
 
     return Request("Answer with JSON.", "Is this a test?")
+
+
+def test_pairs_claude_cannot_judge_are_judged_locally_under_the_local_name_and_asked_again(
+    document: Path, claude_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["audit", str(document), "--offline", "--no-dense", "--judge", "claude", "--format", "json"]
+    with messages_api(lambda body: error(400, "invalid_request_error", "the model is unavailable")) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        main(args)
+        report = json.loads(capsys.readouterr().out)
+        asked = len(FakeMessages.requests)
+        main(args)
+        capsys.readouterr()
+    verdicts = [v for c in report["claims"] for v in c["verdicts"]]
+    assert {v["judge"] for v in verdicts} == {"heuristic:words"}  # the stand-in, named as such
+    local = json.loads(_local_report(document, capsys))
+    assert {f["kind"] for f in report["findings"]} == {f["kind"] for f in local["findings"]}
+    assert any("HTTP 400" in r for r in report["assist"]["rejected"])
+    assert len(FakeMessages.requests) == 2 * asked  # a stand-in's verdict is not kept as Claude's
+
+
+def _local_report(document: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    main(["audit", str(document), "--offline", "--no-dense", "--judge", "heuristic", "--format", "json"])
+    return capsys.readouterr().out

@@ -109,3 +109,22 @@ def test_an_edit_rejudges_only_the_changed_sentence(sample: Path, tmp_path: Path
     assess_evidence(parse_document(edited, str(sample)), sources, second, store=store)
     assert second.asked == ["The cooling was strongest in cities with hot, dry summers."]
     store.close()
+
+
+def test_a_figure_counts_as_stated_when_any_citation_of_its_sentence_states_it(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = sample.read_text(encoding="utf-8")
+    _head, references = text.split("## References")
+    sample.write_text(
+        "# Heat\n\nHeat islands raise energy use for cooling [1], and neighbourhoods with more than 30% "
+        "tree canopy were on average 1.5 °C cooler in the afternoon [2].\n\nHeat islands raise energy "
+        "use for cooling [1], and neighbourhoods with more than 45% tree canopy were on average 1.5 °C "
+        "cooler in the afternoon [2].\n\n## References" + references,
+        encoding="utf-8",
+    )
+    _code, report = audit(sample, capsys)
+    numbers = [f for f in report["findings"] if f["kind"] == "unsupported_number"]
+    assert [f["details"]["figure"] for f in numbers] == ["45%"]  # 30% and 1.5 are in [2]; 45% in neither
+    assert "does not appear in any cited source ([1], [2])" in numbers[0]["message"]
+    assert numbers[0]["claim"] == report["claims"][1]["id"]

@@ -520,10 +520,17 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
 ) -> None:
     import re
 
-    from tests.helpers.messages_api import FakeMessages, last_user_text, message, messages_api
+    from tests.helpers.messages_api import (
+        FakeMessages,
+        by_task,
+        last_user_text,
+        message,
+        messages_api,
+        sentence_of,
+    )
 
     def cite(body: dict[str, object]) -> tuple[int, dict[str, object]]:
-        sentence = last_user_text(body).split("SENTENCE: ", 1)[1]
+        sentence = sentence_of(body)
         return message(json.dumps({"sentence": re.sub(r"\.(\s*)$", r" [3].\1", sentence, count=1)}))
 
     shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
@@ -536,7 +543,7 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
         return count > 0
 
     window.confirm_assist = consent
-    with messages_api(cite) as base:
+    with messages_api(by_task(insert=cite)) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
         monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
         window.load_file(document)
@@ -553,14 +560,15 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
         assert window.assist_action.isChecked()
         assert len(previews) == 1
         assert "Young street trees need regular watering" in previews[0]
-        assert "Cities are warmer" not in previews[0]  # cited sentences are never sent
+        assert "The cooling effect was strongest" not in previews[0]  # short cited sentences are not sent
         qtbot.waitUntil(lambda: window._job is None and bool(FakeMessages.requests), timeout=60_000)
         wait_for_report(qtbot, window)
         assert window.report is not None
-        assert last_user_text(FakeMessages.requests[0]) in previews[0]  # sent is what was shown
+        for request in FakeMessages.requests:  # what was sent is what was shown
+            assert last_user_text(request) in previews[0]
         uncited = next(f for f in window.report.findings if f.kind is Kind.UNCITED)
         assert uncited.fixes[0].title == "Cite [3] (suggested by Claude, confirmed locally)"
-        assert "1 Claude requests" in window.assist_label.text()
+        assert f"{len(FakeMessages.requests)} Claude requests" in window.assist_label.text()
         assert "sk-ant" not in window.assist_label.text() + window.assist_label.toolTip()
 
         window.assist_action.trigger()  # off: the next audits send nothing
@@ -581,3 +589,62 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
     assert not window.assist_action.isChecked()
     window.load_file(document)
     assert window.assist_action.isChecked()
+
+
+def test_claude_can_judge_a_documents_citations_only_while_assistance_is_on(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers.messages_api import FakeMessages, by_task, last_user_text, message, messages_api
+
+    def judge(body: dict[str, object]) -> tuple[int, dict[str, object]]:
+        evidence = last_user_text(body).split("EVIDENCE: ", 1)[1]
+        return message(
+            json.dumps({"label": "entailment", "confidence": 0.8, "quote": evidence.split(".")[0]})
+        )
+
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    document = tmp_path / "evidence.md"
+    shutil.copy(SAMPLES / "evidence.md", document)
+    shown: list[tuple[int, str]] = []
+
+    def consent(count: int, preview: str) -> bool:
+        shown.append((count, preview))
+        return True
+
+    window.confirm_assist = lambda count, preview: True
+    window.confirm_claude_judge = consent
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+    with messages_api(by_task(judge=judge)) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        window.load_file(document)
+        wait_for_report(qtbot, window)
+        assert not window.claude_judge_action.isEnabled()  # assistance is off: no Claude judge
+        window.assist_action.trigger()
+        wait_for_report(qtbot, window)
+        assert window.claude_judge_action.isEnabled()
+        window.claude_judge_action.trigger()
+        assert len(shown) == 1
+        count, preview = shown[0]
+        assert count == 4  # four cited (sentence, reference) pairs in the sample
+        assert "CLAIM: The cooling effect was strongest in cities with hot, dry summers" in preview
+        qtbot.waitUntil(lambda: window._job is None, timeout=60_000)
+        wait_for_report(qtbot, window)
+        assert window.report is not None
+        judged = [v for vs in window.report.verdicts.values() for v in vs if v.judge]
+        assert judged
+        assert {v.judge for v in judged} == {"claude:claude-sonnet-5"}
+        assert any(last_user_text(r).startswith("CLAIM: ") for r in FakeMessages.requests)
+
+        window.assist_action.trigger()  # assistance off: the Claude judge goes with it
+        assert not window.claude_judge_action.isEnabled()
+        assert not window.claude_judge_action.isChecked()
+        wait_for_report(qtbot, window)
+        sent = len(FakeMessages.requests)
+        window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
+        window.start_audit()
+        wait_for_report(qtbot, window)
+        assert len(FakeMessages.requests) == sent
+        assert window.report is not None
+        assert all(
+            not (v.judge or "").startswith("claude") for vs in window.report.verdicts.values() for v in vs
+        )

@@ -12,6 +12,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
+from citedesk.assist import atoms
+from citedesk.assist import insert as insertion
+from citedesk.assist import judge as judging
 from tests.helpers.server import running
 
 Responder = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
@@ -69,3 +72,41 @@ def messages_api(respond: Responder) -> Iterator[str]:
     FakeMessages.respond = staticmethod(respond)
     with running(FakeMessages) as base:
         yield base
+
+
+def sentence_of(body: dict[str, Any]) -> str:
+    """The sentence a decomposition or insertion request is about (the prompt's SENTENCE line)."""
+    text = last_user_text(body)
+    after = text[
+        text.index("SENTENCE: ") if text.startswith("SENTENCE: ") else text.index("\nSENTENCE: ") + 1 :
+    ]
+    return after.removeprefix("SENTENCE: ").split("\n\nYOUR PREVIOUS ANSWER", 1)[0]
+
+
+def one_fact(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    sentence = sentence_of(body)
+    return message(json.dumps({"facts": [{"fact": sentence, "span": sentence}]}))
+
+
+def unchanged(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    return message(json.dumps({"sentence": sentence_of(body)}))
+
+
+def by_task(
+    *, facts: Responder = one_fact, insert: Responder = unchanged, judge: Responder | None = None
+) -> Responder:
+    """One responder for the three kinds of request, told apart by their system prompt as the real
+    model would be: atomic facts, citation insertion, judging. Defaults: a sentence is one fact,
+    no citation is added; an unexpected judging request fails the test loudly."""
+
+    def respond(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        system = body.get("system")
+        if system == atoms.SYSTEM:
+            return facts(body)
+        if system == insertion.SYSTEM:
+            return insert(body)
+        if system == judging.SYSTEM and judge is not None:
+            return judge(body)
+        return error(400, "invalid_request_error", f"unexpected request: {str(system)[:60]}")
+
+    return respond

@@ -14,6 +14,9 @@ class Judgement:
     contradiction: float
     """P(the evidence contradicts the claim), 0…1 (0 for judges with no such label)."""
     quote: str | None = None
+    judge: str | None = None
+    """Who decided, when not the judge that was asked: a remote judge's local stand-in for a pair
+    it could not answer. Such judgements are shown with that name and never cached."""
 
 
 @dataclass(frozen=True)
