@@ -52,6 +52,9 @@ MODEL_WINDOWS = 3
 CANDIDATES = 2
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
+STANDS_OUT = 0.05
+"""An uncited claim's best reference is suggested on partial support when it leads every other
+reference by this much (chosen on WiCE documents: `tests/bench/eval_documents.py`)."""
 
 
 @dataclass(frozen=True)
@@ -243,11 +246,14 @@ def assess_evidence(
         if finding.claim_id is None:
             continue
         claim = claims[finding.claim_id]
-        better = _best_other(claim.text, claim.id, set(), prepared, context, judge, limits, embedder, store)
+        better = _suggestion(
+            _rank_others(claim.text, claim.id, set(), prepared, context, judge, limits, embedder, store)
+        )
         if better is not None:
             key, verdict = better
+            how = "supports this" if verdict.label is VerdictLabel.SUPPORTED else "best matches this, in part"
             fix = make_fix(
-                f"Cite [{key}] (its source supports this)",
+                f"Cite [{key}] (its source {how})",
                 document,
                 [AddCitation(citation_offset(document, claim.sentence.start, claim.sentence.end), key)],
             )
@@ -563,34 +569,64 @@ def _best_other(
 ) -> tuple[str, Verdict] | None:
     """The document's other reference that best supports the claim, if one does (or, with
     `partial_ok`, supports it at least in part)."""
-    candidates = [k for k in prepared if k not in exclude]
-    if not candidates:
-        return None
-    questions = [
-        _ask(claim_id, claim_text, prepared[k], context.get(claim_id, ""), embedder) for k in candidates
-    ]
-    questions = _shortlist(questions, judge, embedder)
-    answers = _answer(judge, questions, store, lambda *_: None)
-    best: tuple[str, Verdict] | None = None
     accepted = (
         (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED)
         if partial_ok
         else (VerdictLabel.SUPPORTED,)
     )
-    for question, answer in zip(questions, answers, strict=True):
-        label = label_of(answer, limits)
-        if label not in accepted:
-            continue
-        if best is None or answer.support > best[1].score:
-            verdict = Verdict(
+    ranked = _rank_others(claim_text, claim_id, exclude, prepared, context, judge, limits, embedder, store)
+    return next(((key, v) for key, v in ranked if v.label in accepted), None)
+
+
+def _rank_others(
+    claim_text: str,
+    claim_id: str,
+    exclude: set[str],
+    prepared: dict[str, _Source],
+    context: dict[str, str],
+    judge: Judge,
+    limits: Thresholds,
+    embedder: Embedder | None,
+    store: Store | None,
+) -> list[tuple[str, Verdict]]:
+    """The document's references (but `exclude`) judged against the claim, best support first
+    (for a model judge, only the shortlist the heuristic judge rates highest)."""
+    candidates = [k for k in prepared if k not in exclude]
+    if not candidates:
+        return []
+    questions = [
+        _ask(claim_id, claim_text, prepared[k], context.get(claim_id, ""), embedder) for k in candidates
+    ]
+    questions = _shortlist(questions, judge, embedder)
+    answers = _answer(judge, questions, store, lambda *_: None)
+    ranked = [
+        (
+            question.key,
+            Verdict(
                 question.key,
-                label,
+                label_of(answer, limits),
                 answer.support,
                 answer.judge or judge.name,
                 _evidence_json(prepared[question.key], question),
-            )
-            best = (question.key, verdict)
-    return best
+            ),
+        )
+        for question, answer in zip(questions, answers, strict=True)
+    ]
+    return sorted(ranked, key=lambda item: -item[1].score)
+
+
+def _suggestion(ranked: list[tuple[str, Verdict]]) -> tuple[str, Verdict] | None:
+    """The reference to suggest for an uncited claim: the best one when it supports the claim, or
+    when it supports it in part and stands clearly above every other reference (`STANDS_OUT`)."""
+    if not ranked:
+        return None
+    key, best = ranked[0]
+    if best.label is VerdictLabel.SUPPORTED:
+        return key, best
+    runner_up = ranked[1][1].score if len(ranked) > 1 else 0.0
+    if best.label is VerdictLabel.PARTIALLY_SUPPORTED and best.score - runner_up >= STANDS_OUT:
+        return key, best
+    return None
 
 
 def _misattributed(

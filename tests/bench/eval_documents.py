@@ -16,6 +16,7 @@ import json
 import random
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from citedesk.core.findings import Kind
 from citedesk.pipeline import AuditOptions, audit_text
@@ -28,6 +29,9 @@ def main() -> None:
     parser.add_argument("--judge", default="heuristic")
     parser.add_argument("--no-dense", action="store_true")
     parser.add_argument("--documents", type=int, default=8)
+    parser.add_argument(
+        "--verbose", action="store_true", help="print each miss and false alarm with its scores"
+    )
     args = parser.parse_args()
     if not EVAL.is_file():
         print(f"no evaluation data at {EVAL}; nothing to measure")
@@ -37,7 +41,7 @@ def main() -> None:
     rng = random.Random(3)
     rng.shuffle(supported)
     swapped_total = flagged_swapped = flagged_correct = 0
-    uncited_total = uncited_found = uncited_right = uncited_false = 0
+    uncited_total = uncited_found = uncited_right = uncited_false = uncited_wrong = 0
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store.sqlite3"
         for d in range(args.documents):
@@ -71,20 +75,36 @@ def main() -> None:
             )
             report = audit_text(text, str(doc), options)
             claims = {c.id: c for c in report.document.claims}
-            position = {c.id: i + 1 for i, c in enumerate(report.document.claims)}
+            # each claim belongs to the WiCE sentence it lies in (a sentence the splitter cuts in two,
+            # "Impulse! Records", leaves its marker on the last piece: that piece is what is judged)
+            starts = [text.index(s) for s in sentences]
+            piece_of = {
+                c.id: max(n for n, at in enumerate(starts, start=1) if at <= c.sentence.start)
+                for c in report.document.claims
+            }
+            position = {c: n for c, n in piece_of.items() if _marked_or_last(report.document, c, n, piece_of)}
             misattributed = {
                 (position[f.claim_id], f.reference)
                 for f in report.findings
                 if f.kind is Kind.MISATTRIBUTED and f.claim_id in claims
             }
+            by_position = {position[c]: vs for c, vs in report.verdicts.items() if c in position}
             for n, role in enumerate(roles, start=1):
                 if role == "swap":
                     swapped_total += 1
                     flagged_swapped += (n, str(cited[n])) in misattributed
+                    if args.verbose and (n, str(cited[n])) not in misattributed:
+                        print(
+                            f"  missed swap d{d} s{n}: {_scores(by_position.get(n, []))} {group[n - 1]['claim'][:90]}"
+                        )
                 elif role == "ok":
                     flagged_correct += (n, str(n)) in misattributed
+                    if args.verbose and (n, str(n)) in misattributed:
+                        print(
+                            f"  false alarm d{d} s{n}: {_scores(by_position.get(n, []))} {group[n - 1]['claim'][:90]}"
+                        )
             uncited = {
-                position[f.claim_id]: f for f in report.findings if f.kind is Kind.UNCITED and f.claim_id
+                piece_of[f.claim_id]: f for f in report.findings if f.kind is Kind.UNCITED and f.claim_id
             }
             for n, role in enumerate(roles, start=1):
                 if role == "drop":
@@ -92,6 +112,12 @@ def main() -> None:
                     if n in uncited:
                         uncited_found += 1
                         uncited_right += uncited[n].details.get("suggested") == str(n)
+                        uncited_wrong += uncited[n].details.get("suggested") not in (None, str(n))
+                        if args.verbose and uncited[n].details.get("suggested") != str(n):
+                            details = uncited[n].details
+                            print(
+                                f"  wrong/no suggestion d{d} s{n}: {details.get('suggested')} {details.get('score')} {group[n - 1]['claim'][:90]}"
+                            )
                 elif n in uncited:
                     uncited_false += 1
     precision = flagged_swapped / max(1, flagged_swapped + flagged_correct)
@@ -106,9 +132,21 @@ def main() -> None:
         f"misattributed: precision {precision:.2f}, recall {recall:.2f} ({flagged_swapped}/{swapped_total} swapped markers flagged, {flagged_correct} correct ones flagged)"
     )
     print(
-        f"uncited: {uncited_found}/{uncited_total} found, right reference suggested for {uncited_right}; "
+        f"uncited: {uncited_found}/{uncited_total} found, right reference suggested for {uncited_right}, "
+        f"a wrong one for {uncited_wrong}; "
         f"F1 (found with the right suggestion) {f1:.2f}"
     )
+
+
+def _marked_or_last(document: Any, claim_id: str, n: int, position: dict[str, int]) -> bool:
+    """Keep one claim per WiCE sentence: the piece with the marker, else the last piece."""
+    pieces = [c for c in document.claims if position[c.id] == n]
+    marked = [c for c in pieces if c.sentence.markers]
+    return claim_id == (marked[-1] if marked else pieces[-1]).id
+
+
+def _scores(verdicts: list[Any]) -> str:
+    return ", ".join(f"[{v.reference}] {v.label.value} {v.score:.2f}" for v in verdicts)
 
 
 if __name__ == "__main__":

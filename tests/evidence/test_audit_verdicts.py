@@ -128,3 +128,26 @@ def test_a_figure_counts_as_stated_when_any_citation_of_its_sentence_states_it(
     assert [f["details"]["figure"] for f in numbers] == ["45%"]  # 30% and 1.5 are in [2]; 45% in neither
     assert "does not appear in any cited source ([1], [2])" in numbers[0]["message"]
     assert numbers[0]["claim"] == report["claims"][1]["id"]
+
+
+def test_an_uncited_claim_gets_a_partly_supporting_reference_only_when_it_clearly_leads() -> None:
+    from citedesk.core.findings import Verdict, VerdictLabel
+    from citedesk.evidence.verdicts import STANDS_OUT, _suggestion
+
+    def ranked(*scored: tuple[str, VerdictLabel, float]) -> list[tuple[str, Verdict]]:
+        return [(key, Verdict(key, label, score)) for key, label, score in scored]
+
+    partial, supported, unsupported = (
+        VerdictLabel.PARTIALLY_SUPPORTED,
+        VerdictLabel.SUPPORTED,
+        VerdictLabel.NOT_SUPPORTED,
+    )
+    assert _suggestion(ranked(("4", supported, 0.7), ("2", supported, 0.69))) is not None
+    leading = _suggestion(ranked(("4", partial, 0.45), ("2", unsupported, 0.45 - STANDS_OUT - 0.01)))
+    assert leading is not None
+    assert leading[0] == "4"
+    assert (
+        _suggestion(ranked(("4", partial, 0.45), ("2", partial, 0.44))) is None
+    )  # a coin toss: no suggestion
+    assert _suggestion(ranked(("4", unsupported, 0.2))) is None
+    assert _suggestion([]) is None

@@ -57,3 +57,63 @@ def test_words_negations_and_antonyms() -> None:
     assert negation_count("It did not work and wasn't safe") == 2
     assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk decreased"))) == 1
     assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk increased"))) == 0
+
+
+def test_an_elliptical_negation_negates_nothing() -> None:
+    assert negation_count("Watered trees were half as likely to die as trees that were not.") == 0
+    assert negation_count("The trees were not watered, and most died.") == 1
+    assert negation_count("No, the trees did not die.") == 1
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "contradicts"),
+    [
+        # a different figure for the same thing, in the sentence about the claim
+        (
+            "Dense city centres can be up to 12 °C warmer than rural land.",
+            ["On calm nights, dense city centres can be up to 7 °C warmer than nearby rural land."],
+            True,
+        ),
+        # the sentence about the claim negates it
+        (
+            "The vaccine reduced hospital admissions among older adults.",
+            ["The vaccine did not reduce hospital admissions among older adults."],
+            True,
+        ),
+        # an antonym in the sentence about the claim
+        (
+            "Afternoon temperatures increased in leafy neighbourhoods.",
+            ["Afternoon temperatures decreased in leafy neighbourhoods."],
+            True,
+        ),
+        # a figure the evidence simply lacks is missing support, not a contradiction
+        (
+            "He died at a hospital in Calgary, Alberta on May 7, 2018.",
+            ["The naturalist died on May 7 in Calgary, Alberta, his family said."],
+            False,
+        ),
+        # a negation in a sentence that is about something else
+        (
+            "Smith was hired to replace Stewart in the race at The Glen.",
+            [
+                "Smith was hired to replace Stewart in the race at The Glen.",
+                "Stewart would not race again that year.",
+            ],
+            False,
+        ),
+        # the same figure written another way
+        (
+            "His final match took place on 1 February 1958.",
+            ["His final match was played on Saturday, February 1, 1958."],
+            False,
+        ),
+    ],
+)
+def test_the_heuristic_judge_calls_contradiction_only_where_the_evidence_says_otherwise(
+    claim: str, evidence: list[str], contradicts: bool
+) -> None:
+    from citedesk.evidence.judges.base import Pair
+    from citedesk.evidence.judges.heuristic import HeuristicJudge
+
+    [judgement] = HeuristicJudge().judge([Pair(claim, " ".join(evidence), tuple(evidence))])
+    assert (judgement.contradiction >= 0.5) is contradicts, judgement

@@ -25,7 +25,7 @@ from citedesk.evidence.lexical import (
     content_stems,
     negation_count,
 )
-from citedesk.evidence.numbers import missing_figures, quantities
+from citedesk.evidence.numbers import Quantity, missing_figures, quantities
 
 FEATURES = (
     "coverage",
@@ -94,11 +94,48 @@ def support_probability(values: Sequence[float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def contradiction_probability(values: Sequence[float]) -> float:
-    """High only when the evidence is clearly about the claim (coverage) and clashes with it."""
-    coverage = values[0]
-    clash = max(values[5], values[6], values[4])
-    return float(min(1.0, coverage * clash * 0.9))
+CLASH_COVERAGE = 0.6
+"""A clash counts only in an evidence sentence about the claim: one holding this share of its words."""
+
+
+def contradiction_probability(claim: str, sentences: Sequence[str], coverage: float) -> float:
+    """High only when the evidence is clearly about the claim and one of its sentences says
+    otherwise: the sentence sharing most of the claim's words negates what the claim asserts (or
+    asserts what it negates), uses an antonym of one of its words, or gives a different figure of
+    the same kind for the same thing ("7 °C warmer" against "12 °C warmer"). A negation elsewhere
+    in the passage, or a figure the evidence simply lacks, is not a contradiction: that is the
+    absence of support, which the support score already measures."""
+    wanted = set(content_stems(claim))
+    if not wanted or not sentences:
+        return 0.0
+    best = max(sentences, key=lambda s: len(wanted & set(content_stems(s))))
+    shared = len(wanted & set(content_stems(best))) / len(wanted)
+    if shared < CLASH_COVERAGE:
+        return 0.0
+    negation = (negation_count(claim) % 2) != (negation_count(best) % 2)
+    antonym = antonym_clashes(wanted, set(content_stems(best))) > 0
+    clash = negation or antonym or bool(conflicting_figures(claim, best))
+    return float(min(1.0, coverage * 0.9)) if clash else 0.0
+
+
+def conflicting_figures(claim: str, evidence: str) -> list[Quantity]:
+    """The claim's figures that the evidence gives differently: a figure of the same kind followed
+    by the same word (its unit or noun) with another value, and the claim's own value absent."""
+    stated = quantities(evidence)
+    conflicts = []
+    for figure in missing_figures(claim, evidence):
+        unit = _word_after(claim, figure.end)
+        if any(
+            other.kind == figure.kind and _word_after(evidence, other.end) == unit and unit
+            for other in stated
+        ):
+            conflicts.append(figure)
+    return conflicts
+
+
+def _word_after(text: str, at: int) -> str:
+    following = text[at : at + 40].split()
+    return following[0].lower().strip(".,;:()") if following else ""
 
 
 @dataclass
@@ -121,7 +158,8 @@ class HeuristicJudge:
         for i, pair in enumerate(pairs):
             sentences = pair.sentences or (pair.evidence,)
             values = features(pair.claim, sentences, dense[i] if dense is not None else None)
-            out.append(Judgement(support_probability(values), contradiction_probability(values)))
+            contradiction = contradiction_probability(pair.claim, sentences, values[0])
+            out.append(Judgement(support_probability(values), contradiction))
             if progress is not None:
                 progress(i + 1, len(pairs))
         return out
