@@ -5,7 +5,7 @@ A window scores `(1 - w) · BM25/best + w · cosine`, where the cosine is the be
 (clipped at 0) and w = `DENSE_WEIGHT`; without an embedding model it is BM25 alone. Windows are
 then picked greedily: after each pick the claim words it covered count for less (`COVERED`), so the
 next window is the one that covers the *rest* of the claim — claims whose support is spread over
-several sentences need that. Constants were chosen on WiCE dev (`tests/bench/eval_evidence.py`
+several sentences need that. Constants were chosen on WiCE dev (`tests/bench/eval_judges.py`
 prints recall@1/5/10); the query may carry context (the document's heading) at a lower weight.
 """
 
@@ -23,9 +23,9 @@ from citedesk.evidence.lexical import content_stems
 
 WINDOW = 3
 DENSE_WEIGHT = 0.5
-COVERED = 0.5
+COVERED = 0.7
 CONTEXT_WEIGHT = 0.5
-K1, B = 1.2, 0.75
+K1, B = 0.9, 0.4
 
 
 @dataclass(frozen=True)
