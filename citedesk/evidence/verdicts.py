@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
+from citedesk.core.findings import Finding, Fix, Kind, Severity, Verdict, VerdictLabel, make_finding
 from citedesk.core.repair import AddCitation, RetargetCitation, make_fix
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.numbers import missing_figures
@@ -99,6 +99,63 @@ class _Question:
     source_passages: list[str]
 
 
+@dataclass(frozen=True)
+class _Judging:
+    """What every judgement of one assessment shares: the prepared sources, each claim's heading,
+    the judge and its thresholds, the embedder and the judgement cache."""
+
+    prepared: dict[str, _Source]
+    context: dict[str, str]
+    judge: Judge
+    limits: Thresholds
+    embedder: Embedder | None
+    store: Store | None
+
+    def ask(self, claim_id: str, claim_text: str, key: str) -> _Question:
+        context = self.context.get(claim_id, "")
+        return _ask(claim_id, claim_text, self.prepared[key], context, self.embedder)
+
+    def answer(
+        self, questions: list[_Question], progress: Callable[[str, int, int], None] = lambda *_: None
+    ) -> list[Judgement]:
+        return _answer(self.judge, questions, self.store, progress)
+
+    def verdict(self, question: _Question, answer: Judgement) -> Verdict:
+        return Verdict(
+            question.key,
+            label_of(answer, self.limits),
+            answer.support,
+            answer.judge or self.judge.name,
+            _evidence_json(self.prepared[question.key], question),
+        )
+
+    def rank_others(self, claim_text: str, claim_id: str, exclude: set[str]) -> list[tuple[str, Verdict]]:
+        """The document's references (but `exclude`) judged against the claim, best support first
+        (for a model judge, only the shortlist the heuristic judge rates highest)."""
+        candidates = [k for k in self.prepared if k not in exclude]
+        if not candidates:
+            return []
+        questions = _shortlist(
+            [self.ask(claim_id, claim_text, k) for k in candidates], self.judge, self.embedder
+        )
+        ranked = [(q.key, self.verdict(q, a)) for q, a in zip(questions, self.answer(questions), strict=True)]
+        return sorted(ranked, key=lambda item: -item[1].score)
+
+    def best_other(
+        self, claim_text: str, claim_id: str, exclude: set[str], *, partial_ok: bool = False
+    ) -> tuple[str, Verdict] | None:
+        """The document's other reference that best supports the claim, if one does (or, with
+        `partial_ok`, supports it at least in part)."""
+        accepted = (
+            (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED)
+            if partial_ok
+            else (VerdictLabel.SUPPORTED,)
+        )
+        return next(
+            ((k, v) for k, v in self.rank_others(claim_text, claim_id, exclude) if v.label in accepted), None
+        )
+
+
 @dataclass
 class _Part:
     """One atomic fact of a claim and how each cited reference bears on it."""
@@ -143,8 +200,7 @@ def assess_evidence(
 ) -> EvidenceResult:
     usable = {key: s for key, s in sources.items() if s.usable}
     prepared = _prepare(usable, embedder, progress)
-    context = _context(document)
-    limits = thresholds_for(judge)
+    judging = _Judging(prepared, _context(document), judge, thresholds_for(judge), embedder, store)
 
     # 1. every (claim, cited reference) with source text
     questions: list[_Question] = []
@@ -153,9 +209,7 @@ def assess_evidence(
         keys = _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
         for key in keys:
             if key in prepared:
-                questions.append(
-                    _ask(claim.id, claim.text, prepared[key], context.get(claim.id, ""), embedder)
-                )
+                questions.append(judging.ask(claim.id, claim.text, key))
             elif key in sources:
                 unchecked.setdefault(claim.id, []).append(
                     Verdict(
@@ -163,23 +217,15 @@ def assess_evidence(
                     )
                 )
     progress("judging", 0, len(questions))
-    answers = _answer(judge, questions, store, progress)
+    answers = judging.answer(questions, progress)
 
     verdicts: dict[str, list[Verdict]] = {}
     findings: list[Finding] = []
     for question, answer in zip(questions, answers, strict=True):
-        label = label_of(answer, limits)
-        verdict = Verdict(
-            question.key,
-            label,
-            answer.support,
-            answer.judge or judge.name,
-            _evidence_json(prepared[question.key], question),
-        )
-        verdicts.setdefault(question.claim_id, []).append(verdict)
+        verdicts.setdefault(question.claim_id, []).append(judging.verdict(question, answer))
     for claim_id, extra in unchecked.items():
         verdicts.setdefault(claim_id, []).extend(extra)
-    parts = _judge_parts(atoms or {}, verdicts, prepared, context, judge, limits, embedder, store)
+    parts = _judge_parts(atoms or {}, verdicts, judging)
 
     # 2. misattributed, with a swap where another reference supports the claim; a partly
     #    supporting source counts as misattributed only when another reference clearly does better
@@ -194,18 +240,7 @@ def assess_evidence(
             if claim_parts and _judged_by_part(claim_parts, verdict.reference):
                 continue
             cited = {v.reference for v in claim_verdicts}
-            better = _best_other(
-                claim.text,
-                claim_id,
-                cited,
-                prepared,
-                context,
-                judge,
-                limits,
-                embedder,
-                store,
-                partial_ok=True,
-            )
+            better = judging.best_other(claim.text, claim_id, cited, partial_ok=True)
             if better is not None and better[1].score < verdict.score + CLEARLY_BETTER:
                 better = None  # not clearly better: no swap to offer
             if verdict.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
@@ -219,9 +254,7 @@ def assess_evidence(
         if cited <= {key for c, key in misattributed if c == claim_id}:
             continue  # every citation is already flagged: the whole sentence is the finding
         for part in claim_parts:
-            finding = _unsupported_part(
-                document, claim_id, part, cited, prepared, context, judge, limits, embedder, store
-            )
+            finding = _unsupported_part(document, claim_id, part, cited, judging)
             if finding is not None:
                 findings.append(finding)
     # 3. figures that none of the sentence's cited sources states (moot where every citation is
@@ -246,9 +279,7 @@ def assess_evidence(
         if finding.claim_id is None:
             continue
         claim = claims[finding.claim_id]
-        better = _suggestion(
-            _rank_others(claim.text, claim.id, set(), prepared, context, judge, limits, embedder, store)
-        )
+        better = _suggestion(judging.rank_others(claim.text, claim.id, set()))
         if better is not None:
             key, verdict = better
             how = "supports this" if verdict.label is VerdictLabel.SUPPORTED else "best matches this, in part"
@@ -268,49 +299,26 @@ def assess_evidence(
     def confirm(claim_id: str, key: str, local: Judge) -> tuple[str, Verdict] | None:
         if key not in prepared or claim_id not in claims:
             return None
-        others = set(prepared) - {key}
-        text, local_limits = claims[claim_id].text, thresholds_for(local)
-        return _best_other(
-            text, claim_id, others, prepared, context, local, local_limits, embedder, store, partial_ok=True
-        )
+        by_local = replace(judging, judge=local, limits=thresholds_for(local))
+        return by_local.best_other(claims[claim_id].text, claim_id, set(prepared) - {key}, partial_ok=True)
 
     return EvidenceResult(verdicts, findings, fixed, confirm)
 
 
 def _judge_parts(
-    atoms: dict[str, list[Atom]],
-    verdicts: dict[str, list[Verdict]],
-    prepared: dict[str, _Source],
-    context: dict[str, str],
-    judge: Judge,
-    limits: Thresholds,
-    embedder: Embedder | None,
-    store: Store | None,
+    atoms: dict[str, list[Atom]], verdicts: dict[str, list[Verdict]], judging: _Judging
 ) -> dict[str, list[_Part]]:
     """Each atomic fact × each cited reference with source text, judged like a claim."""
     questions: list[tuple[str, int, _Question]] = []
     for claim_id, claim_atoms in atoms.items():
-        keys = [v.reference for v in verdicts.get(claim_id, []) if v.reference in prepared]
+        keys = [v.reference for v in verdicts.get(claim_id, []) if v.reference in judging.prepared]
         for i, atom in enumerate(claim_atoms):
-            for key in keys:
-                questions.append(
-                    (
-                        claim_id,
-                        i,
-                        _ask(claim_id, atom.text, prepared[key], context.get(claim_id, ""), embedder),
-                    )
-                )
-    answers = _answer(judge, [q for _, _, q in questions], store, lambda *_: None)
+            questions.extend((claim_id, i, judging.ask(claim_id, atom.text, key)) for key in keys)
+    answers = judging.answer([q for _, _, q in questions])
     parts: dict[str, list[_Part]] = {}
     for (claim_id, i, question), answer in zip(questions, answers, strict=True):
         claim_parts = parts.setdefault(claim_id, [_Part(atom, {}) for atom in atoms[claim_id]])
-        claim_parts[i].verdicts[question.key] = Verdict(
-            question.key,
-            label_of(answer, limits),
-            answer.support,
-            answer.judge or judge.name,
-            _evidence_json(prepared[question.key], question),
-        )
+        claim_parts[i].verdicts[question.key] = judging.verdict(question, answer)
     return parts
 
 
@@ -325,23 +333,14 @@ def _judged_by_part(parts: list[_Part], key: str) -> bool:
 
 
 def _unsupported_part(
-    document: Document,
-    claim_id: str,
-    part: _Part,
-    cited: set[str],
-    prepared: dict[str, _Source],
-    context: dict[str, str],
-    judge: Judge,
-    limits: Thresholds,
-    embedder: Embedder | None,
-    store: Store | None,
+    document: Document, claim_id: str, part: _Part, cited: set[str], judging: _Judging
 ) -> Finding | None:
     """A finding on the fact's own words when no citation of its sentence supports it (a partial
     match counts as support unless another reference clearly does better, as for whole claims)."""
     best = part.best()
     if best.label is VerdictLabel.SUPPORTED:
         return None
-    better = _best_other(part.atom.text, claim_id, cited, prepared, context, judge, limits, embedder, store)
+    better = judging.best_other(part.atom.text, claim_id, cited)
     if better is not None and better[1].score < best.score + CLEARLY_BETTER:
         better = None
     if best.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
@@ -352,7 +351,7 @@ def _unsupported_part(
         else f"No citation of this sentence ([{', '.join(sorted(cited))}]) supports"
     )
     message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best support {best.score:.2f})."
-    fixes = []
+    fixes: list[Fix] = []
     details: dict[str, Any] = {
         "fact": part.atom.text,
         "verdict": best.label.value,
@@ -361,15 +360,15 @@ def _unsupported_part(
         "parts": [part.to_json()],
     }
     if better is not None:
-        key, supporting = better
-        message += f" Reference [{key}] supports it (support {supporting.score:.2f})."
-        fix = make_fix(
-            f"Cite [{key}] for this part", document, [AddCitation(_part_offset(document, part), key)]
+        key = better[0]
+        fixes, why = _offer(
+            document,
+            better,
+            details,
+            f"Cite [{key}] for this part",
+            AddCitation(_part_offset(document, part), key),
         )
-        if fix is not None:
-            fixes.append(fix)
-        details["suggested"] = key
-        details["suggested_evidence"] = supporting.evidence
+        message += why
     return make_finding(
         Kind.UNSUPPORTED_PART,
         (part.atom.start, part.atom.end),
@@ -554,67 +553,6 @@ def _evidence_json(source: _Source, question: _Question) -> dict[str, Any] | Non
     }
 
 
-def _best_other(
-    claim_text: str,
-    claim_id: str,
-    exclude: set[str],
-    prepared: dict[str, _Source],
-    context: dict[str, str],
-    judge: Judge,
-    limits: Thresholds,
-    embedder: Embedder | None,
-    store: Store | None,
-    *,
-    partial_ok: bool = False,
-) -> tuple[str, Verdict] | None:
-    """The document's other reference that best supports the claim, if one does (or, with
-    `partial_ok`, supports it at least in part)."""
-    accepted = (
-        (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED)
-        if partial_ok
-        else (VerdictLabel.SUPPORTED,)
-    )
-    ranked = _rank_others(claim_text, claim_id, exclude, prepared, context, judge, limits, embedder, store)
-    return next(((key, v) for key, v in ranked if v.label in accepted), None)
-
-
-def _rank_others(
-    claim_text: str,
-    claim_id: str,
-    exclude: set[str],
-    prepared: dict[str, _Source],
-    context: dict[str, str],
-    judge: Judge,
-    limits: Thresholds,
-    embedder: Embedder | None,
-    store: Store | None,
-) -> list[tuple[str, Verdict]]:
-    """The document's references (but `exclude`) judged against the claim, best support first
-    (for a model judge, only the shortlist the heuristic judge rates highest)."""
-    candidates = [k for k in prepared if k not in exclude]
-    if not candidates:
-        return []
-    questions = [
-        _ask(claim_id, claim_text, prepared[k], context.get(claim_id, ""), embedder) for k in candidates
-    ]
-    questions = _shortlist(questions, judge, embedder)
-    answers = _answer(judge, questions, store, lambda *_: None)
-    ranked = [
-        (
-            question.key,
-            Verdict(
-                question.key,
-                label_of(answer, limits),
-                answer.support,
-                answer.judge or judge.name,
-                _evidence_json(prepared[question.key], question),
-            ),
-        )
-        for question, answer in zip(questions, answers, strict=True)
-    ]
-    return sorted(ranked, key=lambda item: -item[1].score)
-
-
 def _suggestion(ranked: list[tuple[str, Verdict]]) -> tuple[str, Verdict] | None:
     """The reference to suggest for an uncited claim: the best one when it supports the claim, or
     when it supports it in part and stands clearly above every other reference (`STANDS_OUT`)."""
@@ -651,7 +589,7 @@ def _misattributed(
     )
     if missing:
         message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
-    fixes = []
+    fixes: list[Fix] = []
     details: dict[str, Any] = {
         "verdict": verdict.label.value,
         "score": round(verdict.score, 4),
@@ -660,17 +598,15 @@ def _misattributed(
     if parts:
         details["parts"] = [p.to_json() for p in parts]
     if better is not None:
-        key, supporting = better
-        message += f" Reference [{key}] supports it (support {supporting.score:.2f})."
-        fix = make_fix(
-            f"Cite [{key}] instead of [{verdict.reference}]",
+        key = better[0]
+        fixes, why = _offer(
             document,
-            [RetargetCitation(marker_index, verdict.reference, key)],
+            better,
+            details,
+            f"Cite [{key}] instead of [{verdict.reference}]",
+            RetargetCitation(marker_index, verdict.reference, key),
         )
-        if fix is not None:
-            fixes.append(fix)
-        details["suggested"] = key
-        details["suggested_evidence"] = supporting.evidence
+        message += why
     return make_finding(
         Kind.MISATTRIBUTED,
         (marker.start, marker.end),
@@ -682,6 +618,24 @@ def _misattributed(
         severity=Severity.ERROR if contradicted else Severity.WARNING,
         details=details,
     )
+
+
+def _offer(
+    document: Document,
+    better: tuple[str, Verdict],
+    details: dict[str, Any],
+    title: str,
+    operation: AddCitation | RetargetCitation,
+) -> tuple[list[Fix], str]:
+    """The fix that cites the better reference, and the sentence of the message that says why;
+    `details` gains the suggestion and its evidence."""
+    key, supporting = better
+    details["suggested"] = key
+    details["suggested_evidence"] = supporting.evidence
+    fix = make_fix(title, document, [operation])
+    return (
+        [fix] if fix is not None else []
+    ), f" Reference [{key}] supports it (support {supporting.score:.2f})."
 
 
 def _figures(

@@ -475,15 +475,21 @@ class MainWindow(QMainWindow):
         return self.confirm_assist(count, preview)
 
     def _ask_assist(self, count: int, preview: str) -> bool:
-        box = QMessageBox(self)
-        box.setWindowTitle("Turn on Claude assistance?")
-        box.setText(
+        return self._ask_to_send(
+            "Turn on Claude assistance?",
             f"For this document, CiteDesk will send up to {count} request(s) to Anthropic with your key: "
             "each long cited sentence, to split it into facts that are checked one by one, and each "
             "uncited sentence with the titles of your references. Claude may only add citations; "
-            "every answer is checked here before it is used. Show details to see exactly what is sent."
+            "every answer is checked here before it is used. Show details to see exactly what is sent.",
+            preview or "(nothing to send now: no long cited or uncited sentence)",
         )
-        box.setDetailedText(preview or "(nothing to send now: no long cited or uncited sentence)")
+
+    def _ask_to_send(self, title: str, text: str, details: str) -> bool:
+        """Ask before anything leaves the machine, with the requests under Show details."""
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setText(text)
+        box.setDetailedText(details)
         box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Ok
 
@@ -524,17 +530,14 @@ class MainWindow(QMainWindow):
         self.start_audit()
 
     def _ask_claude_judge(self, count: int, preview: str) -> bool:
-        box = QMessageBox(self)
-        box.setWindowTitle("Let Claude judge the citations?")
-        box.setText(
-            f"For this document, CiteDesk will send {count} cited sentence(s), each with the best "
-            "passages of each source it cites (the passages the evidence pane shows), to Anthropic with "
-            "your key. Claude answers supported / neutral / contradicted with a quote; a quote that is "
-            "not word for word in the source downgrades its verdict. Show details for the requests."
+        return self._ask_to_send(
+            "Let Claude judge the citations?",
+            f"For this document, CiteDesk will send {count} cited (sentence, reference) pair(s) to "
+            "Anthropic with your key: each sentence with the best passages of the source it cites (the "
+            "passages the evidence pane shows). Claude answers supported / neutral / contradicted with a quote; a quote that is "
+            "not word for word in the source downgrades its verdict. Show details for the requests.",
+            preview or "(nothing to send now: no cited sentence)",
         )
-        box.setDetailedText(preview or "(nothing to send now: no cited sentence)")
-        box.setStandardButtons(QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
-        return box.exec() == QMessageBox.StandardButton.Ok
 
     def start_audit(self, *, refresh: frozenset[str] = frozenset()) -> None:
         """Audit the editor's text now, in the background; a running audit is cancelled first."""

@@ -28,7 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--judge", default="heuristic")
     parser.add_argument("--no-dense", action="store_true")
-    parser.add_argument("--documents", type=int, default=8)
+    parser.add_argument("--documents", type=int, default=0, help="how many (default: all the data allows)")
     parser.add_argument(
         "--verbose", action="store_true", help="print each miss and false alarm with its scores"
     )
@@ -40,6 +40,7 @@ def main() -> None:
     supported = [r for r in rows if r["label"] == "supported"]
     rng = random.Random(3)
     rng.shuffle(supported)
+    args.documents = args.documents or len(supported) // 10
     swapped_total = flagged_swapped = flagged_correct = 0
     uncited_total = uncited_found = uncited_right = uncited_false = uncited_wrong = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,7 +143,7 @@ def _marked_or_last(document: Any, claim_id: str, n: int, position: dict[str, in
     """Keep one claim per WiCE sentence: the piece with the marker, else the last piece."""
     pieces = [c for c in document.claims if position[c.id] == n]
     marked = [c for c in pieces if c.sentence.markers]
-    return claim_id == (marked[-1] if marked else pieces[-1]).id
+    return bool(claim_id == (marked[-1] if marked else pieces[-1]).id)
 
 
 def _scores(verdicts: list[Any]) -> str:

@@ -515,6 +515,18 @@ def test_line_numbers_can_be_hidden_and_the_choice_is_kept(
     assert other.editor.viewportMargins().left() == 0
 
 
+def _an_edit_sends_nothing(qtbot: QtBot, window: MainWindow) -> None:
+    """Once the running audit ends, editing and re-auditing sends no request to the Messages API."""
+    from tests.helpers.messages_api import FakeMessages
+
+    wait_for_report(qtbot, window)
+    sent = len(FakeMessages.requests)
+    window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
+    window.start_audit()
+    wait_for_report(qtbot, window)
+    assert len(FakeMessages.requests) == sent
+
+
 def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_traffic(
     qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -573,12 +585,7 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
 
         window.assist_action.trigger()  # off: the next audits send nothing
         assert not window.assist_action.isChecked()
-        wait_for_report(qtbot, window)
-        sent = len(FakeMessages.requests)
-        window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
-        window.start_audit()
-        wait_for_report(qtbot, window)
-        assert len(FakeMessages.requests) == sent
+        _an_edit_sends_nothing(qtbot, window)
 
     # the choice is kept per document: another document starts with assistance off
     window.assist_action.trigger()
@@ -638,12 +645,7 @@ def test_claude_can_judge_a_documents_citations_only_while_assistance_is_on(
         window.assist_action.trigger()  # assistance off: the Claude judge goes with it
         assert not window.claude_judge_action.isEnabled()
         assert not window.claude_judge_action.isChecked()
-        wait_for_report(qtbot, window)
-        sent = len(FakeMessages.requests)
-        window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
-        window.start_audit()
-        wait_for_report(qtbot, window)
-        assert len(FakeMessages.requests) == sent
+        _an_edit_sends_nothing(qtbot, window)
         assert window.report is not None
         assert all(
             not (v.judge or "").startswith("claude") for vs in window.report.verdicts.values() for v in vs
