@@ -650,3 +650,30 @@ def test_claude_can_judge_a_documents_citations_only_while_assistance_is_on(
         assert all(
             not (v.judge or "").startswith("claude") for vs in window.report.verdicts.values() for v in vs
         )
+
+
+def test_a_fact_no_citation_supports_is_underlined_on_its_own_words_in_the_window(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.assist.test_atoms import MIXED, REFERENCES, SECOND_PART, _split_at_and
+    from tests.helpers.messages_api import by_task, messages_api
+
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    document = tmp_path / "mixed.md"
+    document.write_text(f"# Street trees\n\n{MIXED}\n{REFERENCES}", encoding="utf-8")
+    window.confirm_assist = lambda count, preview: True
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+    with messages_api(by_task(facts=_split_at_and)) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        window.load_file(document)
+        wait_for_report(qtbot, window)
+        assert not [f for f in window.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
+        window.assist_action.trigger()
+        qtbot.waitUntil(lambda: window._job is None, timeout=60_000)
+        wait_for_report(qtbot, window)
+    [part] = [f for f in window.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
+    text = window.editor.toPlainText()
+    assert text[part.start : part.end] == SECOND_PART
+    middle = text.index(SECOND_PART) + len(SECOND_PART) // 2  # plain text: Qt positions are offsets here
+    assert part in window.findings_at(middle)
+    assert part.fixes[0].title == "Cite [2] for this part"
