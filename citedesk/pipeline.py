@@ -225,7 +225,7 @@ def _judge(
 
         claude_judge = ClaudeJudge(client, fallback=local)
     judge: Judge = claude_judge or local
-    assist: dict[str, Any] | None = None
+    assist: dict[str, Any] = {}
     atoms = None
     if client is not None:
         client.cache = _StoredAnswers(store)
@@ -247,14 +247,14 @@ def _judge(
         result.uncited_fixes.get(f.claim_id or "", f) if f.kind is Kind.UNCITED else f for f in findings
     ]
     merged.extend(result.findings)
-    if client is not None and assist is not None:
+    if client is not None:
         if options.assist == "claude":
             confirmed = lambda claim_id, key: result.confirm(claim_id, key, local) is not None  # noqa: E731
             merged = _claude_citations(document, merged, confirmed, client, assist, state)
         if claude_judge is not None:
             assist["rejected"].extend(claude_judge.errors)
         assist["usage"] = client.usage.describe()
-    return judge.name, result.verdicts, merged, assist
+    return judge.name, result.verdicts, merged, assist or None
 
 
 class _StoredAnswers:
@@ -304,8 +304,7 @@ def _claude_citations(
     local judge before it becomes a fix (listed first, before the local judge's own suggestion)."""
     from citedesk.assist.insert import propose_citations  # noqa: PLC0415
     from citedesk.core.findings import Kind  # noqa: PLC0415
-    from citedesk.core.repair import AddCitation, make_fix  # noqa: PLC0415
-    from citedesk.evidence.verdicts import citation_offset  # noqa: PLC0415
+    from citedesk.core.repair import cite_sentence, make_fix  # noqa: PLC0415
 
     open_claims = [f.claim_id for f in findings if f.kind is Kind.UNCITED and f.claim_id]
     state.progress("asking Claude", 0, len(open_claims))
@@ -318,11 +317,10 @@ def _claude_citations(
         keys = result.suggested.get(finding.claim_id or "") if finding.kind is Kind.UNCITED else None
         if keys:
             claim = document.claim_by_id[finding.claim_id or ""]
-            at = citation_offset(document, claim.sentence.start, claim.sentence.end)
             fix = make_fix(
                 f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
                 document,
-                [AddCitation(at, key) for key in keys],
+                cite_sentence(document, claim.sentence, keys),
             )
             if fix is not None:
                 finding = replace(

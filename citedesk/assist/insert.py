@@ -19,6 +19,7 @@ from citedesk.assist.client import AssistError, ClaudeClient, Request
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document, parse_structure
 from citedesk.core.findings import Kind
+from citedesk.core.repair import AddCitation, apply_edits, build_edits, cite_sentence, prose_of
 
 SYSTEM = (
     "You add citations to a writer's sentence. You may ONLY insert citation markers such as [2] "
@@ -28,22 +29,11 @@ SYSTEM = (
 )
 
 
-def strip_markers(text: str) -> str:
-    """The text with every citation marker (and the spaces just before it) removed: the prose.
-
-    `drought [3].` and `drought.` strip to the same text, so inserting ` [3]` is not a prose change;
-    any other difference, even one space or comma elsewhere, is.
-    """
-    structure = parse_structure(text)
-    pieces, cursor = [], 0
-    for marker in structure.markers:
-        start = marker.start
-        while start > cursor and text[start - 1] in " \t":
-            start -= 1
-        pieces.append(text[cursor:start])
-        cursor = marker.end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
+def prose(text: str) -> str:
+    """The text with every marker and reference entry removed — the same prose that every repair
+    must leave unchanged (`core.repair.prose_of`): inserting ` [3]` is not a prose change; any other
+    difference, even one space or comma, is."""
+    return prose_of(parse_structure(text))
 
 
 def marker_keys(text: str) -> Counter[str]:
@@ -59,7 +49,7 @@ class InsertionCheck:
 
 def check_insertion(original: str, proposed: str, references: set[str]) -> InsertionCheck:
     """Accept `proposed` only if it differs from `original` by inserted markers of real references."""
-    if strip_markers(proposed) != strip_markers(original):
+    if prose(proposed) != prose(original):
         return InsertionCheck(False, "the answer changed the prose (rejected; nothing applied)")
     before, after = marker_keys(original), marker_keys(proposed)
     if before - after:
@@ -216,14 +206,9 @@ def _attempt(
 def _audit_with(document: Document, suggested: dict[str, list[str]]) -> set[str]:
     """Claim ids still uncited once `suggested` is applied to a copy of the text (by claim
     fingerprint: inserting markers leaves a sentence's words, so its fingerprint, unchanged)."""
-    from citedesk.core.repair import AddCitation, apply_edits, build_edits  # noqa: PLC0415
-    from citedesk.evidence.verdicts import citation_offset  # noqa: PLC0415
-
     operations: list[AddCitation] = []
     for claim_id, keys in suggested.items():
-        claim = document.claim_by_id[claim_id]
-        at = citation_offset(document, claim.sentence.start, claim.sentence.end)
-        operations.extend(AddCitation(at, key) for key in keys)
+        operations.extend(cite_sentence(document, document.claim_by_id[claim_id].sentence, keys))
     text = apply_edits(document.text, build_edits(document, operations)) if operations else document.text
     audited = parse_document(text, document.path)
     uncited = {

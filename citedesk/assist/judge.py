@@ -99,16 +99,18 @@ def what_would_be_judged(text: str, path: str | None = None) -> tuple[int, str]:
 
     document = parse_document(text, path)
     references = {ref.key for ref in document.entries}
-    shown = []
-    for claim in document.claims:
-        keys = dict.fromkeys(k for m in claim.sentence.markers for k in document.markers[m].keys)
-        for key in keys:
-            if key in references:
-                evidence = f"<one of the {MODEL_WINDOWS} best passages of the source of [{key}]>"
-                shown.append(request_for(Pair(claim.text, evidence)).preview())
-    if shown:
+    pairs = [
+        (claim, key) for claim in document.claims for key in document.cited_keys(claim) if key in references
+    ]
+    shown = [
+        request_for(
+            Pair(claim.text, f"<one of the {MODEL_WINDOWS} best passages of the source of [{key}]>")
+        ).preview()
+        for claim, key in pairs
+    ]
+    if pairs:
         shown.append(
             f"(One request per passage, up to {MODEL_WINDOWS} per pair; where a citation fails, the "
             "document's other references are asked about in the same way to find a better one.)"
         )
-    return len(shown) - bool(shown), "\n".join(shown)
+    return len(pairs), "\n".join(shown)

@@ -58,6 +58,10 @@ class Document(Structure):
     def claim_by_id(self) -> dict[str, Claim]:
         return {claim.id: claim for claim in self.claims}
 
+    def cited_keys(self, claim: Claim) -> list[str]:
+        """The reference keys the claim's markers cite, in order, each once."""
+        return list(dict.fromkeys(k for m in claim.sentence.markers for k in self.markers[m].keys))
+
     @cached_property
     def claim_by_marker(self) -> dict[int, Claim]:
         """Marker index → the claim (sentence) it is attached to."""

@@ -18,6 +18,7 @@ from citedesk.core.document import Structure, parse_structure
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import LabelStyle, Reference
+from citedesk.core.sentences import Sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,25 @@ def merge_fixes(structure: Structure, fixes: Iterable[Fix]) -> list[TextEdit]:
     for fix in fixes:
         operations.extend(op for op in fix.operations if isinstance(op, Operation))
     return build_edits(structure, operations)
+
+
+def cite_sentence(structure: Structure, sentence: Sentence, keys: Sequence[str]) -> list[AddCitation]:
+    """The operations that cite `keys` for a whole sentence, where the document puts its markers."""
+    at = citation_offset(structure, sentence.start, sentence.end)
+    return [AddCitation(at, key) for key in keys]
+
+
+def citation_offset(structure: Structure, start: int, end: int) -> int:
+    """Where a new marker goes in the sentence [start, end): before its full stop when the document
+    puts markers there (`drought [3].`), after it when the document does (`drought.[3]`)."""
+    text = structure.text
+    if end <= start or text[end - 1] not in ".!?":
+        return end
+    inside = sum(1 for m in structure.markers if text[m.end : m.end + 1] in (".", "!", "?"))
+    outside = sum(
+        1 for m in structure.markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?")
+    )
+    return end - 1 if inside >= outside else end
 
 
 def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:

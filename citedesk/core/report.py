@@ -71,8 +71,7 @@ class Report:
         claim = self.document.claim_by_id.get(claim_id)
         if claim is None:
             return []
-        keys = dict.fromkeys(k for m in claim.sentence.markers for k in self.document.markers[m].keys)
-        return [Verdict(k, VerdictLabel.UNCHECKED) for k in keys]
+        return [Verdict(k, VerdictLabel.UNCHECKED) for k in self.document.cited_keys(claim)]
 
     def failing(self, fail_on: FailPolicy) -> list[Finding]:
         return [f for f in self.findings if fail_on.fails(f)]

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, Severity, Verdict, VerdictLabel, make_finding
-from citedesk.core.repair import AddCitation, RetargetCitation, make_fix
+from citedesk.core.repair import AddCitation, RetargetCitation, citation_offset, cite_sentence, make_fix
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.numbers import missing_figures
 from citedesk.evidence.retrieve import PassageIndex, Window, rank
@@ -206,8 +206,7 @@ def assess_evidence(
     questions: list[_Question] = []
     unchecked: dict[str, list[Verdict]] = {}
     for claim in document.claims:
-        keys = _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
-        for key in keys:
+        for key in document.cited_keys(claim):
             if key in prepared:
                 questions.append(judging.ask(claim.id, claim.text, key))
             elif key in sources:
@@ -240,9 +239,7 @@ def assess_evidence(
             if claim_parts and _judged_by_part(claim_parts, verdict.reference):
                 continue
             cited = {v.reference for v in claim_verdicts}
-            better = judging.best_other(claim.text, claim_id, cited, partial_ok=True)
-            if better is not None and better[1].score < verdict.score + CLEARLY_BETTER:
-                better = None  # not clearly better: no swap to offer
+            better = _clearly_better(judging, claim.text, claim_id, cited, verdict, partial_ok=True)
             if verdict.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
                 continue
             figures = [q.text for q in missing_figures(claim.text, prepared[verdict.reference].source.text)]
@@ -261,11 +258,7 @@ def assess_evidence(
     #    the wrong one, or where the figure lies in a part already flagged as unsupported)
     flagged = [(f.claim_id, f.start, f.end) for f in findings if f.kind is Kind.UNSUPPORTED_PART]
     for claim in document.claims:
-        keys = [
-            k
-            for k in _dedupe(k for m in claim.sentence.markers for k in document.markers[m].keys)
-            if k in prepared
-        ]
+        keys = [k for k in document.cited_keys(claim) if k in prepared]
         right = [k for k in keys if (claim.id, k) not in misattributed]
         if right:
             findings.extend(
@@ -286,7 +279,7 @@ def assess_evidence(
             fix = make_fix(
                 f"Cite [{key}] (its source {how})",
                 document,
-                [AddCitation(citation_offset(document, claim.sentence.start, claim.sentence.end), key)],
+                cite_sentence(document, claim.sentence, [key]),
             )
             if fix is not None:
                 fixed[claim.id] = replace(
@@ -322,6 +315,21 @@ def _judge_parts(
     return parts
 
 
+def _clearly_better(
+    judging: _Judging,
+    claim_text: str,
+    claim_id: str,
+    cited: set[str],
+    than: Verdict,
+    *,
+    partial_ok: bool = False,
+) -> tuple[str, Verdict] | None:
+    """Another reference that supports the claim (or, with `partial_ok`, part of it) and scores
+    `CLEARLY_BETTER` above `than`: the one a swap or an added citation may offer."""
+    better = judging.best_other(claim_text, claim_id, cited, partial_ok=partial_ok)
+    return better if better is not None and better[1].score >= than.score + CLEARLY_BETTER else None
+
+
 def _judged_by_part(parts: list[_Part], key: str) -> bool:
     """Whether a decomposed sentence's citation `key` is judged by its facts, not as a whole: it
     is right for a fact it supports; and while other facts are supported and some are not, the
@@ -340,9 +348,7 @@ def _unsupported_part(
     best = part.best()
     if best.label is VerdictLabel.SUPPORTED:
         return None
-    better = judging.best_other(part.atom.text, claim_id, cited)
-    if better is not None and better[1].score < best.score + CLEARLY_BETTER:
-        better = None
+    better = _clearly_better(judging, part.atom.text, claim_id, cited, best)
     if best.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
         return None
     who = (
@@ -366,7 +372,7 @@ def _unsupported_part(
             better,
             details,
             f"Cite [{key}] for this part",
-            AddCitation(_part_offset(document, part), key),
+            AddCitation(_part_offset(document, claim_id, part), key),
         )
         message += why
     return make_finding(
@@ -382,31 +388,14 @@ def _unsupported_part(
     )
 
 
-def _part_offset(document: Document, part: _Part) -> int:
+def _part_offset(document: Document, claim_id: str, part: _Part) -> int:
     """Where a citation for one fact goes: right after its words, or — when they end the sentence
     (only markers and the full stop follow) — where the sentence's citations go, joining them."""
-    claim = next(c for c in document.claims if c.sentence.start <= part.atom.start < c.sentence.span_end)
-    tail = document.text[part.atom.end : claim.sentence.end]
+    sentence = document.claim_by_id[claim_id].sentence
+    tail = document.text[part.atom.end : sentence.end]
     if re.sub(r"\[[^\]\n]*\]", "", tail).strip() in ("", ".", "!", "?"):
-        return citation_offset(document, claim.sentence.start, claim.sentence.end)
+        return citation_offset(document, sentence.start, sentence.end)
     return part.atom.end
-
-
-def citation_offset(document: Document, start: int, end: int) -> int:
-    """Where a new marker goes in the sentence [start, end): before its full stop when the document
-    puts markers there (`drought [3].`), after it when the document does (`drought.[3]`)."""
-    text = document.text
-    if end <= start or text[end - 1] not in ".!?":
-        return end
-    inside = sum(1 for m in document.markers if text[m.end : m.end + 1] in (".", "!", "?"))
-    outside = sum(
-        1 for m in document.markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?")
-    )
-    return end - 1 if inside >= outside else end
-
-
-def _dedupe(keys: Any) -> list[str]:
-    return list(dict.fromkeys(keys))
 
 
 def _prepare(

@@ -439,10 +439,10 @@ class MainWindow(QMainWindow):
 
         attached = tuple((key, Path(path)) for key, path in sorted(self.attachments.items()))
         assist = "claude" if self.assist_enabled else "none"
-        judge = (
-            "claude" if self.assist_enabled and self.claude_judge_action.isChecked() else self.options.judge
-        )
-        if judge == "claude" and not self.assist_enabled:
+        judge = self.options.judge
+        if self.assist_enabled and self.claude_judge_action.isChecked():
+            judge = "claude"
+        elif judge == "claude":
             judge = "auto"  # a Claude judge chosen elsewhere never sends while assistance is off
         return replace(self.options, attached=attached, refresh_keys=refresh, assist=assist, judge=judge)
 
@@ -534,8 +534,9 @@ class MainWindow(QMainWindow):
             "Let Claude judge the citations?",
             f"For this document, CiteDesk will send {count} cited (sentence, reference) pair(s) to "
             "Anthropic with your key: each sentence with the best passages of the source it cites (the "
-            "passages the evidence pane shows). Claude answers supported / neutral / contradicted with a quote; a quote that is "
-            "not word for word in the source downgrades its verdict. Show details for the requests.",
+            "passages the evidence pane shows). Claude answers supported / neutral / contradicted "
+            "with a quote; a quote that is not word for word in the source downgrades its verdict. "
+            "Show details for the requests.",
             preview or "(nothing to send now: no cited sentence)",
         )
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from citedesk.assist.client import AssistError, ClaudeClient, parse_json_answer
-from citedesk.assist.insert import MAX_PASSES, check_insertion, strip_markers
+from citedesk.assist.insert import MAX_PASSES, check_insertion, prose
 from citedesk.assist.judge import judgement_from_answer
 from citedesk.cli import main
 from tests.conftest import SAMPLES
@@ -74,8 +74,8 @@ def test_insertion_check_accepts_only_new_markers_of_real_references() -> None:
     assert "removed" in check_insertion(original, original.replace(" [1]", ""), {"1", "2"}).reason
     # a space or a comma is prose too: byte-identical means byte-identical
     assert not check_insertion(original, original.replace("too.", "too [2]. "), {"1", "2"}).accepted
-    assert strip_markers(original.replace("too.", "too [2].")) == strip_markers(original)
-    assert strip_markers(original).startswith("Trees cool streets. Parks help too.")
+    assert prose(original.replace("too.", "too [2].")) == prose(original)
+    assert prose(original).startswith("Trees cool streets. Parks help too.")
 
 
 def test_judge_quotes_must_be_verbatim_or_the_verdict_is_downgraded() -> None:

@@ -53,8 +53,25 @@ def _bigrams(stems: Sequence[str]) -> set[tuple[str, str]]:
     return set(itertools.pairwise(stems))
 
 
+def about_the_claim(wanted: set[str], sentences: Sequence[str]) -> tuple[str, set[str]]:
+    """The evidence sentence sharing most of the claim's content words (and its stems): the one
+    whose negations, antonyms and figures speak to the claim."""
+    best, best_stems = "", set[str]()
+    for sentence in sentences:
+        stems = set(content_stems(sentence))
+        if not best or len(wanted & stems) > len(wanted & best_stems):
+            best, best_stems = sentence, stems
+    return best, best_stems
+
+
 def features(claim: str, sentences: Sequence[str], dense: float | None) -> list[float]:
     """The judge's inputs for one claim against one evidence window (its sentences)."""
+    return read_pair(claim, sentences, dense)[0]
+
+
+def read_pair(claim: str, sentences: Sequence[str], dense: float | None) -> tuple[list[float], float]:
+    """The features and the contradiction score of one claim against one evidence window, from a
+    single reading of their words."""
     claim_stems = content_stems(claim)
     wanted = set(claim_stems)
     evidence_text = " ".join(sentences)
@@ -72,19 +89,20 @@ def features(claim: str, sentences: Sequence[str], dense: float | None) -> list[
     missing = missing_figures(claim, evidence_text) if figures else []
     missing_figure_share = len(missing) / len(figures) if figures else 0.0
     # the sentence that shares most with the claim decides negation
-    best = max(sentences, key=lambda s: len(wanted & set(content_stems(s))), default="")
-    negation_mismatch = float((negation_count(claim) % 2) != (negation_count(best) % 2))
+    best, best_stems = about_the_claim(wanted, sentences)
+    negated = (negation_count(claim) % 2) != (negation_count(best) % 2)
     clash = float(antonym_clashes(wanted, have) > 0)
-    return [
+    values = [
         covered,
         bigram_coverage,
         missing_words,
         missing_names,
         missing_figure_share,
-        negation_mismatch,
+        float(negated),
         clash,
         dense if dense is not None else float("nan"),
     ]
+    return values, contradiction_probability(claim, wanted, best, best_stems, covered, negated)
 
 
 def support_probability(values: Sequence[float]) -> float:
@@ -98,23 +116,18 @@ CLASH_COVERAGE = 0.6
 """A clash counts only in an evidence sentence about the claim: one holding this share of its words."""
 
 
-def contradiction_probability(claim: str, sentences: Sequence[str], coverage: float) -> float:
-    """High only when the evidence is clearly about the claim and one of its sentences says
-    otherwise: the sentence sharing most of the claim's words negates what the claim asserts (or
-    asserts what it negates), uses an antonym of one of its words, or gives a different figure of
-    the same kind for the same thing ("7 °C warmer" against "12 °C warmer"). A negation elsewhere
-    in the passage, or a figure the evidence simply lacks, is not a contradiction: that is the
-    absence of support, which the support score already measures."""
-    wanted = set(content_stems(claim))
-    if not wanted or not sentences:
+def contradiction_probability(
+    claim: str, wanted: set[str], best: str, best_stems: set[str], coverage: float, negated: bool
+) -> float:
+    """High only when the evidence is clearly about the claim and its sentence about the claim
+    (`best`) says otherwise: it negates what the claim asserts (or asserts what it negates, `negated`),
+    uses an antonym of one of its words, or gives a different figure of the same kind for the same
+    thing ("7 °C warmer" against "12 °C warmer"). A negation elsewhere in the passage, or a figure the
+    evidence simply lacks, is not a contradiction: that is the absence of support, which the support
+    score already measures."""
+    if not wanted or len(wanted & best_stems) / len(wanted) < CLASH_COVERAGE:
         return 0.0
-    best = max(sentences, key=lambda s: len(wanted & set(content_stems(s))))
-    shared = len(wanted & set(content_stems(best))) / len(wanted)
-    if shared < CLASH_COVERAGE:
-        return 0.0
-    negation = (negation_count(claim) % 2) != (negation_count(best) % 2)
-    antonym = antonym_clashes(wanted, set(content_stems(best))) > 0
-    clash = negation or antonym or bool(conflicting_figures(claim, best))
+    clash = negated or antonym_clashes(wanted, best_stems) > 0 or bool(conflicting_figures(claim, best))
     return float(min(1.0, coverage * 0.9)) if clash else 0.0
 
 
@@ -157,8 +170,7 @@ class HeuristicJudge:
         out = []
         for i, pair in enumerate(pairs):
             sentences = pair.sentences or (pair.evidence,)
-            values = features(pair.claim, sentences, dense[i] if dense is not None else None)
-            contradiction = contradiction_probability(pair.claim, sentences, values[0])
+            values, contradiction = read_pair(pair.claim, sentences, dense[i] if dense is not None else None)
             out.append(Judgement(support_probability(values), contradiction))
             if progress is not None:
                 progress(i + 1, len(pairs))
