@@ -404,3 +404,146 @@ def capitalised(text: str) -> set[str]:
             continue
         found.add(stem(token))
     return found
+
+
+_UP = [
+    "increase",
+    "increased",
+    "rise",
+    "rose",
+    "raise",
+    "elevate",
+    "elevated",
+    "elevation",
+    "higher",
+    "high",
+    "highest",
+    "greater",
+    "greatest",
+    "more",
+    "enhance",
+    "enhanced",
+    "boost",
+    "promote",
+    "accelerate",
+    "induce",
+    "activate",
+    "activation",
+    "upregulate",
+    "upregulated",
+    "upregulation",
+    "exacerbate",
+    "augment",
+    "amplify",
+    "stimulate",
+    "stimulation",
+    "trigger",
+    "facilitate",
+    "worsen",
+    "worse",
+    "larger",
+    "grow",
+    "growth",
+    "surge",
+    "spike",
+    "double",
+    "doubled",
+    "triple",
+    "tripled",
+    "exceed",
+    "excess",
+    "positively",
+]
+_DOWN = [
+    "decrease",
+    "decreased",
+    "reduce",
+    "reduced",
+    "reduction",
+    "lower",
+    "lowest",
+    "low",
+    "less",
+    "fewer",
+    "least",
+    "decline",
+    "drop",
+    "fall",
+    "fell",
+    "cut",
+    "cuts",
+    "diminish",
+    "attenuate",
+    "attenuation",
+    "inhibit",
+    "inhibition",
+    "suppress",
+    "suppression",
+    "block",
+    "prevent",
+    "prevention",
+    "protect",
+    "protective",
+    "protection",
+    "impair",
+    "downregulate",
+    "downregulated",
+    "downregulation",
+    "alleviate",
+    "mitigate",
+    "limit",
+    "slow",
+    "abolish",
+    "eliminate",
+    "minimize",
+    "loss",
+    "lose",
+    "lost",
+    "shrink",
+    "smaller",
+    "halve",
+    "halved",
+    "negatively",
+    "inversely",
+]
+_UPWARD = frozenset(stem(w) for w in _UP)
+_DOWNWARD = frozenset(stem(w) for w in _DOWN)
+_STATEMENT = re.compile(r"[^.;:!?]+")
+
+
+def direction(text: str) -> tuple[int, int]:
+    """How many times the text says something goes up, and how many down ("reduces", "lower",
+    "inhibits"); a negation in the same clause turns one into the other ("did not increase")."""
+    up = down = 0
+    for statement in _STATEMENT.findall(text):
+        tokens = [t.lower() for t in words(statement)]
+        negated = sum(1 for t in tokens if t in NEGATIONS or t.endswith("n't")) % 2 == 1
+        for token in tokens:
+            s = stem(token)
+            if s in _UPWARD or s in _DOWNWARD:
+                if (s in _UPWARD) != negated:
+                    up += 1
+                else:
+                    down += 1
+    return up, down
+
+
+def opposite_directions(claim: str, evidence: str) -> bool:
+    """The claim says only "up" where the evidence says only "down", or the reverse: "raises the
+    risk" against "reduces the risk"."""
+    claim_up, claim_down = direction(claim)
+    evidence_up, evidence_down = direction(evidence)
+    return bool(
+        (claim_up and not claim_down and evidence_down and not evidence_up)
+        or (claim_down and not claim_up and evidence_up and not evidence_down)
+    )
+
+
+HEDGES = frozenset(
+    ["may", "might", "could", "can", "possibly", "potentially", "suggest", "suggests", "likely"]
+)
+
+
+def hedged(text: str) -> bool:
+    """The text claims a possibility rather than a fact ("may reduce", "could help")."""
+    return any(word.lower() in HEDGES for word in words(text))

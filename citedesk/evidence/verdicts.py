@@ -52,7 +52,7 @@ MODEL_WINDOWS = 3
 CANDIDATES = 2
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
-STANDS_OUT = 0.05
+STANDS_OUT = 0.04
 """An uncited claim's best reference is suggested on partial support when it leads every other
 reference by this much (chosen on WiCE documents: `tests/bench/eval_documents.py`)."""
 

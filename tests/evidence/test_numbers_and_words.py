@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.evidence.lexical import antonym_clashes, content_stems, negation_count
+from citedesk.evidence.lexical import (
+    antonym_clashes,
+    content_stems,
+    direction,
+    negation_count,
+    opposite_directions,
+)
 from citedesk.evidence.numbers import missing_figures, quantities, same_figure
 
 
@@ -57,6 +63,35 @@ def test_words_negations_and_antonyms() -> None:
     assert negation_count("It did not work and wasn't safe") == 2
     assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk decreased"))) == 1
     assert antonym_clashes(set(content_stems("risk increased")), set(content_stems("risk increased"))) == 0
+
+
+def test_direction_reads_up_and_down_and_negation_turns_one_into_the_other() -> None:
+    assert direction("Vitamin D raised survival and increased antibody levels") == (2, 0)
+    assert direction("The drug reduced mortality") == (0, 1)
+    assert direction("The drug did not reduce mortality") == (1, 0)
+    assert direction("Birth weight is negatively associated with risk") == (0, 1)
+    assert opposite_directions(
+        "A high erythrocyte count raises vulnerability to anemia.",
+        "The haematological profile reduces the risk of severe anemia.",
+    )
+    # same direction, or both directions in one sentence: no clash
+    assert not opposite_directions("Masks reduce transmission.", "Masks reduced transmission by half.")
+    assert not opposite_directions("Masks reduce transmission.", "Cases rose, then masks cut transmission.")
+    assert not opposite_directions("Masks reduce transmission.", "Masks were studied in schools.")
+
+
+def test_the_heuristic_judge_doubts_a_claim_whose_direction_or_hedging_differs() -> None:
+    from citedesk.evidence.judges.base import Pair
+    from citedesk.evidence.judges.heuristic import HeuristicJudge
+
+    evidence = "In the trial, the antiviral reduced viral load in hospitalised patients within five days."
+    same, opposite = HeuristicJudge().judge(
+        [
+            Pair("The antiviral reduced viral load in hospitalised patients.", evidence, (evidence,)),
+            Pair("The antiviral increased viral load in hospitalised patients.", evidence, (evidence,)),
+        ]
+    )
+    assert same.support > opposite.support + 0.15, (same, opposite)
 
 
 def test_an_elliptical_negation_negates_nothing() -> None:

@@ -2,7 +2,9 @@
 
 It reads the claim against the evidence the way a careful checker skims: are the claim's content
 words there (and its names, and its figures)? does the evidence say the opposite (a negation the
-claim lacks, an antonym — "decreased" for "increased")? how close is it in meaning (MiniLM cosine,
+claim lacks, an antonym — "decreased" for "increased" — or the other direction: "raises the risk"
+against "reduces the risk")? does the claim hedge ("may", "could"), asking less of its evidence?
+how close is it in meaning (MiniLM cosine with the closest sentence and with the window as a whole,
 when the embedding model is installed)? A logistic model turns those features into P(supported);
 its weights were fitted on the labelled dev/train splits in `../shared/eval/`
 (`tests/bench/eval_judges.py --fit` refits and prints them). Contradiction is scored from the
@@ -23,7 +25,9 @@ from citedesk.evidence.lexical import (
     antonym_clashes,
     capitalised,
     content_stems,
+    hedged,
     negation_count,
+    opposite_directions,
 )
 from citedesk.evidence.numbers import Quantity, missing_figures, quantities
 
@@ -36,14 +40,20 @@ FEATURES = (
     "negation_mismatch",
     "antonym_clash",
     "dense",
+    "clash_about_claim",
+    "opposite_direction",
+    "claim_words",
+    "hedged",
+    "dense_centroid",
 )
+_DENSE = FEATURES.index("dense")
 
 # fitted by `tests/bench/eval_judges.py --fit` (L2 logistic regression; each dataset weighted equally,
 # classes balanced); WORDS_* for when no embedding model is installed (dense similarity absent)
-WEIGHTS = (-0.171, 0.313, -0.392, 0.319, -0.309, -0.318, -1.043, 1.117)
-BIAS = 0.009
-WORDS_WEIGHTS = (0.133, 0.477, -0.373, 0.288, -0.342, -0.334, -1.035, 0.0)
-WORDS_BIAS = 0.516
+WEIGHTS = (-0.690, 0.059, -0.624, 0.340, -0.423, 0.139, -0.867, 0.725, -0.489, -0.272, 0.223, 0.289, 0.857)
+BIAS = -0.085
+WORDS_WEIGHTS = (-0.368, 0.236, -0.638, 0.259, -0.420, 0.092, -0.895, 0.0, -0.438, -0.224, 0.262, 0.269, 0.0)
+WORDS_BIAS = 0.641
 SUPPORTED = 0.5
 """P(supported) at or above this is `supported`; the threshold that balances accuracy on the dev sets."""
 PARTIAL = 0.3
@@ -64,12 +74,17 @@ def about_the_claim(wanted: set[str], sentences: Sequence[str]) -> tuple[str, se
     return best, best_stems
 
 
-def features(claim: str, sentences: Sequence[str], dense: float | None) -> list[float]:
+Similarity = tuple[float, float]
+"""MiniLM cosine of the claim with its closest evidence sentence, and with the evidence as a whole
+(the normalised mean of its sentence vectors)."""
+
+
+def features(claim: str, sentences: Sequence[str], dense: Similarity | None) -> list[float]:
     """The judge's inputs for one claim against one evidence window (its sentences)."""
     return read_pair(claim, sentences, dense)[0]
 
 
-def read_pair(claim: str, sentences: Sequence[str], dense: float | None) -> tuple[list[float], float]:
+def read_pair(claim: str, sentences: Sequence[str], dense: Similarity | None) -> tuple[list[float], float]:
     """The features and the contradiction score of one claim against one evidence window, from a
     single reading of their words."""
     claim_stems = content_stems(claim)
@@ -92,6 +107,9 @@ def read_pair(claim: str, sentences: Sequence[str], dense: float | None) -> tupl
     best, best_stems = about_the_claim(wanted, sentences)
     negated = (negation_count(claim) % 2) != (negation_count(best) % 2)
     clash = float(antonym_clashes(wanted, have) > 0)
+    opposite = opposite_directions(claim, best)
+    # whatever its share of the claim's words, the sentence about the claim saying otherwise
+    clash_about_claim = negated or opposite or antonym_clashes(wanted, best_stems) > 0
     values = [
         covered,
         bigram_coverage,
@@ -100,13 +118,18 @@ def read_pair(claim: str, sentences: Sequence[str], dense: float | None) -> tupl
         missing_figure_share,
         float(negated),
         clash,
-        dense if dense is not None else float("nan"),
+        dense[0] if dense is not None else float("nan"),
+        float(clash_about_claim),
+        float(opposite),
+        math.log1p(len(wanted)),
+        float(hedged(claim)),
+        dense[1] if dense is not None else float("nan"),
     ]
     return values, contradiction_probability(claim, wanted, best, best_stems, covered, negated)
 
 
 def support_probability(values: Sequence[float]) -> float:
-    words_only = math.isnan(values[-1])
+    words_only = math.isnan(values[_DENSE])
     weights, bias = (WORDS_WEIGHTS, WORDS_BIAS) if words_only else (WEIGHTS, BIAS)
     z = bias + sum(w * x for w, x in zip(weights, values, strict=True) if not math.isnan(x))
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
@@ -176,7 +199,7 @@ class HeuristicJudge:
                 progress(i + 1, len(pairs))
         return out
 
-    def _dense(self, pairs: Sequence[Pair]) -> list[float] | None:
+    def _dense(self, pairs: Sequence[Pair]) -> list[Similarity] | None:
         if self.embedder is None or not pairs:
             return None
         from citedesk.evidence.embed import Embedder  # noqa: PLC0415
@@ -189,7 +212,17 @@ class HeuristicJudge:
         cursor = 0
         for i, pair in enumerate(pairs):
             n = len(pair.sentences or (pair.evidence,))
-            sims = vectors[cursor : cursor + n] @ claims[i]
+            window = vectors[cursor : cursor + n]
             cursor += n
-            scores.append(float(np.clip(sims.max(), 0.0, 1.0)) if n else 0.0)
+            if not n:
+                scores.append((0.0, 0.0))
+                continue
+            centroid = window.mean(axis=0)
+            centroid /= max(float(np.linalg.norm(centroid)), 1e-9)
+            scores.append(
+                (
+                    float(np.clip((window @ claims[i]).max(), 0.0, 1.0)),
+                    float(np.clip(centroid @ claims[i], 0.0, 1.0)),
+                )
+            )
         return scores
