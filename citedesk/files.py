@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from citedesk.core.text import DecodedText, DocumentError, decode_document
 
 BACKUP_SUFFIX = ".citedesk-backup"
+STALE_AFTER_S = 600
+"""A temporary file of ours this old is left from a save that was killed; no save takes this long."""
 
 
 def read_document(path: str | os.PathLike[str]) -> DecodedText:
@@ -50,7 +54,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
         with open(p, "wb") as handle:
             handle.write(data)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(p), suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -64,6 +68,22 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(p.parent)
+    _remove_stale_temporaries(p)
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Delete what earlier, killed saves of this file left beside it (hidden `.NAME.*.tmp` files
+    older than `STALE_AFTER_S`); a save in progress elsewhere is younger and is left alone."""
+    cutoff = time.time() - STALE_AFTER_S
+    with contextlib.suppress(OSError):
+        for leftover in path.parent.glob(f"{glob.escape(_temporary_prefix(path))}*.tmp"):
+            with contextlib.suppress(OSError):
+                if leftover.is_file() and not leftover.is_symlink() and leftover.stat().st_mtime < cutoff:
+                    leftover.unlink()
 
 
 def write_with_backup(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:

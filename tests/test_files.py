@@ -51,3 +51,23 @@ def test_permissions_are_kept(tmp_path: Path) -> None:
     document.chmod(0o600)
     write_atomic(document, "new")
     assert stat.S_IMODE(document.stat().st_mode) == 0o600
+
+
+def test_a_save_clears_what_killed_saves_of_the_same_file_left_behind(tmp_path: Path) -> None:
+    doc = tmp_path / "draft.md"
+    doc.write_text("old", encoding="utf-8")
+    stale = tmp_path / ".draft.md.k1ll3d.tmp"  # a save killed an hour ago
+    stale.write_text("half a version", encoding="utf-8")
+    os.utime(stale, (stale.stat().st_atime - 3600, stale.stat().st_mtime - 3600))
+    in_progress = tmp_path / ".draft.md.w0rk1n.tmp"  # another process saving right now
+    in_progress.write_text("being written", encoding="utf-8")
+    other = tmp_path / ".notes.md.k1ll3d.tmp"  # another document's: not ours to judge
+    other.write_text("x", encoding="utf-8")
+    os.utime(other, (other.stat().st_atime - 3600, other.stat().st_mtime - 3600))
+
+    write_atomic(doc, "new")
+
+    assert doc.read_text(encoding="utf-8") == "new"
+    assert not stale.exists()
+    assert in_progress.exists()
+    assert other.exists()
