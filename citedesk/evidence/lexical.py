@@ -516,10 +516,9 @@ def direction(text: str) -> tuple[int, int]:
     "inhibits"); a negation in the same clause turns one into the other ("did not increase")."""
     up = down = 0
     for statement in _STATEMENT.findall(text):
-        tokens = [t.lower() for t in words(statement)]
-        negated = sum(1 for t in tokens if t in NEGATIONS or t.endswith("n't")) % 2 == 1
-        for token in tokens:
-            s = stem(token)
+        negated = negation_count(statement) % 2 == 1
+        for token in words(statement):
+            s = stem(token.lower())
             if s in _UPWARD or s in _DOWNWARD:
                 if (s in _UPWARD) != negated:
                     up += 1

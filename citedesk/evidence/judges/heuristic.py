@@ -108,8 +108,9 @@ def read_pair(claim: str, sentences: Sequence[str], dense: Similarity | None) ->
     negated = (negation_count(claim) % 2) != (negation_count(best) % 2)
     clash = float(antonym_clashes(wanted, have) > 0)
     opposite = opposite_directions(claim, best)
+    antonym_in_best = antonym_clashes(wanted, best_stems) > 0
     # whatever its share of the claim's words, the sentence about the claim saying otherwise
-    clash_about_claim = negated or opposite or antonym_clashes(wanted, best_stems) > 0
+    clash_about_claim = negated or opposite or antonym_in_best
     values = [
         covered,
         bigram_coverage,
@@ -125,7 +126,8 @@ def read_pair(claim: str, sentences: Sequence[str], dense: Similarity | None) ->
         float(hedged(claim)),
         dense[1] if dense is not None else float("nan"),
     ]
-    return values, contradiction_probability(claim, wanted, best, best_stems, covered, negated)
+    says_otherwise = negated or antonym_in_best
+    return values, contradiction_probability(claim, wanted, best, best_stems, covered, says_otherwise)
 
 
 def support_probability(values: Sequence[float]) -> float:
@@ -140,17 +142,17 @@ CLASH_COVERAGE = 0.6
 
 
 def contradiction_probability(
-    claim: str, wanted: set[str], best: str, best_stems: set[str], coverage: float, negated: bool
+    claim: str, wanted: set[str], best: str, best_stems: set[str], coverage: float, says_otherwise: bool
 ) -> float:
     """High only when the evidence is clearly about the claim and its sentence about the claim
-    (`best`) says otherwise: it negates what the claim asserts (or asserts what it negates, `negated`),
-    uses an antonym of one of its words, or gives a different figure of the same kind for the same
+    (`best`) says otherwise: it negates what the claim asserts or uses an antonym of one of its
+    words (`says_otherwise`, already read by `read_pair`), or gives a different figure of the same kind for the same
     thing ("7 °C warmer" against "12 °C warmer"). A negation elsewhere in the passage, or a figure the
     evidence simply lacks, is not a contradiction: that is the absence of support, which the support
     score already measures."""
     if not wanted or len(wanted & best_stems) / len(wanted) < CLASH_COVERAGE:
         return 0.0
-    clash = negated or antonym_clashes(wanted, best_stems) > 0 or bool(conflicting_figures(claim, best))
+    clash = says_otherwise or bool(conflicting_figures(claim, best))
     return float(min(1.0, coverage * 0.9)) if clash else 0.0
 
 
