@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from citedesk import __version__
 from citedesk.core.findings import Kind
 from citedesk.core.report import RENDERERS, FailPolicy, render_text
-from citedesk.core.text import DocumentError
+from citedesk.errors import CiteDeskError, DocumentError, UsageError
 
 if TYPE_CHECKING:
     from citedesk.pipeline import AuditOptions
@@ -146,20 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _samples()
         if args.command == "models":
             return _models(args)
-    except DocumentError as exc:
-        print(f"citedesk: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except RuntimeError as exc:
-        from citedesk.assist.client import AssistError  # noqa: PLC0415
-        from citedesk.assist.keys import KeyMissing  # noqa: PLC0415
-
-        if not isinstance(exc, KeyMissing | AssistError):
-            raise
-        print(f"citedesk: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except ValueError as exc:
-        print(f"citedesk: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except CiteDeskError as exc:
+        print(f"citedesk: {exc.message}", file=sys.stderr)
+        return exc.exit_code
     parser.error(f"unknown command {args.command}")
     return EXIT_USAGE
 
@@ -300,7 +289,7 @@ def _review(args: argparse.Namespace) -> int:
     if args.mark or args.clear is not None:
         number = int(args.mark[0]) if args.mark else int(args.clear)
         if not 1 <= number <= len(everything):
-            raise ValueError(f"no finding {number}; `citedesk review {args.file}` lists 1…{len(everything)}")
+            raise UsageError(f"no finding {number}; `citedesk review {args.file}` lists 1…{len(everything)}")
         finding = everything[number - 1]
         store = open_store(options)
         try:
@@ -357,7 +346,7 @@ def _assist(args: argparse.Namespace) -> int:
         return EXIT_OK if found else EXIT_FINDINGS
     key = sys.stdin.readline().strip()
     if not key:
-        raise ValueError("no key on standard input (nothing stored)")
+        raise UsageError("no key on standard input (nothing stored)")
     keys.store_key(key)
     print("the key is in your system keyring (never in a settings file)")
     return EXIT_OK
@@ -424,12 +413,12 @@ def _sources(args: argparse.Namespace) -> int:
             )
         return EXIT_OK
     if not args.locator:
-        raise ValueError(
+        raise UsageError(
             f"`citedesk sources {args.action}` needs a source, as `citedesk sources list` prints it"
         )
     found = store.source(args.locator)
     if found is None:
-        raise ValueError(f"no cached source {args.locator}")
+        raise UsageError(f"no cached source {args.locator}")
     record = found
     if args.action == "show":
         print(
@@ -495,7 +484,7 @@ def _models(args: argparse.Namespace) -> int:
         print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
         return EXIT_OK
     if not args.target:
-        raise ValueError(f"`citedesk models {args.action}` needs a target")
+        raise UsageError(f"`citedesk models {args.action}` needs a target")
     from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
 
     try:
@@ -543,7 +532,7 @@ def _parse_kinds(spec: str) -> set[Kind]:
         try:
             kinds.add(Kind(name))
         except ValueError:
-            raise ValueError(
+            raise UsageError(
                 f"unknown finding kind {name!r}; choose from {', '.join(k.value for k in Kind)}"
             ) from None
     return kinds

@@ -20,6 +20,7 @@ from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
+from citedesk.errors import Cancelled
 
 if TYPE_CHECKING:
     from citedesk.assist.client import ClaudeClient
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
     from citedesk.sources.store import Store
 
 ProgressCallback = Callable[[str, int, int], None]
-
-
-class Cancelled(Exception):
-    """The audit was cancelled by its caller; not an error."""
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from citedesk.assist.keys import redact, require_key
+from citedesk.errors import AssistError
 
 DEFAULT_MODEL = "claude-sonnet-5"
 PRICES_PER_MTOK = {"input": 3.0, "output": 15.0}
 """US$ per million tokens used for the running cost estimate (a Sonnet-class model)."""
-
-
-class AssistError(RuntimeError):
-    """The model could not give a usable answer (refused, malformed, overloaded too long)."""
 
 
 @dataclass

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 
+from citedesk.errors import KeyMissing
+
 SERVICE = "citedesk"
 ACCOUNT = "anthropic"
 HOW_TO_SET = (
     "set ANTHROPIC_API_KEY in the environment, or store it in your system keyring with "
     "`citedesk assist set-key` (it reads the key from standard input)"
 )
-
-
-class KeyMissing(RuntimeError):
-    """No Anthropic key: assistance is unavailable (not broken)."""
 
 
 def api_key() -> str | None:

@@ -19,6 +19,7 @@ from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import LabelStyle, Reference
 from citedesk.core.sentences import Sentence
+from citedesk.errors import RepairError
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +89,6 @@ Operation = (
     | FixMalformed
     | Renumber
 )
-
-
-class RepairError(ValueError):
-    """A repair that cannot be applied safely (overlapping edits, or it would change prose)."""
 
 
 _STRUCTURAL_OPERATIONS = (RemoveReference, MergeReference, FixMalformed, Renumber)

@@ -14,6 +14,7 @@ from typing import Any
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
 from citedesk.core.review import Review, apply_reviews, review_key
+from citedesk.errors import UsageError
 
 REPORT_VERSION = 1
 
@@ -99,7 +100,7 @@ class FailPolicy:
             name = name.strip().replace("-", "_")
             if name not in {k.value for k in Kind}:
                 valid = ", ".join(k.value for k in Kind)
-                raise ValueError(
+                raise UsageError(
                     f"unknown finding kind {name!r}; choose from {valid}, or error/warning/info/none"
                 )
             kinds.add(Kind(name))

@@ -17,6 +17,7 @@ from typing import Any
 from citedesk.core.claims import fingerprint
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding
+from citedesk.errors import UsageError
 
 
 class Decision(StrEnum):
@@ -43,7 +44,7 @@ class Decision(StrEnum):
         try:
             return cls(name)
         except ValueError:
-            raise ValueError(
+            raise UsageError(
                 f"unknown decision {text!r}; choose confirmed, false_alarm or needs_source"
             ) from None
 

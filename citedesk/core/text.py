@@ -12,6 +12,10 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from citedesk.errors import DocumentError
+
+__all__ = ["DecodedText", "DocumentError", "LineIndex", "decode_document"]
+
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Documents larger than this are refused with a clear message (a 10 MB draft is fine)."""
 
@@ -28,10 +32,6 @@ _DECLARED = re.compile(
     re.IGNORECASE,
 )
 _SNIFF = 8192
-
-
-class DocumentError(Exception):
-    """A document that cannot be read, with a message meant for the writer."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from citedesk.errors import ModelError
+
 if TYPE_CHECKING:
     from citedesk.sources.store import Store
 
 Vectors = npt.NDArray[np.float32]
 
 
-class ModelMissing(Exception):
+class ModelMissing(ModelError):
     """The embedding model folder is not installed; dense retrieval is skipped, with this message."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citedesk.errors import UsageError
 from citedesk.evidence.judges.base import Judge, Pair
 
 if TYPE_CHECKING:
@@ -243,7 +244,7 @@ def make_judge(
                 "no NLI model is installed: `citedesk models import FOLDER` (or `models pull NAME` with a network)"
             )
         return NliJudge(path, name=path.name), embedder, note
-    raise ValueError(f"unknown judge {spec!r}: use heuristic, nli, nli:MODEL or auto")
+    raise UsageError(f"unknown judge {spec!r}: use heuristic, nli, nli:MODEL or auto")
 
 
 def describe(path: Path) -> str:

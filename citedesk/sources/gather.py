@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk.core.references import LabelStyle, Reference
+from citedesk.errors import UsageError
 from citedesk.sources.extract import Extracted, extract
 from citedesk.sources.fetch import PDF_ACCEPT, Fetcher, FetchPolicy, FetchResult, FetchStatus
 from citedesk.sources.identifiers import (
@@ -150,7 +151,7 @@ def refresh_source(locator: str, options: SourceOptions, store: Store) -> Resolv
     """
     kind, _, value = locator.partition(":")
     if kind not in ("doi", "arxiv", "url") or not value:
-        raise ValueError(f"{locator} is not a DOI, arXiv or URL source; local files are re-read by an audit")
+        raise UsageError(f"{locator} is not a DOI, arXiv or URL source; local files are re-read by an audit")
     record = store.source(locator)
     ref = Reference(
         key=locator,

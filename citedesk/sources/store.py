@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
+from citedesk.errors import StoreError
 from citedesk.sources.passages import Passage
 
 SCHEMA_VERSION = 3
@@ -163,7 +164,7 @@ class Store:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             version = int(row[0]) if row else 0
             if version > SCHEMA_VERSION:
-                raise RuntimeError(
+                raise StoreError(
                     f"The source store {self.path} was written by a newer CiteDesk (schema {version})."
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):

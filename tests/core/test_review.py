@@ -14,6 +14,7 @@ from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Kind
 from citedesk.core.report import FailPolicy, Report, render_json, render_markdown
 from citedesk.core.review import Decision, document_key, review_key
+from citedesk.errors import UsageError
 from citedesk.pipeline import AuditOptions, audit_text
 from citedesk.sources.store import Store
 from tests.conftest import SAMPLES
@@ -56,7 +57,7 @@ def test_decision_names_parse_and_refuse_nonsense() -> None:
     assert Decision.parse("false-alarm") is Decision.FALSE_ALARM
     assert Decision.parse("ignore") is Decision.FALSE_ALARM
     assert Decision.parse("Needs source") is Decision.NEEDS_SOURCE
-    with pytest.raises(ValueError, match="choose confirmed"):
+    with pytest.raises(UsageError, match="choose confirmed"):
         Decision.parse("maybe")
 
 

@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import Judgement, Pair
+
+__all__ = ["ModelError", "NliJudge"]
 
 ENTAIL = ("entail", "support", "consistent", "faithful", "grounded", "true", "yes")
 CONTRADICT = ("contradict", "refute", "inconsistent", "false")
@@ -31,10 +34,6 @@ NEUTRAL = (
     "no",
     "unrelated",
 )
-
-
-class ModelError(ValueError):
-    """A model folder that cannot be used as an NLI judge; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
