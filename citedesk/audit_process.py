@@ -22,7 +22,8 @@ from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
 from typing import Any
 
-from citedesk.pipeline import AuditOptions, AuditState, Cancelled, audit_text
+from citedesk.errors import Cancelled
+from citedesk.pipeline import AuditOptions, AuditState, audit_text
 
 Message = tuple[Any, ...]
 

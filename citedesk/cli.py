@@ -360,7 +360,8 @@ STRUCTURAL_KINDS = frozenset(
 def _fix(args: argparse.Namespace) -> int:
     from citedesk.core.checks import structural_findings  # noqa: PLC0415
     from citedesk.core.document import parse_document  # noqa: PLC0415
-    from citedesk.core.repair import Renumber, RepairError, apply_checked, build_edits, merge_fixes  # noqa: PLC0415
+    from citedesk.core.repair import Renumber, apply_checked, build_edits, merge_fixes  # noqa: PLC0415
+    from citedesk.errors import RepairError  # noqa: PLC0415
     from citedesk.files import read_document, write_with_backup  # noqa: PLC0415
     from citedesk.pipeline import AuditState  # noqa: PLC0415
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from citedesk.assist.client import AssistError, ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
+from citedesk.errors import AssistError
 from citedesk.evidence.lexical import content_stems
 from citedesk.evidence.numbers import quantities, same_figure
 

@@ -15,11 +15,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from citedesk.assist.client import AssistError, ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document, parse_structure
 from citedesk.core.findings import Kind
 from citedesk.core.repair import AddCitation, apply_edits, build_edits, cite_sentence, prose_of
+from citedesk.errors import AssistError
 
 SYSTEM = (
     "You add citations to a writer's sentence. You may ONLY insert citation markers such as [2] "

@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from citedesk.assist.client import AssistError, ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request
+from citedesk.errors import AssistError
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 
 SYSTEM = (

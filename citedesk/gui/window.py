@@ -50,10 +50,11 @@ from PySide6.QtWidgets import (
 
 from citedesk import __version__
 from citedesk.core.findings import Finding, Fix
-from citedesk.core.repair import RepairError, apply_checked, merge_fixes
+from citedesk.core.repair import apply_checked, merge_fixes
 from citedesk.core.report import Report, render_html, render_json, render_markdown
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.core.text import DocumentError, LineIndex
+from citedesk.core.text import LineIndex
+from citedesk.errors import DocumentError, RepairError
 from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_model import FindingsModel
 from citedesk.gui.highlight import STYLES, FindingHighlighter

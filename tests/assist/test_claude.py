@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from citedesk.assist.client import AssistError, ClaudeClient, parse_json_answer
+from citedesk.assist.client import ClaudeClient, parse_json_answer
 from citedesk.assist.insert import MAX_PASSES, check_insertion, prose
 from citedesk.assist.judge import judgement_from_answer
 from citedesk.cli import main
+from citedesk.errors import AssistError
 from tests.conftest import SAMPLES
 from tests.helpers.messages_api import (
     FakeMessages,

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import parse_document, parse_structure
-from citedesk.core.repair import RepairError, apply_checked, apply_edits, merge_fixes, prose_of
+from citedesk.core.repair import apply_checked, apply_edits, merge_fixes, prose_of
+from citedesk.errors import RepairError
 
 # Text built from the pieces that matter to the parser, plus arbitrary characters.
 PIECES = st.sampled_from(

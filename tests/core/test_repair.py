@@ -9,13 +9,13 @@ from citedesk.core.repair import (
     RemoveCitation,
     RemoveReference,
     Renumber,
-    RepairError,
     RetargetCitation,
     apply_checked,
     apply_edits,
     build_edits,
     prose_of,
 )
+from citedesk.errors import RepairError
 
 REFS = "\n\n## References\n\n[1] A. https://a.example\n[2] B. https://b.example\n[3] C. https://c.example\n[4] D. https://d.example\n"
 
