@@ -403,7 +403,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _sources(args: argparse.Namespace) -> int:
-    from citedesk.sources.store import Store, default_store_path  # noqa: PLC0415
+    from citedesk.store import Store, default_store_path  # noqa: PLC0415
 
     store = Store(Path(args.store) if args.store else default_store_path())
     if args.action == "list":

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from citedesk.core.claims import Atom
     from citedesk.evidence.judges.base import Judge
     from citedesk.sources.gather import ResolvedSource, SourceOptions
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -330,7 +330,7 @@ def _claude_citations(
 
 
 def open_store(options: AuditOptions) -> Store:
-    from citedesk.sources.store import Store, default_store_path  # noqa: PLC0415
+    from citedesk.store import Store, default_store_path  # noqa: PLC0415
 
     return Store(options.store_path or default_store_path())
 

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from citedesk.errors import ModelError
 
 if TYPE_CHECKING:
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
 Vectors = npt.NDArray[np.float32]
 

@@ -19,7 +19,7 @@ from citedesk.evidence.judges.base import Judge, Pair
 
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from citedesk.evidence.retrieve import PassageIndex, Window, rank
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder, Vectors
     from citedesk.sources.gather import ResolvedSource
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
 TOP_K = 5
 MODEL_WINDOWS = 3

@@ -67,7 +67,7 @@ from citedesk.pipeline import AuditOptions
 from citedesk.resources import icon_path, sample_paths
 
 if TYPE_CHECKING:
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 AUDIT_DELAY_MS = 1000

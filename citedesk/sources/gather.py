@@ -35,7 +35,7 @@ from citedesk.sources.identifiers import (
     parse_csl,
 )
 from citedesk.sources.passages import Passage, split_passages
-from citedesk.sources.store import SourceRecord, Store
+from citedesk.store import SourceRecord, Store
 
 LOCAL_EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 MAX_LOCAL_BYTES = 20 * 1024 * 1024

@@ -7,9 +7,11 @@ list: evidence must never come from a source's bibliography.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from citedesk.core.sentences import segment_spans
+from citedesk.store.records import Passage
+
+__all__ = ["Passage", "bibliography_start", "split_passages"]
 
 _BIBLIOGRAPHY = re.compile(
     r"^[#*\s]*(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature cited|citations|"
@@ -26,15 +28,6 @@ _BOILERPLATE = re.compile(
 )
 MIN_WORDS = 4
 MAX_PASSAGE_CHARS = 1200
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    index: int
-    start: int
-    end: int
-    text: str
-    page: int | None = None
 
 
 def bibliography_start(text: str) -> int | None:

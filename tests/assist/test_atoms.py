@@ -21,7 +21,7 @@ from citedesk.evidence.judges.base import Judgement, Pair
 from citedesk.evidence.lexical import content_stems
 from citedesk.evidence.verdicts import assess_evidence
 from citedesk.sources.gather import SourceOptions, gather_sources
-from citedesk.sources.store import Store
+from citedesk.store import Store
 from tests.conftest import SAMPLES
 from tests.helpers.messages_api import FakeMessages, by_task, message, messages_api, sentence_of
 

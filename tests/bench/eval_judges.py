@@ -181,7 +181,7 @@ def main() -> int:
         return 0
     from platformdirs import user_cache_dir
 
-    from citedesk.sources.store import Store
+    from citedesk.store import Store
 
     cache = Path(user_cache_dir("citedesk")) / "bench-embeddings.sqlite3"
     cache.parent.mkdir(parents=True, exist_ok=True)

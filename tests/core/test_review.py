@@ -16,7 +16,7 @@ from citedesk.core.report import FailPolicy, Report, render_json, render_markdow
 from citedesk.core.review import Decision, document_key, review_key
 from citedesk.errors import UsageError
 from citedesk.pipeline import AuditOptions, audit_text
-from citedesk.sources.store import Store
+from citedesk.store import Store
 from tests.conftest import SAMPLES
 
 TEXT = (

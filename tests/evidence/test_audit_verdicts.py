@@ -17,7 +17,7 @@ from citedesk.evidence.judges.base import Judgement, Pair
 from citedesk.evidence.judges.heuristic import HeuristicJudge
 from citedesk.evidence.verdicts import assess_evidence
 from citedesk.sources.gather import SourceOptions, gather_sources
-from citedesk.sources.store import Store
+from citedesk.store import Store
 from tests.conftest import SAMPLES
 
 

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from citedesk.core.review import Decision, document_key
 from citedesk.gui.window import MainWindow
 from citedesk.pipeline import AuditOptions
-from citedesk.sources.store import Store
+from citedesk.store import Store
 from tests.conftest import REPO, SAMPLES
 
 ROUNDS = 8

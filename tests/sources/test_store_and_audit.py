@@ -12,12 +12,12 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.sources.passages import split_passages
-from citedesk.sources.store import SCHEMA_VERSION, SourceRecord, Store
+from citedesk.store import SCHEMA_VERSION, SourceRecord, Store
 from tests.conftest import REPO
 from tests.helpers.server import serve
 
 
-def test_store_roundtrip_search_and_reopen_after_crash(tmp_path: Path) -> None:
+def test_store_roundtrip_and_reopen_after_crash(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite3"
     store = Store(path)
     text = "Trees cool streets through shade. About 20% of young trees die within five years of planting."
@@ -25,11 +25,11 @@ def test_store_roundtrip_search_and_reopen_after_crash(tmp_path: Path) -> None:
         SourceRecord("url:https://a.example", "html", "ok", time.time(), text=text), split_passages(text)
     )
     assert store.schema_version == SCHEMA_VERSION
-    assert store.search("url:https://a.example", "young trees die")[0][0].text.startswith("About 20%")
+    assert store.passages("url:https://a.example")[1].text.startswith("About 20%")
     store.close()
     # a process killed in the middle of a write transaction
     crash = (
-        "import os, time; from citedesk.sources.store import Store, SourceRecord\n"
+        "import os, time; from citedesk.store import Store, SourceRecord\n"
         f"s = Store({str(path)!r})\n"
         "with s.transaction() as db:\n"
         "    db['sources'].upsert({'locator': 'url:https://b.example', 'kind': 'html', 'status': 'ok', "

@@ -1,136 +1,73 @@
-"""The SQLite store (sqlite-utils): sources, passages with full-text search, a fetch log, caches.
+"""The SQLite store (sqlite-utils): sources and their passages, a fetch log, caches, the writer's
+review decisions and attachments.
 
 The only module that speaks SQL. One file under the user's data folder; WAL mode, so readers never
 block the writer and a process killed mid-write leaves the last committed state; every write is one
-transaction. The schema has a version and ordered migrations.
+transaction. The schema has a version and ordered migrations (`schema.py`). A locked file is waited
+for and a damaged one is moved aside and rebuilt (`connection.py`): the store is a cache plus the
+writer's decisions, so rebuilding loses only what can be fetched again — and it says what was lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from citedesk.errors import StoreError
-from citedesk.sources.passages import Passage
-
-SCHEMA_VERSION = 3
-
-
-@dataclass
-class SourceRecord:
-    locator: str
-    """What was asked for: `url:https://…`, `doi:10.…`, `arxiv:…`, `file:/abs/path`."""
-    kind: str
-    status: str
-    fetched_at: float
-    final_url: str | None = None
-    http_status: int | None = None
-    content_type: str | None = None
-    content_hash: str | None = None
-    title: str | None = None
-    author: str | None = None
-    date: str | None = None
-    text: str = ""
-    message: str = ""
-    metadata: dict[str, Any] | None = None
-
-    @property
-    def has_text(self) -> bool:
-        return bool(self.text.strip())
-
-
-def _migrate_1(db: sqlite_utils.Database) -> None:
-    db["sources"].create(  # type: ignore[union-attr]
-        {
-            "locator": str,
-            "kind": str,
-            "status": str,
-            "fetched_at": float,
-            "final_url": str,
-            "http_status": int,
-            "content_type": str,
-            "content_hash": str,
-            "title": str,
-            "author": str,
-            "date": str,
-            "text": str,
-            "message": str,
-            "metadata": str,
-        },
-        pk="locator",
-        if_not_exists=True,
-    )
-    db["passages"].create(  # type: ignore[union-attr]
-        {"id": int, "locator": str, "idx": int, "start": int, "end": int, "page": int, "text": str},
-        pk="id",
-        foreign_keys=[("locator", "sources", "locator")],
-        if_not_exists=True,
-    )
-    db["passages"].create_index(["locator", "idx"], unique=True, if_not_exists=True)  # type: ignore[union-attr]
-    db["passages"].enable_fts(["text"], create_triggers=True, tokenize="porter", replace=True)  # type: ignore[union-attr]
-    db["fetch_log"].create(  # type: ignore[union-attr]
-        {
-            "id": int,
-            "locator": str,
-            "at": float,
-            "status": str,
-            "http_status": int,
-            "elapsed": float,
-            "message": str,
-        },
-        pk="id",
-        if_not_exists=True,
-    )
-
-
-def _migrate_2(db: sqlite_utils.Database) -> None:
-    db["embeddings"].create(  # type: ignore[union-attr]
-        {"key": str, "model": str, "vector": bytes}, pk=("key", "model"), if_not_exists=True
-    )
-    db["judgements"].create(  # type: ignore[union-attr]
-        {"key": str, "judge": str, "result": str, "at": float}, pk=("key", "judge"), if_not_exists=True
-    )
-
-
-def _migrate_3(db: sqlite_utils.Database) -> None:
-    db["reviews"].create(  # type: ignore[union-attr]
-        {"document": str, "key": str, "decision": str, "note": str, "kind": str, "excerpt": str, "at": float},
-        pk=("document", "key"),
-        if_not_exists=True,
-    )
-
-
-MIGRATIONS = {1: _migrate_1, 2: _migrate_2, 3: _migrate_3}
+from citedesk.store.connection import LOCK_WAIT_S, StoreDamaged, connect
+from citedesk.store.records import Passage, SourceRecord
+from citedesk.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 class Store:
-    """One connection per thread; writes serialised by a lock and done in one transaction each."""
+    """One connection per thread; writes serialised by a lock and done in one transaction each.
 
-    def __init__(self, path: str | Path) -> None:
+    `notices` collects what the writer should be told about the store itself (it was damaged and
+    rebuilt); `on_wait` is told once when a statement has to wait for another program's lock.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        lock_wait: float = LOCK_WAIT_S,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.notices: list[str] = []
+        self._lock_wait = lock_wait
+        self._on_wait = on_wait
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        self._migrate()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"the store's folder {self.path.parent} cannot be created: {exc.strerror or exc}"
+            ) from exc
+        try:
+            if self._damage_mark.exists():
+                self._check()
+            self._migrate()
+        except StoreDamaged as exc:
+            self._rebuild(str(exc))
 
     @property
     def db(self) -> sqlite_utils.Database:
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA busy_timeout=30000")
+            conn = connect(
+                self.path, lock_wait=self._lock_wait, on_wait=self._on_wait, on_damage=self._mark_damaged
+            )
             db = sqlite_utils.Database(conn)
             self._local.db = db
         return db
@@ -149,7 +86,8 @@ class Store:
             try:
                 yield db
             except BaseException:
-                db.conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error, StoreError):
+                    db.conn.execute("ROLLBACK")
                 raise
             db.conn.execute("COMMIT")
 
@@ -165,11 +103,55 @@ class Store:
             version = int(row[0]) if row else 0
             if version > SCHEMA_VERSION:
                 raise StoreError(
-                    f"The source store {self.path} was written by a newer CiteDesk (schema {version})."
+                    f"The store {self.path} was written by a newer CiteDesk (schema {version}); "
+                    "update CiteDesk, or move the file away to start a new store."
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target](db)
             db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")  # type: ignore[union-attr]
+
+    # damage and rebuilding ------------------------------------------------------------------------
+    @property
+    def _damage_mark(self) -> Path:
+        return self.path.with_name(self.path.name + ".damaged")
+
+    def _mark_damaged(self) -> None:
+        """Damage found while in use: the next opening checks the whole file (and rebuilds it)."""
+        with contextlib.suppress(OSError):
+            self._damage_mark.touch()
+
+    def _check(self) -> None:
+        row = self.db.execute("PRAGMA quick_check").fetchone()
+        if row is None or row[0] != "ok":
+            raise StoreDamaged(f"the store {self.path} failed its check ({row[0] if row else 'no answer'})")
+        self._damage_mark.unlink(missing_ok=True)
+
+    def _rebuild(self, reason: str) -> None:
+        """Move the damaged file aside (never delete it), start a new store, and carry over the
+        writer's review decisions and attachments when the old file still yields them."""
+        self.close()
+        kept = _salvage(self.path)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                self.path.with_name(self.path.name + suffix).replace(aside.with_name(aside.name + suffix))
+        self._damage_mark.unlink(missing_ok=True)
+        self._migrate()
+        with self.transaction() as db:
+            for table, rows in kept.items():
+                if rows:
+                    db[table].insert_all(rows, ignore=True)  # type: ignore[union-attr]
+        reviews = len(kept.get("reviews", []))
+        self.notices.append(
+            f"{reason}. It was moved to {aside.name} and a new store was started: cached sources, "
+            "judgements and embeddings will be fetched and computed again; "
+            + (
+                f"{reviews} review decision{'s' if reviews != 1 else ''} were recovered."
+                if "reviews" in kept
+                else "your review decisions in it could not be recovered."
+            )
+        )
 
     @property
     def schema_version(self) -> int:
@@ -221,21 +203,6 @@ class Store:
         return [
             Passage(r["idx"], r["start"], r["end"], r["text"], r["page"])
             for r in self.db.query("SELECT * FROM passages WHERE locator = ? ORDER BY idx", [locator])
-        ]
-
-    def search(self, locator: str, query: str, limit: int = 20) -> list[tuple[Passage, float]]:
-        """BM25 search within one source's passages (FTS5; lower rank is better, returned negated)."""
-        terms = " OR ".join(f'"{t}"' for t in query.replace('"', " ").split() if t)
-        if not terms:
-            return []
-        rows = self.db.query(
-            "SELECT p.idx, p.start, p.end, p.text, p.page, bm25(passages_fts) AS rank "
-            "FROM passages_fts JOIN passages p ON p.rowid = passages_fts.rowid "
-            "WHERE passages_fts MATCH ? AND p.locator = ? ORDER BY rank LIMIT ?",
-            [terms, locator, limit],
-        )
-        return [
-            (Passage(r["idx"], r["start"], r["end"], r["text"], r["page"]), -float(r["rank"])) for r in rows
         ]
 
     def forget(self, locator: str) -> bool:
@@ -313,7 +280,8 @@ class Store:
             return bool(cursor.rowcount)
 
     def move_reviews(self, old: str, new: str) -> None:
-        """A document saved under a new name keeps its decisions (the new name's own ones win)."""
+        """A document saved under a new name keeps its decisions and attachments (the new name's
+        own ones win)."""
         if old == new:
             return
         with self.transaction() as db:
@@ -323,6 +291,40 @@ class Store:
                 [new, old],
             )
             db.execute("DELETE FROM reviews WHERE document = ?", [old])
+            db.execute(
+                "INSERT OR IGNORE INTO attachments (document, key, path, at) "
+                "SELECT ?, key, path, at FROM attachments WHERE document = ?",
+                [new, old],
+            )
+            db.execute("DELETE FROM attachments WHERE document = ?", [old])
+
+    # files and folders attached to a document's references -------------------------------------
+    def attachments(self, document: str) -> list[tuple[str, str]]:
+        """(reference key, path) attached for one document, in the order they were attached; the
+        key "" marks a folder of sources named by key."""
+        rows = self.db.query("SELECT key, path FROM attachments WHERE document = ? ORDER BY at", [document])
+        return [(r["key"], r["path"]) for r in rows]
+
+    def attach(self, document: str, key: str, path: str) -> None:
+        """Attach `path` to reference `key` (replacing what that key had); "" adds a folder."""
+        with self.transaction() as db:
+            if key:
+                db.execute("DELETE FROM attachments WHERE document = ? AND key = ?", [document, key])
+            db["attachments"].upsert(  # type: ignore[union-attr]
+                {"document": document, "key": key, "path": path, "at": time.time()},
+                pk=("document", "key", "path"),
+            )
+
+    def detach(self, document: str, key: str, path: str | None = None) -> bool:
+        with self.transaction() as db:
+            if path is None:
+                cursor = db.execute("DELETE FROM attachments WHERE document = ? AND key = ?", [document, key])
+            else:
+                cursor = db.execute(
+                    "DELETE FROM attachments WHERE document = ? AND key = ? AND path = ?",
+                    [document, key, path],
+                )
+            return bool(cursor.rowcount)
 
 
 def _record(row: dict[str, Any]) -> SourceRecord:
@@ -333,7 +335,18 @@ def _record(row: dict[str, Any]) -> SourceRecord:
     return SourceRecord(**data)
 
 
-def default_store_path() -> Path:
-    import platformdirs  # noqa: PLC0415
-
-    return Path(platformdirs.user_data_dir("citedesk", appauthor=False)) / "sources.sqlite3"
+def _salvage(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The writer's own rows (review decisions, attachments) that a damaged store still yields."""
+    kept: dict[str, list[dict[str, Any]]] = {}
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return kept
+    try:
+        conn.row_factory = sqlite3.Row
+        for table in ("reviews", "attachments"):
+            with contextlib.suppress(sqlite3.Error):
+                kept[table] = [dict(row) for row in conn.execute(f"SELECT * FROM {table}")]
+    finally:
+        conn.close()
+    return kept

@@ -1,0 +1,29 @@
+"""The store: one SQLite file with the fetched sources, the caches (judgements, embeddings, Claude's
+answers), and the writer's review decisions and attachments. The only package that speaks SQL.
+
+`open_store(path)` is how everything else gets one; `default_store_path()` is where it lives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citedesk.store.connection import StoreDamaged
+from citedesk.store.records import Passage, SourceRecord
+from citedesk.store.schema import SCHEMA_VERSION
+from citedesk.store.store import Store
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Passage",
+    "SourceRecord",
+    "Store",
+    "StoreDamaged",
+    "default_store_path",
+]
+
+
+def default_store_path() -> Path:
+    import platformdirs  # noqa: PLC0415
+
+    return Path(platformdirs.user_data_dir("citedesk", appauthor=False)) / "sources.sqlite3"

@@ -1,0 +1,123 @@
+"""Connections to the store's SQLite file, and what happens when the file misbehaves.
+
+- **Locked.** Another program holds the write lock (another CiteDesk, a backup tool, `sqlite3` in a
+  terminal). SQLite waits a little on each statement (`busy_timeout`); past that, the connection
+  says once that it is waiting (`on_wait`) and keeps trying until `lock_wait` seconds have passed,
+  then gives up with a `StoreError` that says what happened — never a raw "database is locked".
+- **Damaged.** A file that is not a database, or a damaged one: `StoreDamaged`. When that is found
+  on opening, the store moves the file aside and starts a new one (see `Store`); found later, it
+  leaves a mark so the next opening checks the file and rebuilds it.
+- **Unusable.** A full disk, a read-only folder, a file that cannot be opened: a `StoreError` naming
+  the file and the reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from citedesk.errors import StoreError
+
+BUSY_MS = 1000
+"""How long SQLite itself waits for a lock on each statement before the connection is told."""
+LOCK_WAIT_S = 30.0
+"""How long, in all, a statement waits for another program's lock before giving up."""
+
+_WAIT_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_DAMAGED_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_UNUSABLE = {
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_READONLY: "it is read-only",
+    sqlite3.SQLITE_CANTOPEN: "it cannot be opened",
+    sqlite3.SQLITE_PERM: "permission denied",
+    sqlite3.SQLITE_IOERR: "the disk reported an error",
+}
+
+
+class StoreDamaged(StoreError):
+    """The store's file is not a database, or is damaged."""
+
+    kind = "store_damaged"
+
+
+def primary_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+class WaitingConnection(sqlite3.Connection):
+    """A connection whose statements wait out another program's lock, and whose failures are
+    `StoreError`s with plain messages (plain SQL errors — a missing table — pass through)."""
+
+    path: Path = Path()
+    lock_wait: float = LOCK_WAIT_S
+    on_wait: Callable[[str], None] | None = None
+    on_damage: Callable[[], None] | None = None
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        waiting_since: float | None = None
+        while True:
+            try:
+                return super().execute(sql, parameters)
+            except sqlite3.Error as exc:
+                code = primary_code(exc)
+                if code not in _WAIT_CODES:
+                    raise translate(exc, self.path, self.on_damage) from exc
+                now = time.monotonic()
+                if waiting_since is None:
+                    waiting_since = now
+                    if self.on_wait is not None:
+                        self.on_wait(
+                            f"waiting for the store {self.path}: another program is using it "
+                            f"(giving up after {self.lock_wait:.0f} s)"
+                        )
+                if now - waiting_since >= self.lock_wait:
+                    raise StoreError(
+                        f"the store {self.path} stayed locked by another program for "
+                        f"{self.lock_wait:.0f} s; close the other CiteDesk (or whatever holds it) and try "
+                        "again"
+                    ) from exc
+
+
+def translate(
+    exc: sqlite3.Error, path: Path, on_damage: Callable[[], None] | None = None
+) -> sqlite3.Error | StoreError:
+    """The StoreError a failure means, or the failure itself when it is a plain SQL error."""
+    code = primary_code(exc)
+    if code in _DAMAGED_CODES:
+        if on_damage is not None:
+            on_damage()
+        return StoreDamaged(f"the store {path} is damaged ({exc})")
+    if code in _UNUSABLE:
+        return StoreError(f"the store {path} cannot be used: {_UNUSABLE[code]} ({exc})")
+    return exc
+
+
+def connect(
+    path: Path,
+    *,
+    lock_wait: float = LOCK_WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
+    on_damage: Callable[[], None] | None = None,
+) -> WaitingConnection:
+    """A connection in autocommit mode (transactions are explicit), WAL, foreign keys on."""
+    try:
+        conn = sqlite3.connect(
+            path,
+            timeout=BUSY_MS / 1000,
+            isolation_level=None,
+            check_same_thread=True,
+            factory=WaitingConnection,
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"the store {path} cannot be opened: {exc}") from exc
+    assert isinstance(conn, WaitingConnection)
+    conn.path, conn.lock_wait, conn.on_wait, conn.on_damage = path, lock_wait, on_wait, on_damage
+    conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn

@@ -1,0 +1,100 @@
+"""The store's schema: a version number and the ordered migrations that reach it.
+
+Each migration runs once, inside the transaction that records the new version, so a store is
+always at exactly one version. A store written by a newer CiteDesk is refused, never downgraded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+SCHEMA_VERSION = 5
+
+
+def _migrate_1(db: sqlite_utils.Database) -> None:
+    db["sources"].create(  # type: ignore[union-attr]
+        {
+            "locator": str,
+            "kind": str,
+            "status": str,
+            "fetched_at": float,
+            "final_url": str,
+            "http_status": int,
+            "content_type": str,
+            "content_hash": str,
+            "title": str,
+            "author": str,
+            "date": str,
+            "text": str,
+            "message": str,
+            "metadata": str,
+        },
+        pk="locator",
+        if_not_exists=True,
+    )
+    db["passages"].create(  # type: ignore[union-attr]
+        {"id": int, "locator": str, "idx": int, "start": int, "end": int, "page": int, "text": str},
+        pk="id",
+        foreign_keys=[("locator", "sources", "locator")],
+        if_not_exists=True,
+    )
+    db["passages"].create_index(["locator", "idx"], unique=True, if_not_exists=True)  # type: ignore[union-attr]
+    db["passages"].enable_fts(["text"], create_triggers=True, tokenize="porter", replace=True)  # type: ignore[union-attr]
+    db["fetch_log"].create(  # type: ignore[union-attr]
+        {
+            "id": int,
+            "locator": str,
+            "at": float,
+            "status": str,
+            "http_status": int,
+            "elapsed": float,
+            "message": str,
+        },
+        pk="id",
+        if_not_exists=True,
+    )
+
+
+def _migrate_2(db: sqlite_utils.Database) -> None:
+    db["embeddings"].create(  # type: ignore[union-attr]
+        {"key": str, "model": str, "vector": bytes}, pk=("key", "model"), if_not_exists=True
+    )
+    db["judgements"].create(  # type: ignore[union-attr]
+        {"key": str, "judge": str, "result": str, "at": float}, pk=("key", "judge"), if_not_exists=True
+    )
+
+
+def _migrate_3(db: sqlite_utils.Database) -> None:
+    db["reviews"].create(  # type: ignore[union-attr]
+        {"document": str, "key": str, "decision": str, "note": str, "kind": str, "excerpt": str, "at": float},
+        pk=("document", "key"),
+        if_not_exists=True,
+    )
+
+
+def _migrate_4(db: sqlite_utils.Database) -> None:
+    """Drop the passages' full-text index: retrieval ranks passages in memory (BM25 + embeddings),
+    so the index was kept up to date on every write and read by nothing."""
+    if db["passages_fts"].exists():
+        db["passages"].disable_fts()  # type: ignore[union-attr]
+
+
+def _migrate_5(db: sqlite_utils.Database) -> None:
+    """Files and folders the writer attached to a document's references (shared by the CLI and
+    the window): `key` is a reference key, or "" for a folder of sources named by key."""
+    db["attachments"].create(  # type: ignore[union-attr]
+        {"document": str, "key": str, "path": str, "at": float},
+        pk=("document", "key", "path"),
+        if_not_exists=True,
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
+    1: _migrate_1,
+    2: _migrate_2,
+    3: _migrate_3,
+    4: _migrate_4,
+    5: _migrate_5,
+}
