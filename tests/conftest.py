@@ -12,7 +12,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = REPO / "citedesk" / "resources" / "samples"
+SAMPLES = REPO / "resources" / "samples"
 SHARED_EVAL = REPO.parent / "shared" / "eval"
 
 

@@ -71,7 +71,7 @@ def test_json_contract_fields(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_text_report_is_grouped_with_line_and_sentence() -> None:
-    code, out, _ = run_cli("audit", "citedesk/resources/samples/problems.md", "--offline")
+    code, out, _ = run_cli("audit", "resources/samples/problems.md", "--offline")
     assert code == 1
     assert "Fabricated citation (1)" in out
     assert "5:" in out
@@ -116,7 +116,7 @@ def test_unreadable_input_exits_2_without_traceback(
 
 
 def test_bad_usage_exits_2() -> None:
-    code, _, err = run_cli("audit", "citedesk/resources/samples/clean.md", "--fail-on", "bogus")
+    code, _, err = run_cli("audit", "resources/samples/clean.md", "--fail-on", "bogus")
     assert code == 2
     assert "unknown finding kind" in err
     code, _, err = run_cli("audit")

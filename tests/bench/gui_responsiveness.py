@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from citedesk.gui.window import MainWindow  # noqa: E402
 from citedesk.pipeline import AuditOptions  # noqa: E402
 
-SAMPLES = Path(__file__).resolve().parents[2] / "citedesk" / "resources" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from citedesk.core.findings import Kind
 from citedesk.gui.window import MainWindow
 from citedesk.pipeline import AuditOptions
 
-SAMPLES = Path(__file__).resolve().parents[2] / "citedesk" / "resources" / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 
 
 def main(out: str) -> None:
