@@ -164,7 +164,7 @@ def _positive_seconds(value: str) -> float:
 
 
 def _samples() -> int:
-    from citedesk.resources import sample_paths  # noqa: PLC0415
+    from citedesk.assets import sample_paths  # noqa: PLC0415
 
     for name, path in sample_paths().items():
         print(f"{name}\t{path}")

@@ -13,19 +13,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
+from citedesk.core.summaries import AssistSummary, SourceSummary
 from citedesk.errors import Cancelled
 
 if TYPE_CHECKING:
     from citedesk.assist.client import ClaudeClient
     from citedesk.core.claims import Atom
     from citedesk.evidence.judges.base import Judge
+    from citedesk.evidence.suggest import EvidenceResult, Offer
     from citedesk.sources.gather import ResolvedSource, SourceOptions
     from citedesk.store import Store
 
@@ -113,11 +115,11 @@ def audit_text(
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
     findings = structural_findings(document)
-    sources_json: list[dict[str, Any]] = []
+    summaries: list[SourceSummary] = []
     judge_name: str | None = None
     verdicts: dict[str, list[Verdict]] = {}
     hashes: dict[str, str] = {}
-    assist: dict[str, Any] | None = None
+    assist: AssistSummary | None = None
     reviews: dict[str, Review] = {}
     check_sources = options.check_sources and bool(document.entries)
     # one store session for the whole audit: sources, caches and the writer's review decisions
@@ -138,7 +140,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             )
             state.check()
             findings.extend(source_findings(document, resolved))
-            sources_json = describe_sources(document, resolved)
+            summaries = describe_sources(document, resolved)
             hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
             if options.judge != "none" and any(s.usable for s in resolved.values()):
                 judge_name, verdicts, findings, assist = _judge(
@@ -154,7 +156,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     report = Report(
         document=document,
         findings=findings,
-        sources=sources_json,
+        sources=summaries,
         verdicts=verdicts,
         judge=judge_name,
         source_hashes=hashes,
@@ -204,11 +206,12 @@ def _judge(
     options: AuditOptions,
     state: AuditState,
     store: Store,
-) -> tuple[str, dict[str, list[Verdict]], list[Finding], dict[str, Any] | None]:
-    """Retrieval and verdicts: misattributed and unsupported_number findings, suggestions on uncited."""
+) -> tuple[str, dict[str, list[Verdict]], list[Finding], AssistSummary | None]:
+    """Retrieval and verdicts: misattributed, unsupported_number and unsupported_part findings,
+    and the references offered for uncited sentences (the local judge's, and Claude's)."""
     from citedesk.core.findings import Kind  # noqa: PLC0415
     from citedesk.evidence.models import make_judge  # noqa: PLC0415
-    from citedesk.evidence.verdicts import assess_evidence  # noqa: PLC0415
+    from citedesk.evidence.suggest import assess_evidence, offer_citations  # noqa: PLC0415
 
     state.progress("loading the judge")
     # the local judge: it judges, or — when Claude judges — it confirms Claude's citations
@@ -222,11 +225,11 @@ def _judge(
 
         claude_judge = ClaudeJudge(client, fallback=local)
     judge: Judge = claude_judge or local
-    assist: dict[str, Any] = {}
+    assist: AssistSummary | None = None
     atoms = None
     if client is not None:
         client.cache = _StoredAnswers(store)
-        assist = {"model": client.model, "suggested": {}, "rejected": [], "facts": {}}
+        assist = AssistSummary(client.model)
         if options.assist == "claude":
             atoms = _claude_facts(document, client, assist, state)
     uncited = [f for f in findings if f.kind is Kind.UNCITED]
@@ -240,18 +243,16 @@ def _judge(
         atoms=atoms,
         progress=state.progress,
     )
-    merged = [
-        result.uncited_fixes.get(f.claim_id or "", f) if f.kind is Kind.UNCITED else f for f in findings
-    ]
-    merged.extend(result.findings)
-    if client is not None:
+    claude_offers = {}
+    if client is not None and assist is not None:
         if options.assist == "claude":
-            confirmed = lambda claim_id, key: result.confirm(claim_id, key, local) is not None  # noqa: E731
-            merged = _claude_citations(document, merged, confirmed, client, assist, state)
+            claude_offers = _claude_citations(document, uncited, result, local, client, assist, state)
         if claude_judge is not None:
-            assist["rejected"].extend(claude_judge.errors)
-        assist["usage"] = client.usage.describe()
-    return judge.name, result.verdicts, merged, assist or None
+            assist.rejected.extend(claude_judge.errors)
+        assist.usage = client.usage.describe()
+    merged = offer_citations(document, findings, result.offers, claude_offers)
+    merged.extend(result.findings)
+    return judge.name, result.verdicts, merged, assist
 
 
 class _StoredAnswers:
@@ -268,18 +269,15 @@ class _StoredAnswers:
 
 
 def _claude_facts(
-    document: Document, client: ClaudeClient, assist: dict[str, Any], state: AuditState
+    document: Document, client: ClaudeClient, assist: AssistSummary, state: AuditState
 ) -> dict[str, list[Atom]]:
     """Claude's checked decomposition of long cited sentences into atomic facts."""
     from citedesk.assist.atoms import decompose  # noqa: PLC0415
 
     state.progress("asking Claude for atomic facts")
     decomposition = decompose(document, client)
-    assist["facts"] = {
-        claim_id: [{"text": a.text, "span": [a.start, a.end]} for a in atoms]
-        for claim_id, atoms in decomposition.atoms.items()
-    }
-    assist["rejected"].extend(decomposition.rejected)
+    assist.facts = dict(decomposition.atoms)
+    assist.rejected.extend(decomposition.rejected)
     return decomposition.atoms
 
 
@@ -291,42 +289,38 @@ def _claude_client(options: AuditOptions) -> ClaudeClient:
 
 def _claude_citations(
     document: Document,
-    findings: list[Finding],
-    confirm: Callable[[str, str], bool],
+    uncited: list[Finding],
+    result: EvidenceResult,
+    local: Judge,
     client: ClaudeClient,
-    assist: dict[str, Any],
+    assist: AssistSummary,
     state: AuditState,
-) -> list[Finding]:
+) -> dict[str, Offer]:
     """Claude proposes markers for uncited claims; every proposal passes the prose check and the
-    local judge before it becomes a fix (listed first, before the local judge's own suggestion)."""
+    local judge before it becomes an offer (shown before the local judge's own suggestion)."""
     from citedesk.assist.insert import propose_citations  # noqa: PLC0415
-    from citedesk.core.findings import Kind  # noqa: PLC0415
-    from citedesk.core.repair import cite_sentence, make_fix  # noqa: PLC0415
+    from citedesk.evidence.suggest import claude_offer  # noqa: PLC0415
 
-    open_claims = [f.claim_id for f in findings if f.kind is Kind.UNCITED and f.claim_id]
+    open_claims = [f.claim_id for f in uncited if f.claim_id]
     state.progress("asking Claude", 0, len(open_claims))
-    result = propose_citations(document, open_claims, client, confirm)
-    assist["suggested"] = result.suggested
-    assist["rejected"].extend(result.rejected)
-    assist["passes"] = result.passes
-    updated = []
-    for finding in findings:
-        keys = result.suggested.get(finding.claim_id or "") if finding.kind is Kind.UNCITED else None
-        if keys:
-            claim = document.claim_by_id[finding.claim_id or ""]
-            fix = make_fix(
-                f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
-                document,
-                cite_sentence(document, claim.sentence, keys),
-            )
-            if fix is not None:
-                finding = replace(
-                    finding,
-                    fixes=(fix, *finding.fixes),
-                    details={**finding.details, "suggested": keys[0], "suggested_by": "claude"},
-                )
-        updated.append(finding)
-    return updated
+    confirmations: dict[tuple[str, str], Verdict] = {}
+
+    def confirmed(claim_id: str, key: str) -> bool:
+        found = result.confirm(claim_id, key, local)
+        if found is not None:
+            confirmations[(claim_id, key)] = found[1]
+        return found is not None
+
+    proposed = propose_citations(document, open_claims, client, confirmed)
+    assist.suggested = proposed.suggested
+    assist.rejected.extend(proposed.rejected)
+    assist.passes = proposed.passes
+    offers = {}
+    for claim_id, keys in proposed.suggested.items():
+        offer = claude_offer(document, claim_id, keys, confirmations.get((claim_id, keys[0])))
+        if offer is not None:
+            offers[claim_id] = offer
+    return offers
 
 
 def open_store(options: AuditOptions) -> Store:
@@ -362,7 +356,7 @@ def source_options(options: AuditOptions, document_dir: Path | None = None) -> S
     return base
 
 
-def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) -> list[dict[str, Any]]:
+def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) -> list[SourceSummary]:
     from citedesk.sources.quality import assess_quality  # noqa: PLC0415
 
     citing: dict[str, list[str]] = {}
@@ -383,17 +377,17 @@ def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) ->
                 date=source.date or entry.year,
                 text=source.text,
                 citing_sentences=citing.get(key, []),
-            ).to_json()
+            )
         described.append(
-            {
-                "key": key,
-                "status": source.status.value,
-                "location": source.location,
-                "title": source.title,
-                "passages": len(source.passages),
-                "cached": source.from_cache,
-                "message": source.message,
-                "quality": quality,
-            }
+            SourceSummary(
+                key=key,
+                status=source.status.value,
+                location=source.location,
+                title=source.title,
+                passages=len(source.passages),
+                cached=source.from_cache,
+                message=source.message,
+                quality=quality,
+            )
         )
     return described

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import citedesk
+from citedesk.assets import icon_path, sample_paths
 from citedesk.cli import main
-from citedesk.resources import icon_path, sample_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_ID = "io.github.citedesk.CiteDesk"

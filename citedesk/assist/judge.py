@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from citedesk.assist.client import ClaudeClient, Request
 from citedesk.errors import AssistError
-from citedesk.evidence.judges.base import Judge, Judgement, Pair
+from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Judgement, Pair
 
 SYSTEM = (
     "You check citations. Given a CLAIM and an EVIDENCE passage from the cited source, decide "
@@ -67,6 +67,7 @@ class ClaudeJudge:
         self.client = client
         self.fallback = fallback
         self.name = f"claude:{client.model}"
+        self.policy = MODEL_POLICY
         self.errors: list[str] = []
 
     def judge(

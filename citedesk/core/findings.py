@@ -1,7 +1,14 @@
-"""Findings and fixes: plain data that the report prints and the window shows."""
+"""Findings and fixes: plain data that the report prints and the window shows.
+
+Everything here is typed: a finding's evidence (`Evidence`), the judgement it reports (`Verdict`) and
+the better reference it offers (`Suggestion`) are dataclasses that the window reads by attribute.
+JSON exists only at the report boundary (`to_json` here and in `core/report.py`); `Finding.details`
+holds only kind-specific facts that are printed, never read back (a figure, a list of reasons).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -100,6 +107,49 @@ class Fix:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """The passage of a reference's source that bears on a claim, and where it lies in that source."""
+
+    source: str
+    """The reference key whose source this is."""
+    passage: str
+    start: int
+    end: int
+    """Offsets of the passage in the source's text."""
+    page: int | None = None
+    window: str = ""
+    """The passage with its neighbours (what the judge read)."""
+    window_span: tuple[int, int] = (0, 0)
+    title: str | None = None
+    location: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "passage": self.passage,
+            "start": self.start,
+            "end": self.end,
+            "page": self.page,
+            "window": self.window,
+            "window_span": list(self.window_span),
+            "title": self.title,
+            "location": self.location,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A reference that supports the claim (or the part) better: what a swap or an added citation
+    offers, with the passage that shows it."""
+
+    key: str
+    score: float
+    evidence: Evidence | None = None
+    by: str = "local"
+    """Who proposed it: `local` (the judge) or `claude` (checked by the local judge)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     kind: Kind
     start: int
@@ -109,8 +159,12 @@ class Finding:
     reference: str | None = None
     claim_id: str | None = None
     fixes: tuple[Fix, ...] = ()
-    evidence: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence | None = None
+    verdict: Verdict | None = None
+    """The judgement this finding reports (misattributed, unsupported part)."""
+    suggestion: Suggestion | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    """Kind-specific facts for the report (reasons, a figure, a duplicate's key): printed, never read."""
 
 
 def make_finding(
@@ -121,9 +175,11 @@ def make_finding(
     reference: str | None = None,
     claim_id: str | None = None,
     fixes: tuple[Fix, ...] = (),
-    evidence: dict[str, Any] | None = None,
+    evidence: Evidence | None = None,
+    verdict: Verdict | None = None,
+    suggestion: Suggestion | None = None,
     severity: Severity | None = None,
-    details: dict[str, Any] | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> Finding:
     return Finding(
         kind=kind,
@@ -135,6 +191,8 @@ def make_finding(
         claim_id=claim_id,
         fixes=fixes,
         evidence=evidence,
+        verdict=verdict,
+        suggestion=suggestion,
         details=details or {},
     )
 
@@ -155,13 +213,18 @@ class Verdict:
     label: VerdictLabel
     score: float = 0.0
     judge: str | None = None
-    evidence: dict[str, Any] | None = None
+    evidence: Evidence | None = None
+    reason: str | None = None
+    """Why the citation was not checked (an `unchecked` verdict): offline, no text, …"""
 
     def to_json(self) -> dict[str, Any]:
+        evidence = (
+            self.evidence.to_json() if self.evidence else ({"reason": self.reason} if self.reason else None)
+        )
         return {
             "reference": self.reference,
             "label": self.label.value,
             "score": round(self.score, 4),
             "judge": self.judge,
-            "evidence": self.evidence,
+            "evidence": evidence,
         }

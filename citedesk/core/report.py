@@ -14,6 +14,7 @@ from typing import Any
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
 from citedesk.core.review import Review, apply_reviews, review_key
+from citedesk.core.summaries import AssistSummary, SourceSummary
 from citedesk.errors import UsageError
 
 REPORT_VERSION = 1
@@ -25,7 +26,7 @@ class Report:
     findings: list[Finding]
     verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
     """Claim id → one verdict per cited reference."""
-    sources: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[SourceSummary] = field(default_factory=list)
     judge: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent in each stage of the audit, by stage name (`AuditState.stage_seconds`)."""
@@ -35,7 +36,7 @@ class Report:
     """Review key → the writer's decision, for the shown and the dismissed findings."""
     source_hashes: dict[str, str] = field(default_factory=dict)
     """Reference key → a hash of its source text: part of each finding's review key."""
-    assist: dict[str, Any] | None = None
+    assist: AssistSummary | None = None
     """With Claude assistance on: the model, its checked suggestions, what was rejected, the usage."""
 
     def key_of(self, finding: Finding) -> str:
@@ -145,10 +146,10 @@ def to_json(report: Report) -> dict[str, Any]:
         ],
         "findings": [_finding_json(report, f) for f in report.findings],
         "dismissed": [_finding_json(report, f) for f in report.dismissed],
-        "sources": report.sources,
+        "sources": [source.to_json() for source in report.sources],
         "summary": summary(report.findings),
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
-        **({"assist": report.assist} if report.assist is not None else {}),
+        **({"assist": report.assist.to_json()} if report.assist is not None else {}),
     }
 
 
@@ -164,12 +165,35 @@ def _finding_json(report: Report, f: Finding) -> dict[str, Any]:
         "reference": f.reference,
         "claim": f.claim_id,
         "message": f.message,
-        "evidence": f.evidence,
-        "details": f.details,
+        "evidence": f.evidence.to_json() if f.evidence else None,
+        "details": details_json(f),
         "fixes": [fx.to_json() for fx in f.fixes],
         "review_key": report.key_of(f),
         "review": review.to_json() if review else None,
     }
+
+
+def details_json(finding: Finding) -> dict[str, Any]:
+    """A finding's `details` as the JSON contract has them: its kind-specific facts, the verdict it
+    reports (label, score, judge), and the reference it offers (`suggested`, with that reference's
+    evidence where a verdict is reported, else its score; `suggested_by` when not the local judge)."""
+    out = dict(finding.details)
+    if finding.verdict is not None:
+        out.update(
+            verdict=finding.verdict.label.value,
+            score=round(finding.verdict.score, 4),
+            judge=finding.verdict.judge,
+        )
+    offered = finding.suggestion
+    if offered is not None:
+        out["suggested"] = offered.key
+        if offered.by != "local":
+            out["suggested_by"] = offered.by
+        if finding.verdict is not None:
+            out["suggested_evidence"] = offered.evidence.to_json() if offered.evidence else None
+        else:
+            out["score"] = round(offered.score, 4)
+    return out
 
 
 def summary(findings: Iterable[Finding]) -> dict[str, Any]:
@@ -213,6 +237,11 @@ def _headline(report: Report) -> str:
     return f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)}){hidden}"
 
 
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 
 
@@ -226,8 +255,8 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     if report.judge:
         out.append(f"judge: {report.judge}")
     if report.assist is not None:
-        out.append(f"Claude assistance ({report.assist.get('model')}): {report.assist.get('usage', '')}")
-        out.extend(f"  rejected: {reason}" for reason in report.assist.get("rejected", []))
+        out.append(f"Claude assistance ({report.assist.model}): {report.assist.usage}")
+        out.extend(f"  rejected: {reason}" for reason in report.assist.rejected)
     for kind, items in _grouped(report.findings):
         out.append("")
         out.append(paint(f"{kind.label} ({len(items)})", "\033[1m"))
@@ -238,8 +267,8 @@ def render_text(report: Report, *, colour: bool = False) -> str:
             if len(context) > 200:
                 context = context[:197] + "…"
             out.append(f"      │ {context}")
-            if f.evidence and f.evidence.get("text"):
-                out.append(f"      evidence ({f.evidence.get('score', 0):.2f}): {f.evidence['text'][:200]}")
+            if f.evidence is not None:
+                out.append(f"      evidence [{f.evidence.source}]: {_clip(f.evidence.passage, 200)}")
             for fx in f.fixes:
                 out.append(f"      fix: {fx.title}")
             review = report.review_of(f)
@@ -251,7 +280,7 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         if source is report.sources[0]:
             out.append("")
             out.append(paint("Sources", "\033[1m"))
-        out.append(f"  [{source.get('key')}] {source.get('status')}  {source.get('location') or ''}")
+        out.append(f"  [{source.key}] {source.status}  {source.location or ''}")
     return "\n".join(out) + "\n"
 
 
@@ -333,8 +362,8 @@ def render_html(report: Report) -> str:
                 note = f": {review.note}" if review.note else ""
                 fixes += f"<li>review: {html.escape(review.decision.label + note)}</li>"
             evidence = ""
-            if f.evidence and f.evidence.get("text"):
-                evidence = f"<blockquote>{html.escape(str(f.evidence['text']))}</blockquote>"
+            if f.evidence is not None:
+                evidence = f"<blockquote>{html.escape(f.evidence.passage)}</blockquote>"
             items.append(
                 f'<li><span class="sev">{f.severity.value}</span> {line}:{col} — {html.escape(f.message)}'
                 f"{evidence}<ul>{fixes}</ul></li>"

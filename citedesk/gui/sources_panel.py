@@ -8,7 +8,6 @@ Dropping a PDF, HTML, Markdown or text file onto a reference attaches it as that
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
@@ -22,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from citedesk.core.summaries import SourceSummary
 
 SOURCE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 COLUMNS = ("Ref", "Status", "Quality", "Source")
@@ -107,44 +108,40 @@ class SourcesPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
         layout.addLayout(buttons)
-        self._sources: dict[str, dict[str, Any]] = {}
+        self._sources: dict[str, SourceSummary] = {}
         self._update_buttons()
 
-    def set_sources(self, sources: list[dict[str, Any]], attached: dict[str, str] | None = None) -> None:
+    def set_sources(self, sources: list[SourceSummary], attached: dict[str, str] | None = None) -> None:
         current = self.current_key()
         self.tree.clear()
-        self._sources = {str(s["key"]): s for s in sources}
+        self._sources = {s.key: s for s in sources}
         attached = attached or {}
         for source in sources:
-            key = str(source["key"])
-            status = STATUS_WORDS.get(str(source.get("status")), str(source.get("status")))
-            if source.get("cached") and source.get("status") == "dead":
+            status = STATUS_WORDS.get(source.status, source.status)
+            if source.cached and source.status == "dead":
                 status += " (using the cached copy)"
-            if key in attached:
+            if source.key in attached:
                 status += " · attached"
-            quality = source.get("quality") or {}
-            score = f"{float(quality['score']):.2f}" if "score" in quality else "—"
-            shown = str(source.get("title") or source.get("location") or "")
-            item = QTreeWidgetItem([key, status, score, shown])
-            item.setData(0, Qt.ItemDataRole.UserRole, key)
+            score = f"{source.quality.score:.2f}" if source.quality else "—"
+            item = QTreeWidgetItem([source.key, status, score, source.title or source.location or ""])
+            item.setData(0, Qt.ItemDataRole.UserRole, source.key)
             item.setToolTip(3, self._tooltip(source))
-            item.setToolTip(1, str(source.get("message") or status))
+            item.setToolTip(1, source.message or status)
             self.tree.addTopLevelItem(item)
-            if key == current:
+            if source.key == current:
                 self.tree.setCurrentItem(item)
         for column in range(len(COLUMNS) - 1):
             self.tree.resizeColumnToContents(column)
         self._update_buttons()
 
     @staticmethod
-    def _tooltip(source: dict[str, Any]) -> str:
-        lines = [str(source.get("title") or ""), str(source.get("location") or "")]
-        quality = source.get("quality") or {}
-        components = {name: value for name, value in quality.items() if name != "score"}
-        if components:
-            lines.append("quality: " + ", ".join(f"{name} {float(v):.2f}" for name, v in components.items()))
-        if source.get("message"):
-            lines.append(str(source["message"]))
+    def _tooltip(source: SourceSummary) -> str:
+        lines = [source.title or "", source.location or ""]
+        if source.quality:
+            parts = source.quality.components().items()
+            lines.append("quality: " + ", ".join(f"{name} {value:.2f}" for name, value in parts))
+        if source.message:
+            lines.append(source.message)
         return "\n".join(line for line in lines if line)
 
     def rows(self) -> dict[str, list[str]]:
@@ -160,7 +157,7 @@ class SourcesPanel(QWidget):
         item = self.tree.currentItem()
         return str(item.data(0, Qt.ItemDataRole.UserRole)) if item is not None else None
 
-    def source(self, key: str) -> dict[str, Any] | None:
+    def source(self, key: str) -> SourceSummary | None:
         return self._sources.get(key)
 
     def select(self, key: str) -> None:
@@ -172,8 +169,8 @@ class SourcesPanel(QWidget):
     def _update_buttons(self) -> None:
         key = self.current_key()
         source = self._sources.get(key or "")
-        self.refresh_button.setEnabled(source is not None and source.get("status") not in ("local",))
-        self.open_button.setEnabled(bool(source and source.get("location")))
+        self.refresh_button.setEnabled(source is not None and source.status != "local")
+        self.open_button.setEnabled(bool(source and source.location))
         self.attach_button.setEnabled(source is not None)
 
     def _emit(self, signal: SignalInstance) -> None:

@@ -49,7 +49,8 @@ from PySide6.QtWidgets import (
 )
 
 from citedesk import __version__
-from citedesk.core.findings import Finding, Fix
+from citedesk.assets import icon_path, sample_paths
+from citedesk.core.findings import Evidence, Finding, Fix
 from citedesk.core.repair import apply_checked, merge_fixes
 from citedesk.core.report import Report, render_html, render_json, render_markdown
 from citedesk.core.review import Decision, Review, document_key
@@ -64,7 +65,6 @@ from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_fr
 from citedesk.gui.sources_panel import SourcesPanel
 from citedesk.gui.worker import ProcessAuditRunner
 from citedesk.pipeline import AuditOptions
-from citedesk.resources import icon_path, sample_paths
 
 if TYPE_CHECKING:
     from citedesk.store import Store
@@ -603,10 +603,10 @@ class MainWindow(QMainWindow):
             self.stage.setText("Cancelled")
 
     def _show_report(self, report: Report) -> None:
-        if report.assist and report.assist.get("usage"):
-            self.assist_label.setText(f"Claude: {report.assist['usage']}")
+        if report.assist and report.assist.usage:
+            self.assist_label.setText(f"Claude: {report.assist.usage}")
             self.assist_label.setToolTip(
-                "\n".join(["Sent for this document with your key.", *report.assist.get("rejected", [])])
+                "\n".join(["Sent for this document with your key.", *report.assist.rejected])
             )
         text = report.document.text
         mapping = Utf16Map(text)
@@ -693,8 +693,8 @@ class MainWindow(QMainWindow):
         self.start_audit(refresh=frozenset({key}))
 
     def open_source(self, key: str) -> None:
-        source = self.sources_panel.source(key) or {}
-        location = self.attachments.get(key) or str(source.get("location") or "")
+        source = self.sources_panel.source(key)
+        location = self.attachments.get(key) or (source.location if source and source.location else "")
         url = source_url(location, self.path.parent if self.path else None)
         if url is None:
             self.show_message(f"Reference [{key}] has nothing to open.")
@@ -969,10 +969,10 @@ def hover_html(findings: list[Finding]) -> str:
     parts = []
     for finding in findings[:3]:
         line = f"<b>{html.escape(finding.kind.label)}</b>: {html.escape(finding.message)}"
-        if "score" in finding.details:
-            judge = html.escape(str(finding.details.get("judge") or ""))
-            line += f"<br><i>support {float(finding.details['score']):.2f} ({judge})</i>"
-        passage = str((finding.evidence or {}).get("passage") or "")
+        if finding.verdict is not None:
+            judge = html.escape(finding.verdict.judge or "")
+            line += f"<br><i>support {finding.verdict.score:.2f} ({judge})</i>"
+        passage = finding.evidence.passage if finding.evidence else ""
         if passage:
             shown = passage if len(passage) <= 280 else passage[:277] + "…"
             line += f"<br>Evidence: “{html.escape(shown)}”"
@@ -984,29 +984,29 @@ def evidence_html(finding: Finding) -> str:
     parts = [f"<h3>{html.escape(finding.kind.label)}</h3><p>{html.escape(finding.message)}</p>"]
     if finding.evidence:
         parts.append(_evidence_block("Evidence", finding.evidence))
-    suggested = finding.details.get("suggested_evidence")
-    if suggested:
-        parts.append(_evidence_block(f"Reference [{finding.details.get('suggested')}] says", suggested))
-    if "score" in finding.details:
-        judge = html.escape(str(finding.details.get("judge") or ""))
-        parts.append(
-            f"<p>Support score {float(finding.details['score']):.2f} {f'({judge})' if judge else ''}.</p>"
-        )
+    offered = finding.suggestion
+    if offered is not None and offered.evidence is not None and finding.verdict is not None:
+        parts.append(_evidence_block(f"Reference [{offered.key}] says", offered.evidence))
+    if finding.verdict is not None:
+        judge = html.escape(finding.verdict.judge or "")
+        parts.append(f"<p>Support score {finding.verdict.score:.2f} {f'({judge})' if judge else ''}.</p>")
+    elif offered is not None:
+        parts.append(f"<p>Support score {offered.score:.2f}.</p>")
     if finding.fixes:
         parts.append("<p><b>Fixes</b>: " + "; ".join(html.escape(f.title) for f in finding.fixes) + "</p>")
     return "".join(parts)
 
 
-def _evidence_block(heading: str, evidence: dict[str, object]) -> str:
-    passage = html.escape(str(evidence.get("passage", "")))
-    window = html.escape(str(evidence.get("window", "")))
+def _evidence_block(heading: str, evidence: Evidence) -> str:
+    passage = html.escape(evidence.passage)
+    window = html.escape(evidence.window)
     marked = f"<span style='background-color:#fff1a8'>{passage}</span>"
     shown = window.replace(passage, marked) if passage and passage in window else marked
-    title = html.escape(str(evidence.get("title") or f"[{evidence.get('source', '')}]"))
-    location = str(evidence.get("location") or "")
+    title = html.escape(evidence.title or f"[{evidence.source}]")
+    location = evidence.location or ""
     if location.startswith(("http://", "https://")):
         link = f" — <a href='{html.escape(location)}'>{html.escape(location)}</a>"
     else:
         link = f" — {html.escape(location)}" if location else ""
-    page = f", page {evidence['page']}" if evidence.get("page") else ""
+    page = f", page {evidence.page}" if evidence.page else ""
     return f"<p><b>{html.escape(heading)}</b> ({title}{link}{page}):</p><blockquote>{shown}</blockquote>"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
+
+from citedesk.core.summaries import Quality
+
+__all__ = ["Quality", "assess_quality", "authority", "density", "recency", "relevance"]
 
 SOCIAL = (
     "twitter.com",
@@ -81,28 +84,6 @@ MAJOR_PRESS = (
     "newscientist.com",
     "theatlantic.com",
 )
-WEIGHTS = {"authority": 0.4, "recency": 0.15, "relevance": 0.3, "density": 0.15}
-
-
-@dataclass(frozen=True)
-class Quality:
-    authority: float
-    recency: float
-    relevance: float
-    density: float
-
-    @property
-    def score(self) -> float:
-        return float(sum(float(getattr(self, name)) * weight for name, weight in WEIGHTS.items()))
-
-    def to_json(self) -> dict[str, float]:
-        return {
-            "score": round(self.score, 3),
-            "authority": round(self.authority, 3),
-            "recency": round(self.recency, 3),
-            "relevance": round(self.relevance, 3),
-            "density": round(self.density, 3),
-        }
 
 
 def authority(url: str | None, *, has_doi: bool = False, local: bool = False) -> float:

@@ -17,9 +17,9 @@ from citedesk.cli import main
 from citedesk.core.claims import Atom
 from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind
-from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
 from citedesk.evidence.lexical import content_stems
-from citedesk.evidence.verdicts import assess_evidence
+from citedesk.evidence.suggest import assess_evidence
 from citedesk.sources.gather import SourceOptions, gather_sources
 from citedesk.store import Store
 from tests.conftest import SAMPLES
@@ -159,6 +159,7 @@ class EveryWordJudge:
     """A strict, transparent judge: supported when the evidence has every content word of the claim."""
 
     name = "every-word"
+    policy = MODEL_POLICY
 
     def judge(
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None

@@ -46,7 +46,7 @@ def run(rounds: int) -> None:
                     started = time.perf_counter()
                     report = audit_text(text, None, options)
                     times.append(time.perf_counter() - started)
-                statuses = sorted({s["status"] for s in report.sources})
+                statuses = sorted({s.status for s in report.sources})
     cold, warm = statistics.median(first), statistics.median(second)
     print(f"sources: {len(PATHS) + 2} (HTML, redirect chain, PDF, PDF download, arXiv, DOI, Crossref)")
     print(f"second-run statuses: {', '.join(statuses)}")

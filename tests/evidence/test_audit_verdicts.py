@@ -13,9 +13,9 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.core.document import parse_document
-from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
-from citedesk.evidence.verdicts import assess_evidence
+from citedesk.evidence.suggest import assess_evidence
 from citedesk.sources.gather import SourceOptions, gather_sources
 from citedesk.store import Store
 from tests.conftest import SAMPLES
@@ -87,6 +87,10 @@ class CountingJudge:
     asked: list[str] = field(default_factory=list)
     name: str = "heuristic:words"
 
+    @property
+    def policy(self) -> Policy:
+        return self.inner.policy
+
     def judge(
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
     ) -> list[Judgement]:
@@ -132,7 +136,8 @@ def test_a_figure_counts_as_stated_when_any_citation_of_its_sentence_states_it(
 
 def test_an_uncited_claim_gets_a_partly_supporting_reference_only_when_it_clearly_leads() -> None:
     from citedesk.core.findings import Verdict, VerdictLabel
-    from citedesk.evidence.verdicts import STANDS_OUT, _suggestion
+    from citedesk.evidence.policy import STANDS_OUT
+    from citedesk.evidence.policy import suggestion as _suggestion
 
     def ranked(*scored: tuple[str, VerdictLabel, float]) -> list[tuple[str, Verdict]]:
         return [(key, Verdict(key, label, score)) for key, label, score in scored]

@@ -6,6 +6,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from citedesk.evidence.policy import MODEL_POLICY, Policy
+
+__all__ = ["MODEL_POLICY", "Judge", "Judgement", "Pair", "Policy"]
+
 
 @dataclass(frozen=True)
 class Judgement:
@@ -31,6 +35,11 @@ class Pair:
 class Judge(Protocol):
     name: str
     """Shown in reports next to every verdict: which judge (and model) decided."""
+
+    @property
+    def policy(self) -> Policy:
+        """Its thresholds, and whether it reads the retrieved windows together or one by one."""
+        ...
 
     def judge(
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None

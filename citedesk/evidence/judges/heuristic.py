@@ -16,11 +16,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.lexical import (
     antonym_clashes,
     capitalised,
@@ -183,6 +183,8 @@ class HeuristicJudge:
     embedder: object | None = None
     """An `Embedder`, or None for words only."""
     name: str = ""
+    policy: Policy = field(default_factory=lambda: Policy(SUPPORTED, PARTIAL, reads_together=True))
+    """Calibrated at claim level: the top windows are read together."""
 
     def __post_init__(self) -> None:
         # the name keys the judgement cache too: the two variants must never share results

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk.errors import ModelError
-from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
 
 __all__ = ["ModelError", "NliJudge"]
 
@@ -81,6 +81,7 @@ class NliJudge:
         self.quantize = quantize
         self.threads = threads
         self.name = f"nli:{name or self.model_dir.name}" + (":int8" if quantize else "")
+        self.policy = MODEL_POLICY
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenizer: Any = None

@@ -1,0 +1,27 @@
+"""Where the files that ship with CiteDesk are: the samples and the icon.
+
+They live in the repository's top-level `resources/` folder, which installs as the data package
+`citedesk.resources` (pyproject's package-dir); `importlib.resources` finds it from a checkout (the
+editable install maps it), an installed wheel, or the PyInstaller build.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+PACKAGE = "citedesk.resources"
+
+
+def resources_dir() -> Path:
+    return Path(str(files(PACKAGE)))
+
+
+def sample_paths() -> dict[str, Path]:
+    """The bundled sample documents by name (`problems`, `evidence`, `clean`)."""
+    return {path.stem: path for path in sorted((resources_dir() / "samples").glob("*.md"))}
+
+
+def icon_path() -> Path:
+    """The application icon (a 256 px PNG; the SVG lies beside it)."""
+    return resources_dir() / "icons" / "citedesk.png"

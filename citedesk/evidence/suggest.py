@@ -1,0 +1,397 @@
+"""From verdicts to the findings a writer acts on, and the references worth offering.
+
+- `misattributed` — the cited source does not support the claim (warning) or contradicts it
+  (error), or supports it only in part while another reference scores clearly higher
+  (`policy.CLEARLY_BETTER`); with a swap to that reference when there is one;
+- `unsupported_number` — a figure of the claim that none of its cited sources states (`[1] … 30%
+  … [2]` is fine when [2] says 30%; not reported where every citation is already misattributed);
+- suggestions for `uncited` sentences — the document's reference that supports the claim;
+- with atomic facts (Claude's checked decomposition of a long sentence, `assist/atoms.py`), each
+  fact is judged against each cited source too. A citation that fully supports one fact is right
+  for its part (not misattributed); a fact none of the citations supports is flagged
+  `unsupported_part` on its own words, with "cite [k] for this part" when another reference
+  supports it; a citation that supports no fact is misattributed only when every fact is
+  supported elsewhere (an extra, wrong citation) or none is (the whole sentence is unsupported).
+
+Suggestions for uncited sentences are merged into their findings once (`offer_citations`), from
+the local judge and, with assistance on, from Claude's checked proposals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from citedesk.core.claims import Atom
+from citedesk.core.document import Document
+from citedesk.core.findings import (
+    Finding,
+    Fix,
+    Kind,
+    Severity,
+    Suggestion,
+    Verdict,
+    VerdictLabel,
+    make_finding,
+)
+from citedesk.core.repair import AddCitation, RetargetCitation, citation_offset, cite_sentence, make_fix
+from citedesk.evidence.judges.base import Judge
+from citedesk.evidence.numbers import missing_figures
+from citedesk.evidence.policy import clearly_better, suggestion
+from citedesk.evidence.verdicts import (
+    JudgementCache,
+    Judging,
+    Part,
+    PreparedSource,
+    Progress,
+    headings,
+    judge_citations,
+    judge_parts,
+    prepare,
+)
+
+if TYPE_CHECKING:
+    from citedesk.evidence.embed import Embedder
+    from citedesk.sources.gather import ResolvedSource
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """Progress goes nowhere."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A reference offered for an uncited sentence, and the fix that cites it."""
+
+    suggestion: Suggestion
+    fix: Fix
+
+
+@dataclass
+class EvidenceResult:
+    verdicts: dict[str, list[Verdict]]
+    findings: list[Finding]
+    """New findings (misattributed, unsupported_number, unsupported_part)."""
+    offers: dict[str, Offer] = field(default_factory=dict)
+    """Claim id → the reference the local judge offers for that uncited sentence."""
+    confirm: Callable[[str, str, Judge], tuple[str, Verdict] | None] = lambda claim_id, key, judge: None
+    """(claim id, reference key, a judge) → that reference's verdict if the judge finds it supports
+    the claim (at least in part), on the evidence already retrieved: how citations proposed
+    elsewhere (Claude) are confirmed by a local judge."""
+
+
+def assess_evidence(
+    document: Document,
+    sources: dict[str, ResolvedSource],
+    judge: Judge,
+    *,
+    embedder: Embedder | None = None,
+    store: JudgementCache | None = None,
+    uncited: Sequence[Finding] = (),
+    atoms: dict[str, list[Atom]] | None = None,
+    progress: Progress = _no_progress,
+) -> EvidenceResult:
+    usable = {key: s for key, s in sources.items() if s.usable}
+    prepared = prepare(usable, embedder, progress)
+    judging = Judging(prepared, headings(document), judge, embedder, store)
+    verdicts = judge_citations(document, sources, judging, progress)
+    parts = judge_parts(atoms or {}, verdicts, judging)
+
+    findings, misattributed = _misattributions(document, verdicts, parts, judging)
+    findings.extend(_unsupported_parts(document, parts, misattributed, judging))
+    flagged = [(f.claim_id, f.start, f.end) for f in findings if f.kind is Kind.UNSUPPORTED_PART]
+    for claim in document.claims:
+        keys = [k for k in document.cited_keys(claim) if k in prepared]
+        right = [k for k in keys if (claim.id, k) not in misattributed]
+        if right:
+            findings.extend(
+                f
+                for f in _figures(document, claim.id, keys, right[0], prepared)
+                if not any(c == claim.id and s <= f.start and f.end <= e for c, s, e in flagged)
+            )
+    offers = _offers(document, uncited, judging)
+
+    claims = document.claim_by_id
+
+    def confirm(claim_id: str, key: str, local: Judge) -> tuple[str, Verdict] | None:
+        if key not in prepared or claim_id not in claims:
+            return None
+        by_local = replace(judging, judge=local)
+        return by_local.best_other(claims[claim_id].text, claim_id, set(prepared) - {key}, partial_ok=True)
+
+    return EvidenceResult(verdicts, findings, offers, confirm)
+
+
+def offer_citations(
+    document: Document,
+    findings: list[Finding],
+    local: Mapping[str, Offer],
+    claude: Mapping[str, Offer] | None = None,
+) -> list[Finding]:
+    """Each uncited finding with the references offered for it: Claude's checked proposal first
+    (when assistance is on), then the local judge's. The one place suggestions join findings."""
+    claude = claude or {}
+    merged = []
+    for finding in findings:
+        claim_id = finding.claim_id or ""
+        if finding.kind is not Kind.UNCITED or not (claim_id in local or claim_id in claude):
+            merged.append(finding)
+            continue
+        offers = [o for o in (claude.get(claim_id), local.get(claim_id)) if o is not None]
+        shown = local.get(claim_id)
+        merged.append(
+            replace(
+                finding,
+                fixes=(*(o.fix for o in offers), *finding.fixes),
+                suggestion=offers[0].suggestion,
+                evidence=shown.suggestion.evidence if shown else finding.evidence,
+            )
+        )
+    return merged
+
+
+def claude_offer(
+    document: Document, claim_id: str, keys: list[str], confirmed: Verdict | None
+) -> Offer | None:
+    """The fix for Claude's checked proposal of `keys` for an uncited sentence."""
+    claim = document.claim_by_id[claim_id]
+    fix = make_fix(
+        f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
+        document,
+        cite_sentence(document, claim.sentence, keys),
+    )
+    if fix is None:
+        return None
+    score = confirmed.score if confirmed is not None else 0.0
+    evidence = confirmed.evidence if confirmed is not None else None
+    return Offer(Suggestion(keys[0], score, evidence, by="claude"), fix)
+
+
+# misattributed ------------------------------------------------------------------------------------
+def _misattributions(
+    document: Document, verdicts: dict[str, list[Verdict]], parts: dict[str, list[Part]], judging: Judging
+) -> tuple[list[Finding], set[tuple[str, str]]]:
+    """Citations whose source does not support their sentence, with a swap where another reference
+    does; a partly supporting source counts only when another reference clearly does better."""
+    claims = document.claim_by_id
+    findings: list[Finding] = []
+    misattributed: set[tuple[str, str]] = set()
+    for claim_id, claim_verdicts in verdicts.items():
+        claim = claims[claim_id]
+        for verdict in claim_verdicts:
+            if verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.UNCHECKED):
+                continue
+            claim_parts = parts.get(claim_id, [])
+            if claim_parts and _judged_by_part(claim_parts, verdict.reference):
+                continue
+            cited = {v.reference for v in claim_verdicts}
+            better = clearly_better(judging.best_other(claim.text, claim_id, cited, partial_ok=True), verdict)
+            if verdict.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
+                continue
+            source_text = judging.prepared[verdict.reference].source.text
+            figures = [q.text for q in missing_figures(claim.text, source_text)]
+            findings.append(_misattributed(document, claim_id, verdict, better, figures, claim_parts))
+            misattributed.add((claim_id, verdict.reference))
+    return findings, misattributed
+
+
+def _judged_by_part(parts: list[Part], key: str) -> bool:
+    """Whether a decomposed sentence's citation `key` is judged by its facts, not as a whole: it
+    is right for a fact it supports; and while other facts are supported and some are not, the
+    unsupported facts are the findings (on their own words), not this marker."""
+    if any(p.verdicts[key].label is VerdictLabel.SUPPORTED for p in parts):
+        return True
+    supported = [p.best().label is VerdictLabel.SUPPORTED for p in parts]
+    return any(supported) and not all(supported)
+
+
+def _misattributed(
+    document: Document,
+    claim_id: str,
+    verdict: Verdict,
+    better: tuple[str, Verdict] | None,
+    missing: Sequence[str] = (),
+    parts: Sequence[Part] = (),
+) -> Finding:
+    claim = document.claim_by_id[claim_id]
+    marker_index = next(i for i in claim.sentence.markers if verdict.reference in document.markers[i].keys)
+    marker = document.markers[marker_index]
+    contradicted = verdict.label is VerdictLabel.CONTRADICTED
+    what = {
+        VerdictLabel.CONTRADICTED: "contradicts",
+        VerdictLabel.PARTIALLY_SUPPORTED: "supports only part of",
+    }.get(verdict.label, "does not support")
+    message = (
+        f"The cited source [{verdict.reference}] {what} this sentence "
+        f"({verdict.judge} judge, support {verdict.score:.2f})."
+    )
+    if missing:
+        message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
+    details: dict[str, Any] = {"parts": [p.to_json() for p in parts]} if parts else {}
+    fixes, offered, why = _offer(
+        document, better, lambda key: f"Cite [{key}] instead of [{verdict.reference}]", marker_index, verdict
+    )
+    return make_finding(
+        Kind.MISATTRIBUTED,
+        (marker.start, marker.end),
+        message + why,
+        reference=verdict.reference,
+        claim_id=claim_id,
+        fixes=fixes,
+        evidence=verdict.evidence,
+        verdict=verdict,
+        suggestion=offered,
+        severity=Severity.ERROR if contradicted else Severity.WARNING,
+        details=details,
+    )
+
+
+def _offer(
+    document: Document,
+    better: tuple[str, Verdict] | None,
+    title: Callable[[str], str],
+    where: int,
+    verdict: Verdict,
+    *,
+    swap: bool = True,
+) -> tuple[tuple[Fix, ...], Suggestion | None, str]:
+    """The fix that cites the better reference (a swap of the marker at index `where`, or an
+    added citation at offset `where`), the suggestion, and the sentence of the message that says
+    why."""
+    if better is None:
+        return (), None, ""
+    key, supporting = better
+    operation = RetargetCitation(where, verdict.reference, key) if swap else AddCitation(where, key)
+    fix = make_fix(title(key), document, [operation])
+    offered = Suggestion(key, supporting.score, supporting.evidence)
+    why = f" Reference [{key}] supports it (support {supporting.score:.2f})."
+    return ((fix,) if fix is not None else ()), offered, why
+
+
+# facts of a decomposed sentence ----------------------------------------------------------------------
+def _unsupported_parts(
+    document: Document, parts: dict[str, list[Part]], misattributed: set[tuple[str, str]], judging: Judging
+) -> list[Finding]:
+    """Facts of a decomposed sentence that none of its (otherwise right) citations supports."""
+    findings = []
+    for claim_id, claim_parts in parts.items():
+        cited = set(claim_parts[0].verdicts)
+        if cited <= {key for c, key in misattributed if c == claim_id}:
+            continue  # every citation is already flagged: the whole sentence is the finding
+        for part in claim_parts:
+            finding = _unsupported_part(document, claim_id, part, cited, judging)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _unsupported_part(
+    document: Document, claim_id: str, part: Part, cited: set[str], judging: Judging
+) -> Finding | None:
+    """A finding on the fact's own words when no citation of its sentence supports it (a partial
+    match counts as support unless another reference clearly does better, as for whole claims)."""
+    best = part.best()
+    if best.label is VerdictLabel.SUPPORTED:
+        return None
+    better = clearly_better(judging.best_other(part.atom.text, claim_id, cited), best)
+    if best.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
+        return None
+    who = (
+        "A citation of this sentence contradicts"
+        if best.label is VerdictLabel.CONTRADICTED
+        else f"No citation of this sentence ([{', '.join(sorted(cited))}]) supports"
+    )
+    message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best support {best.score:.2f})."
+    fixes, offered, why = _offer(
+        document,
+        better,
+        lambda key: f"Cite [{key}] for this part",
+        _part_offset(document, claim_id, part),
+        best,
+        swap=False,
+    )
+    return make_finding(
+        Kind.UNSUPPORTED_PART,
+        (part.atom.start, part.atom.end),
+        message + why,
+        reference=best.reference,
+        claim_id=claim_id,
+        fixes=fixes,
+        evidence=best.evidence,
+        verdict=best,
+        suggestion=offered,
+        severity=Severity.ERROR if best.label is VerdictLabel.CONTRADICTED else None,
+        details={"fact": part.atom.text, "parts": [part.to_json()]},
+    )
+
+
+def _part_offset(document: Document, claim_id: str, part: Part) -> int:
+    """Where a citation for one fact goes: right after its words, or — when they end the sentence
+    (only markers and the full stop follow) — where the sentence's citations go, joining them."""
+    sentence = document.claim_by_id[claim_id].sentence
+    tail = document.text[part.atom.end : sentence.end]
+    if re.sub(r"\[[^\]\n]*\]", "", tail).strip() in ("", ".", "!", "?"):
+        return citation_offset(document, sentence.start, sentence.end)
+    return part.atom.end
+
+
+# figures ---------------------------------------------------------------------------------------------
+def _figures(
+    document: Document, claim_id: str, keys: list[str], owner: str, prepared: dict[str, PreparedSource]
+) -> list[Finding]:
+    """Figures of the claim that no cited source states (`[1] … 30% … [2]` is fine when [2] says
+    30%), reported against `owner`, the first citation that is not itself misattributed."""
+    claim = document.claim_by_id[claim_id]
+    missing = missing_figures(claim.text, prepared[keys[0]].source.text)
+    for key in keys[1:]:
+        elsewhere = {q.text for q in missing_figures(claim.text, prepared[key].source.text)}
+        missing = [q for q in missing if q.text in elsewhere]
+    where = (
+        f"the cited source [{owner}]"
+        if len(keys) == 1
+        else f"any cited source ({', '.join(f'[{k}]' for k in keys)})"
+    )
+    findings = []
+    raw = document.text[claim.sentence.start : claim.sentence.end]
+    for figure in missing:
+        at = raw.find(figure.text)
+        span = (
+            (claim.sentence.start + at, claim.sentence.start + at + len(figure.text))
+            if at >= 0
+            else (claim.sentence.start, claim.sentence.end)
+        )
+        findings.append(
+            make_finding(
+                Kind.UNSUPPORTED_NUMBER,
+                span,
+                f"“{figure.text}” does not appear in {where} (no figure there matches it).",
+                reference=owner,
+                claim_id=claim_id,
+                details={"figure": figure.text, "value": figure.value, "kind": figure.kind},
+            )
+        )
+    return findings
+
+
+# uncited sentences -----------------------------------------------------------------------------------
+def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) -> dict[str, Offer]:
+    """Uncited sentences that one of the document's references supports, with the fix citing it."""
+    claims = document.claim_by_id
+    offers: dict[str, Offer] = {}
+    for finding in uncited:
+        if finding.claim_id is None:
+            continue
+        claim = claims[finding.claim_id]
+        best = suggestion(judging.rank_others(claim.text, claim.id, set()))
+        if best is None:
+            continue
+        key, verdict = best
+        how = "supports this" if verdict.label is VerdictLabel.SUPPORTED else "best matches this, in part"
+        fix = make_fix(
+            f"Cite [{key}] (its source {how})", document, cite_sentence(document, claim.sentence, [key])
+        )
+        if fix is not None:
+            offers[claim.id] = Offer(Suggestion(key, verdict.score, verdict.evidence), fix)
+    return offers
