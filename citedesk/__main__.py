@@ -1,5 +1,5 @@
 """`python -m citedesk` — the same as the `citedesk` command."""
 
-from citedesk.cli import main
+from citedesk.main import main
 
 raise SystemExit(main())

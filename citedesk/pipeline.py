@@ -7,7 +7,6 @@ an error.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
 from citedesk.core.summaries import AssistSummary, SourceSummary
-from citedesk.errors import Cancelled
+from citedesk.errors import Cancelled, StoreError
 
 if TYPE_CHECKING:
     from citedesk.assist.client import ClaudeClient
@@ -121,9 +120,12 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     hashes: dict[str, str] = {}
     assist: AssistSummary | None = None
     reviews: dict[str, Review] = {}
+    notices: list[str] = []
     check_sources = options.check_sources and bool(document.entries)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
+    if store is not None:
+        notices.extend(store.notices)
     try:
         if check_sources:
             assert store is not None
@@ -161,6 +163,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         judge=judge_name,
         source_hashes=hashes,
         assist=assist,
+        notices=notices,
     )
     if reviews:
         report.apply_reviews(reviews)
@@ -178,7 +181,7 @@ def _open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> 
         return open_store(options)
     try:
         return open_store(options)
-    except (OSError, sqlite3.Error):
+    except StoreError:
         return None
 
 
@@ -323,10 +326,10 @@ def _claude_citations(
     return offers
 
 
-def open_store(options: AuditOptions) -> Store:
+def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None = None) -> Store:
     from citedesk.store import Store, default_store_path  # noqa: PLC0415
 
-    return Store(options.store_path or default_store_path())
+    return Store(options.store_path or default_store_path(), on_wait=on_wait)
 
 
 def source_options(options: AuditOptions, document_dir: Path | None = None) -> SourceOptions:

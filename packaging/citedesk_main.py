@@ -1,9 +1,9 @@
 """The packaged app's entry point: the same as the `citedesk` console command.
 
-`citedesk.cli.main` calls `multiprocessing.freeze_support()` first when frozen, so the audit
+`citedesk.main.main` calls `multiprocessing.freeze_support()` first when frozen, so the audit
 process (started with spawn) re-enters this executable and runs its worker instead of the CLI.
 """
 
-from citedesk.cli import main
+from citedesk.main import main
 
 raise SystemExit(main())

@@ -438,6 +438,19 @@ def prose_of(structure: Structure) -> str:
     reference section and reference definitions are dropped with their lines.
     """
     text = structure.text
+    pieces: list[str] = []
+    cursor = 0
+    for edit in prose_removals(structure):
+        pieces.append(text[cursor : edit.start])
+        pieces.append(edit.replacement)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def prose_removals(structure: Structure) -> list[TextEdit]:
+    """The sorted, non-overlapping edits that turn the document into its prose (`prose_of`)."""
+    text = structure.text
     spans = sorted(
         [(m.start, m.end) for m in structure.markers] + [(m.start, m.end) for m in structure.malformed]
     )
@@ -454,17 +467,36 @@ def prose_of(structure: Structure) -> str:
     edits.extend(
         TextEdit(*entry_removal_span(text, e), "") for e in structure.references.entries if not e.in_section
     )
-    pieces: list[str] = []
+    kept: list[TextEdit] = []
     cursor = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         if edit.end <= cursor:
             continue
-        pieces.append(text[cursor : max(edit.start, cursor)])
-        if edit.start >= cursor:
-            pieces.append(edit.replacement)
+        if edit.start < cursor:  # overlaps the previous removal: only its remainder is removed
+            edit = TextEdit(cursor, edit.end, "")
+        kept.append(edit)
         cursor = edit.end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
+    return kept
+
+
+def prose_offsets(structure: Structure, positions: Sequence[int]) -> list[int]:
+    """Where each text position lies in the prose (`prose_of`): a position inside something the
+    prose drops (a marker, the reference list) lies where that was removed."""
+    removals = prose_removals(structure)
+    starts = [edit.start for edit in removals]
+    shifts = list(
+        itertools.accumulate((edit.end - edit.start - len(edit.replacement) for edit in removals), initial=0)
+    )
+    found = []
+    for position in positions:
+        i = bisect.bisect_right(starts, position) - 1
+        if i < 0:
+            found.append(position)
+        elif position < removals[i].end:
+            found.append(removals[i].start - shifts[i])
+        else:
+            found.append(position - shifts[i + 1])
+    return found
 
 
 def apply_checked(text: str, edits: Sequence[TextEdit], *, allow_prose_change: bool = False) -> str:

@@ -37,6 +37,8 @@ class Report:
     source_hashes: dict[str, str] = field(default_factory=dict)
     """Reference key → a hash of its source text: part of each finding's review key."""
     assist: AssistSummary | None = None
+    notices: list[str] = field(default_factory=list)
+    """What the writer should know about the run itself (the store was damaged and rebuilt, …)."""
     """With Claude assistance on: the model, its checked suggestions, what was rejected, the usage."""
 
     def key_of(self, finding: Finding) -> str:
@@ -252,6 +254,7 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         return f"{code}{text}\033[0m" if colour else text
 
     out = [f"{doc.path or '<text>'}: {_headline(report)}"]
+    out.extend(f"note: {notice}" for notice in report.notices)
     if report.judge:
         out.append(f"judge: {report.judge}")
     if report.assist is not None:

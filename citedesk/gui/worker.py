@@ -25,7 +25,7 @@ class ProcessAuditRunner(QObject):
     cancelled = Signal(int)
 
     def __init__(self, parent: QObject | None = None) -> None:
-        from citedesk.audit_process import AuditProcess  # noqa: PLC0415
+        from citedesk.desk.background import AuditProcess  # noqa: PLC0415
 
         super().__init__(parent)
         self.process = AuditProcess()

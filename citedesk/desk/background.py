@@ -3,29 +3,55 @@
 Importing torch and reading model weights holds Python's GIL for hundreds of milliseconds at a
 time; in a worker *thread* that freezes the window's event loop. A child process has its own GIL.
 It is started on first use (spawn: a clean interpreter, no inherited Qt state), stays warm so its
-loaded models and caches serve later audits, and is restarted if it dies.
+loaded models and caches serve later audits, and is restarted if it dies. It never outlives its
+parent: it watches its parent's process id and exits as soon as the parent is gone (a window
+killed with SIGKILL leaves nothing behind), and on Linux the kernel also sends it SIGKILL then.
 
 Protocol: requests `(generation, text, path, options)` go in; `("progress", gen, stage, done,
-total)`, `("finished", gen, report)`, `("failed", gen, message)` and `("cancelled", gen)` come out.
-Cancelling is race-free: a shared counter says "every generation up to N is cancelled", and the
-running audit checks it at each stage.
+total)`, `("finished", gen, report)`, `("failed", gen, AuditFailure)` and `("cancelled", gen)`
+come out. Cancelling is race-free: a shared counter says "every generation up to N is cancelled",
+and the running audit checks it at each stage.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import queue
+import signal
+import sys
+import threading
 import traceback
+from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
 from typing import Any
 
-from citedesk.errors import Cancelled
+from citedesk.errors import Cancelled, CiteDeskError
 from citedesk.pipeline import AuditOptions, AuditState, audit_text
 
 Message = tuple[Any, ...]
+PARENT_CHECK_S = 0.5
+
+
+@dataclass(frozen=True)
+class AuditFailure:
+    """Why an audit failed, as the window needs it: a known condition (`known`, with its kind:
+    `document`, `store`, `model`, …) is shown as its message; anything else is a bug."""
+
+    kind: str
+    message: str
+    known: bool
+    detail: str = ""
+    """The traceback, for a bug report."""
+
+    @classmethod
+    def of(cls, exc: BaseException) -> AuditFailure:
+        if isinstance(exc, CiteDeskError):
+            return cls(exc.kind, exc.message, True)
+        return cls(type(exc).__name__, str(exc) or type(exc).__name__, False, traceback.format_exc())
 
 
 class _SharedCancelState(AuditState):
@@ -43,8 +69,33 @@ class _SharedCancelState(AuditState):
         return super().cancelled or self._generation <= self._upto.value
 
 
-def serve(requests: Queue[Message | None], results: Queue[Message], cancelled_upto: Synchronized) -> None:  # type: ignore[type-arg]
-    """The child's loop: one audit at a time, until a `None` request."""
+def _die_with(parent: int) -> None:
+    """Exit as soon as the parent process is gone (it was killed, or crashed)."""
+    with contextlib.suppress(OSError, AttributeError):  # Linux: the kernel tells us at once
+        import ctypes  # noqa: PLC0415
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before prctl took effect
+        os._exit(0)
+
+    def watch() -> None:
+        while True:
+            threading.Event().wait(PARENT_CHECK_S)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="citedesk-parent-watch", daemon=True).start()
+
+
+def serve(
+    requests: Queue[Message | None],
+    results: Queue[Message],
+    cancelled_upto: Synchronized,  # type: ignore[type-arg]
+    parent: int,
+) -> None:
+    """The child's loop: one audit at a time, until a `None` request (or the parent's death)."""
+    _die_with(parent)
     while True:
         request = requests.get()
         if request is None:
@@ -59,8 +110,10 @@ def serve(requests: Queue[Message | None], results: Queue[Message], cancelled_up
         except Cancelled:
             results.put(("cancelled", generation))
         except Exception as exc:  # report every failure; the loop must survive it
-            traceback.print_exc()
-            results.put(("failed", generation, f"{type(exc).__name__}: {exc}"))
+            failure = AuditFailure.of(exc)
+            if not failure.known:
+                print(failure.detail, file=sys.stderr)
+            results.put(("failed", generation, failure))
         else:
             results.put(("finished", generation, report))
 
@@ -84,7 +137,7 @@ class AuditProcess:
         self._cancelled_upto = self._context.Value("q", upto)
         self._process = self._context.Process(
             target=serve,
-            args=(self._requests, self._results, self._cancelled_upto),
+            args=(self._requests, self._results, self._cancelled_upto, os.getpid()),
             name="citedesk-audit",
             daemon=True,
         )
@@ -93,6 +146,11 @@ class AuditProcess:
     @property
     def alive(self) -> bool:
         return self._process is not None and self._process.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs (tests and diagnostics)."""
+        return self._process.pid if self._process is not None and self._process.is_alive() else None
 
     def submit(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
         self._ensure_started()
@@ -129,4 +187,9 @@ class AuditProcess:
         if process.is_alive():
             process.terminate()
             process.join(timeout)
+        for channel in (self._requests, self._results):
+            if channel is not None:
+                channel.cancel_join_thread()  # nothing is waiting for what was not delivered
+                channel.close()
+        self._requests = self._results = None
         self._cancelled_upto = None  # a later submit starts a fresh child with nothing cancelled

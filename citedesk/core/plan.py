@@ -1,0 +1,256 @@
+"""Repair plans: every fix that is applied together is built, checked and accepted as one.
+
+A fix is right on its own; fixes applied together can contradict each other ("Cite [3] instead of
+[2]" and "Remove reference [3]" are each right alone; together they fabricate a citation). So every
+repair path — `citedesk fix`, the window's "Apply fix" and "Fix all", Claude's insertions — goes
+through `plan_repairs`, which
+
+1. resolves conflicts by **meaning**: a reference that a swap, an addition, a merge or a rewritten
+   marker cites after the repair is not an orphan, so removing it is dropped; a reference that the
+   repair leaves cited by nothing (the old target of a swap) is removed with it, so a repair never
+   creates an orphan;
+2. builds one consistent set of edits (`repair.build_edits`), renumbering if asked;
+3. re-parses the result and **accepts it only if** the prose is byte-identical (unless a fix says
+   it changes prose), no citation of a missing reference, malformed marker or orphan entry was
+   added, and every marker still points at the same works as the repair meant — renumbering
+   included.
+
+What the plan decided on its own is said in `notes`; a plan that would break something raises
+`RepairError` naming what, and nothing is applied.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citedesk.core.checks import repair_malformed
+from citedesk.core.document import Structure, parse_structure
+from citedesk.core.findings import Fix, TextEdit
+from citedesk.core.markers import find_markers
+from citedesk.core.references import Reference
+from citedesk.core.repair import (
+    AddCitation,
+    FixMalformed,
+    MergeReference,
+    Operation,
+    RemoveCitation,
+    RemoveMarker,
+    RemoveReference,
+    Renumber,
+    RetargetCitation,
+    apply_edits,
+    build_edits,
+    prose_of,
+    prose_offsets,
+)
+from citedesk.core.spans import SpanSet
+from citedesk.errors import RepairError
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    """The fixes carried out together, the edits that do it, and the text they give."""
+
+    original: str
+    result: str
+    edits: tuple[TextEdit, ...]
+    fixes: tuple[Fix, ...]
+    notes: tuple[str, ...] = ()
+    """What the plan decided beyond the fixes' own words (a removal dropped, an orphan removed)."""
+
+    @property
+    def changed(self) -> bool:
+        return self.result != self.original
+
+    def describe(self) -> list[str]:
+        """One line per fix, then the plan's own decisions: what a writer is told was changed."""
+        return [fix.title for fix in self.fixes] + list(self.notes)
+
+
+def plan_repairs(structure: Structure, fixes: Sequence[Fix], *, renumber: bool = False) -> RepairPlan:
+    """The checked plan for applying `fixes` (and renumbering) to the document together."""
+    chosen = tuple(dict.fromkeys(fixes))
+    operations: list[Operation] = [op for fix in chosen for op in fix.operations if isinstance(op, Operation)]
+    if renumber:
+        operations.append(Renumber())
+    operations, notes, kept_keys = _resolve(structure, operations)
+    chosen = tuple(
+        fix
+        for fix in chosen
+        if not fix.operations
+        or not all(isinstance(op, RemoveReference) and op.key in kept_keys for op in fix.operations)
+    )
+    if not operations:
+        return RepairPlan(structure.text, structure.text, (), chosen, tuple(notes))
+    edits = build_edits(structure, operations)
+    result = apply_edits(structure.text, edits)
+    after = parse_structure(result)
+    _check(structure, after, operations, allow_prose_change=any(f.changes_prose for f in chosen))
+    return RepairPlan(structure.text, result, tuple(edits), chosen, tuple(notes))
+
+
+def verify_plan(structure: Structure, fixes: Sequence[Fix]) -> str | None:
+    """Why applying `fixes` together would be refused, or None when the plan holds."""
+    try:
+        plan_repairs(structure, fixes)
+    except RepairError as exc:
+        return exc.message
+    return None
+
+
+# 1. conflicts, resolved by meaning ------------------------------------------------------------------
+def _resolve(
+    structure: Structure, operations: list[Operation]
+) -> tuple[list[Operation], list[str], set[str]]:
+    """The operations to carry out, what was decided, and the references whose removal was
+    dropped because the repair cites them."""
+    entries = structure.references.by_key()
+    before = _cited(structure, [])
+    after = _cited(structure, operations)
+    notes: list[str] = []
+    kept: list[Operation] = []
+    removed: set[str] = set()
+    spared: set[str] = set()
+    for op in operations:
+        if isinstance(op, RemoveReference) and op.key in after:
+            if op.key not in spared:
+                notes.append(f"Kept reference {_name(entries.get(op.key), op.key)}: the repair cites it.")
+            spared.add(op.key)
+            continue
+        if isinstance(op, RemoveReference):
+            if op.key in removed:
+                continue
+            removed.add(op.key)
+        kept.append(op)
+    merged_away = {op.duplicate for op in kept if isinstance(op, MergeReference)}
+    for key in sorted(before - after - removed - merged_away, key=_order):
+        if key in entries:
+            kept.append(RemoveReference(key))
+            notes.append(f"Removed reference {_name(entries[key], key)}: nothing cites it after this repair.")
+    return kept, notes, spared
+
+
+def _cited(structure: Structure, operations: Sequence[Operation]) -> set[str]:
+    """The reference keys cited once `operations` are applied (by markers, and by malformed markers
+    whose intent is clear — `[2,,3]` means 2 and 3), before any renumbering."""
+    keys = {i: list(m.keys) for i, m in enumerate(structure.markers)}
+    intended = _intended(structure)
+    renames: dict[str, str] = {}
+    added: list[str] = []
+    for op in operations:
+        if isinstance(op, RemoveCitation):
+            keys[op.marker] = [k for k in keys[op.marker] if k != op.key]
+        elif isinstance(op, RemoveMarker):
+            keys[op.marker] = []
+        elif isinstance(op, RetargetCitation):
+            keys[op.marker] = [op.new if k == op.old else k for k in keys[op.marker]]
+        elif isinstance(op, AddCitation):
+            added.append(op.key)
+        elif isinstance(op, MergeReference):
+            renames[op.duplicate] = op.into
+        elif isinstance(op, FixMalformed):
+            intended[op.start] = _keys_of(op.replacement)
+    cited = {k for ks in keys.values() for k in ks} | set(added) | {k for ks in intended.values() for k in ks}
+    return {renames.get(k, k) for k in cited}
+
+
+def _intended(structure: Structure) -> dict[int, list[str]]:
+    """Malformed marker start → the keys its clear intent cites (none when unclear)."""
+    found: dict[int, list[str]] = {}
+    for bad in structure.malformed:
+        repaired = repair_malformed(bad, structure.text[bad.start : bad.end])
+        found[bad.start] = _keys_of(repaired) if repaired else []
+    return found
+
+
+def _keys_of(marker_text: str) -> list[str]:
+    markers, _ = find_markers(marker_text, [(0, len(marker_text))], SpanSet.of([]))
+    return [k for m in markers for k in m.keys]
+
+
+def _order(key: str) -> tuple[int, str]:
+    return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def _name(entry: Reference | None, key: str) -> str:
+    return f"[^{key}]" if entry is not None and entry.style.value == "footnote" else f"[{key}]"
+
+
+# 3. the checks -------------------------------------------------------------------------------------------
+def _check(
+    before: Structure, after: Structure, operations: Sequence[Operation], *, allow_prose_change: bool
+) -> None:
+    if not allow_prose_change and prose_of(after) != prose_of(before):
+        raise RepairError("this repair would change the prose, so it was not applied")
+    missing_before, missing_after = _missing(before), _missing(after)
+    if missing_after > missing_before:
+        raise RepairError(
+            f"this repair would leave {missing_after - missing_before} citation(s) pointing at a reference "
+            "that does not exist, so it was not applied"
+        )
+    if len(after.malformed) > len(before.malformed):
+        raise RepairError("this repair would leave a malformed marker, so it was not applied")
+    new_orphans = _orphans(after) - _orphans(before)
+    if new_orphans:
+        raise RepairError(
+            f"this repair would leave {len(new_orphans)} reference(s) cited by nothing, so it was not applied"
+        )
+    expected = _expected_works(before, operations)
+    positions = prose_offsets(after, [m.start for m in after.markers])
+    actual: dict[int, set[str]] = {}
+    for at, marker in zip(positions, after.markers, strict=True):
+        actual.setdefault(at, set()).update(_work(after, k) for k in marker.keys)
+    if expected != actual:
+        raise RepairError(
+            "after this repair a marker would point at a different work than intended, so it was not applied"
+        )
+
+
+def _missing(structure: Structure) -> int:
+    known = structure.references.by_key()
+    return sum(1 for m in structure.markers for k in m.keys if k not in known)
+
+
+def _orphans(structure: Structure) -> Counter[str]:
+    """The works (entry texts) that no marker cites, counted (two identical entries are two)."""
+    cited = {k for m in structure.markers for k in m.keys} | {
+        k for keys in _intended(structure).values() for k in keys
+    }
+    return Counter(e.text for e in structure.references.entries if e.key not in cited)
+
+
+def _work(structure: Structure, key: str) -> str:
+    """What a key cites: its entry's text without the label (numbering aside), or the missing key."""
+    entry = structure.references.by_key().get(key)
+    return entry.text if entry is not None else f"<missing {key}>"
+
+
+def _expected_works(before: Structure, operations: Sequence[Operation]) -> dict[int, set[str]]:
+    """Where in the prose each citation of the result should be, and the works cited there: what
+    the repair means, to be compared with what the re-parsed result says."""
+    keys: dict[int, list[str]] = {i: list(m.keys) for i, m in enumerate(before.markers)}
+    renames: dict[str, str] = {}
+    at: list[tuple[int, list[str]]] = []
+    for op in operations:
+        if isinstance(op, RemoveCitation):
+            keys[op.marker] = [k for k in keys[op.marker] if k != op.key]
+        elif isinstance(op, RemoveMarker):
+            keys[op.marker] = []
+        elif isinstance(op, RetargetCitation):
+            keys[op.marker] = [op.new if k == op.old else k for k in keys[op.marker]]
+        elif isinstance(op, AddCitation):
+            at.append((op.offset, [op.key]))
+        elif isinstance(op, MergeReference):
+            renames[op.duplicate] = op.into
+        elif isinstance(op, FixMalformed):
+            at.append((op.start, _keys_of(op.replacement)))
+    at.extend((marker.start, keys[i]) for i, marker in enumerate(before.markers))
+    offsets = prose_offsets(before, [offset for offset, _ in at])
+    works: dict[int, set[str]] = {}
+    for offset, (_, cited) in zip(offsets, at, strict=True):
+        final = [renames.get(k, k) for k in cited]
+        if final:
+            works.setdefault(offset, set()).update(_work(before, k) for k in final)
+    return works

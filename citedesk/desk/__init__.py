@@ -1,0 +1,33 @@
+"""The application layer: everything the CLI and the window do, and nothing they should do alone.
+
+- `Desk` — one per run or window: options, the store, the source cache, models, the Anthropic key.
+- `DocumentSession` — one per document: read, audit, plan and apply repairs, decisions,
+  attachments, what Claude would be sent, save and export.
+- `desk.background` — audits in a child process (the window's runner, Qt-free).
+- `desk.recovery` — recovery copies of unsaved text.
+- `desk.models` — the NLI models.
+
+The front ends import this package, `citedesk.core` types and `citedesk.errors` — never the store,
+the sources, the evidence, Claude assistance or the repair machinery (import-linter checks it).
+"""
+
+from __future__ import annotations
+
+from citedesk.core.plan import RepairPlan
+from citedesk.desk.desk import CachedSource, CachedSourceDetail, Desk, RefreshOutcome
+from citedesk.desk.session import STRUCTURAL_KINDS, DocumentSession, FixOutcome, parse_kinds
+from citedesk.pipeline import AuditOptions, AuditState
+
+__all__ = [
+    "STRUCTURAL_KINDS",
+    "AuditOptions",
+    "AuditState",
+    "CachedSource",
+    "CachedSourceDetail",
+    "Desk",
+    "DocumentSession",
+    "FixOutcome",
+    "RefreshOutcome",
+    "RepairPlan",
+    "parse_kinds",
+]

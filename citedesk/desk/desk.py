@@ -1,0 +1,203 @@
+"""The desk: what CiteDesk does for its user, whichever front end asks.
+
+One `Desk` per run of the CLI or per window: it holds the audit options (with the service
+endpoints from the environment), opens the store when a job needs it (and passes on what the store
+has to say: a lock being waited for, a damaged file rebuilt), opens documents as `DocumentSession`s,
+and does the jobs that belong to no one document — the source cache, the NLI models, the Anthropic
+key, the bundled samples.
+
+The front ends never import the store, `assist`, `sources`, `evidence` or `core.repair`: they call
+this layer, and read its typed results.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citedesk.errors import UsageError
+from citedesk.pipeline import AuditOptions
+
+if TYPE_CHECKING:
+    from citedesk.desk.session import DocumentSession
+    from citedesk.store import Store
+
+ENDPOINT_VARIABLES = {
+    "doi_base": "CITEDESK_DOI_BASE",
+    "crossref_base": "CITEDESK_CROSSREF_BASE",
+    "arxiv_base": "CITEDESK_ARXIV_BASE",
+}
+"""Services whose address can be pointed elsewhere (a mirror, or the tests' local servers)."""
+
+
+def _say_nothing(message: str) -> None:
+    """Notices go nowhere."""
+
+
+@dataclass(frozen=True)
+class CachedSource:
+    """A source in the store, as `citedesk sources list` shows it."""
+
+    locator: str
+    status: str
+    title: str | None
+    passages: int
+
+
+@dataclass(frozen=True)
+class CachedSourceDetail:
+    locator: str
+    status: str
+    title: str | None
+    final_url: str | None
+    fetched_at: float
+    passages: int
+    text: str
+    fetches: list[str] = field(default_factory=list)
+    """The latest fetches, newest first, one line each."""
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    locator: str
+    ok: bool
+    status: str
+    message: str
+    passages: int
+
+
+class Desk:
+    """The application's services; `notice` receives what the writer should be told on the side
+    (a store being waited for or rebuilt)."""
+
+    def __init__(
+        self, options: AuditOptions | None = None, *, notice: Callable[[str], None] | None = None
+    ) -> None:
+        self.options = options or AuditOptions()
+        self.notice = notice or _say_nothing
+
+    @classmethod
+    def from_environment(
+        cls, options: AuditOptions | None = None, *, notice: Callable[[str], None] | None = None
+    ) -> Desk:
+        """A desk whose service endpoints come from the environment (`CITEDESK_DOI_BASE`, …)."""
+        options = options or AuditOptions()
+        env = os.environ
+        return cls(
+            replace(
+                options,
+                doi_base=env.get(ENDPOINT_VARIABLES["doi_base"]) or options.doi_base,
+                crossref_base=env.get(ENDPOINT_VARIABLES["crossref_base"]) or options.crossref_base,
+                arxiv_base=env.get(ENDPOINT_VARIABLES["arxiv_base"]) or options.arxiv_base,
+            ),
+            notice=notice,
+        )
+
+    def with_options(self, options: AuditOptions) -> Desk:
+        return Desk(options, notice=self.notice)
+
+    # documents -------------------------------------------------------------------------------------
+    def open(self, path: str | os.PathLike[str]) -> DocumentSession:
+        """Read a document from disk (a DocumentError says why it cannot be read)."""
+        from citedesk.desk.session import DocumentSession  # noqa: PLC0415
+
+        return DocumentSession.read(self, Path(path))
+
+    def untitled(self, text: str = "") -> DocumentSession:
+        from citedesk.desk.session import DocumentSession  # noqa: PLC0415
+
+        return DocumentSession(self, None, text)
+
+    @staticmethod
+    def samples() -> dict[str, Path]:
+        from citedesk.assets import sample_paths  # noqa: PLC0415
+
+        return sample_paths()
+
+    # the store -------------------------------------------------------------------------------------
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        """The store for one job, closed after it; what it has to say goes to `notice`."""
+        from citedesk.pipeline import open_store  # noqa: PLC0415
+
+        store = open_store(self.options, on_wait=self.notice)
+        try:
+            for message in store.notices:
+                self.notice(message)
+            yield store
+        finally:
+            store.close()
+
+    # the source cache ---------------------------------------------------------------------------------
+    def cached_sources(self) -> list[CachedSource]:
+        with self.store() as store:
+            return [
+                CachedSource(r.locator, r.status, r.title, len(store.passages(r.locator)))
+                for r in store.sources()
+            ]
+
+    def cached_source(self, locator: str) -> CachedSourceDetail:
+        with self.store() as store:
+            record = store.source(locator)
+            if record is None:
+                raise UsageError(f"no cached source {locator}; `citedesk sources list` shows them")
+            fetches = [
+                f"{e['status']} HTTP {e['http_status']} in {e['elapsed']:.2f}s {e['message']}"
+                for e in store.fetch_log(locator, limit=5)
+            ]
+            return CachedSourceDetail(
+                record.locator,
+                record.status,
+                record.title,
+                record.final_url,
+                record.fetched_at,
+                len(store.passages(locator)),
+                record.text,
+                fetches,
+            )
+
+    def forget_source(self, locator: str) -> bool:
+        with self.store() as store:
+            return store.forget(locator)
+
+    def refresh_source(self, locator: str) -> RefreshOutcome:
+        """Fetch one cached source again, through the audit's path (a failure keeps the copy)."""
+        from citedesk.pipeline import source_options  # noqa: PLC0415
+        from citedesk.sources.gather import refresh_source  # noqa: PLC0415
+
+        with self.store() as store:
+            source = refresh_source(locator, source_options(self.options), store)
+        ok = source.status.value in ("fetched", "mismatch")
+        return RefreshOutcome(locator, ok, source.status.value, source.message, len(source.passages))
+
+    # Claude assistance: the key ---------------------------------------------------------------------------
+    @staticmethod
+    def assist_key_available() -> bool:
+        from citedesk.assist.keys import api_key  # noqa: PLC0415
+
+        return api_key() is not None
+
+    @staticmethod
+    def require_assist_key() -> None:
+        """Raise KeyMissing (with how to set one) when there is no Anthropic key."""
+        from citedesk.assist.keys import require_key  # noqa: PLC0415
+
+        require_key()
+
+    @staticmethod
+    def store_assist_key(key: str) -> None:
+        from citedesk.assist.keys import store_key  # noqa: PLC0415
+
+        if not key.strip():
+            raise UsageError("no key given (nothing stored)")
+        store_key(key)
+
+    @staticmethod
+    def how_to_set_assist_key() -> str:
+        from citedesk.assist.keys import HOW_TO_SET  # noqa: PLC0415
+
+        return HOW_TO_SET

@@ -1,0 +1,120 @@
+"""Recovery copies: unsaved text kept outside the document, and offered back after a crash.
+
+The window writes a copy of unsaved text every few seconds into the user's data folder (never over
+the document). Each copy starts with a one-line header naming the document it belongs to and when
+it was written, so a copy can be offered back *for that document* — with its path, so its review
+decisions and attachments apply — when the writer opens it again, or at a bare start. A copy that
+was offered is set aside (renamed `*.seen`), never deleted: a writer who says no by mistake can
+still find their text in the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HEADER = "<!-- citedesk recovery "
+SUFFIX = ".md"
+SEEN = ".md.seen"
+
+
+@dataclass(frozen=True)
+class RecoveryCopy:
+    copy: Path
+    document: Path | None
+    """The file this is unsaved text of; None for a document never saved."""
+    saved_at: float
+
+    def text(self) -> str:
+        raw = self.copy.read_text(encoding="utf-8")
+        return raw.split("\n", 1)[1] if raw.startswith(HEADER) and "\n" in raw else raw
+
+    def describe(self) -> str:
+        what = str(self.document) if self.document else "an untitled document"
+        return f"unsaved text of {what} from {time.ctime(self.saved_at)}"
+
+
+def recovery_dir() -> Path:
+    from platformdirs import user_data_dir  # noqa: PLC0415
+
+    return Path(user_data_dir("citedesk", appauthor=False)) / "recovery"
+
+
+def copy_path(document: Path | None, untitled_id: str, folder: Path | None = None) -> Path:
+    """Where the copy of `document` (or of one untitled window) is written: one file per document."""
+    key = str(document.resolve()) if document else f"untitled-{untitled_id}"
+    return (folder or recovery_dir()) / (hashlib.sha1(key.encode()).hexdigest()[:16] + SUFFIX)
+
+
+def write_copy(document: Path | None, text: str, untitled_id: str, folder: Path | None = None) -> Path:
+    """Keep a copy of unsaved text, atomically (a copy is never torn either)."""
+    from citedesk.files import write_atomic  # noqa: PLC0415
+
+    target = copy_path(document, untitled_id, folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"document": str(document.resolve()) if document else None, "saved": time.time()}
+    write_atomic(target, HEADER + json.dumps(meta) + " -->\n" + text)
+    return target
+
+
+def discard(document: Path | None, untitled_id: str, folder: Path | None = None) -> None:
+    """The text was saved: its copy is no longer needed."""
+    copy_path(document, untitled_id, folder).unlink(missing_ok=True)
+
+
+def read_copy(path: Path) -> RecoveryCopy:
+    """A copy with what its header says (older headers, `of PATH at TIME`, are read too)."""
+    with path.open(encoding="utf-8") as handle:
+        first = handle.readline()
+    document: Path | None = None
+    saved = path.stat().st_mtime
+    if first.startswith(HEADER):
+        body = first[len(HEADER) :].rsplit("-->", 1)[0].strip()
+        try:
+            meta = json.loads(body)
+        except ValueError:
+            meta = None
+        if isinstance(meta, dict):
+            document = Path(meta["document"]) if meta.get("document") else None
+            saved = float(meta.get("saved") or saved)
+        elif body.startswith("of ") and " at " in body:
+            named = body[3:].rsplit(" at ", 1)[0]
+            document = None if named == "an untitled document" else Path(named)
+    return RecoveryCopy(path, document, saved)
+
+
+def find_copies(folder: Path | None = None) -> list[RecoveryCopy]:
+    """Every copy not yet offered, newest first."""
+    folder = folder or recovery_dir()
+    if not folder.is_dir():
+        return []
+    copies = []
+    for path in folder.glob("*" + SUFFIX):
+        try:
+            copies.append(read_copy(path))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return sorted(copies, key=lambda c: c.saved_at, reverse=True)
+
+
+def copy_for(document: Path, folder: Path | None = None) -> RecoveryCopy | None:
+    """The copy of `document` that is newer than the file on disk (its text was never saved)."""
+    target = document.resolve()
+    try:
+        on_disk = target.stat().st_mtime
+    except OSError:
+        on_disk = 0.0
+    for copy in find_copies(folder):
+        if copy.document is not None and copy.document == target and copy.saved_at > on_disk:
+            return copy
+    return None
+
+
+def set_aside(copy: RecoveryCopy) -> Path:
+    """The copy has been offered: rename it so it is not offered again (it is kept)."""
+    kept = copy.copy.with_name(copy.copy.name[: -len(SUFFIX)] + SEEN)
+    copy.copy.replace(kept)
+    return kept

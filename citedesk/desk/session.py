@@ -1,0 +1,303 @@
+"""One open document: reading and saving it, auditing it, repairing it, and what the writer decided.
+
+A `DocumentSession` is what both front ends hold for a document. The CLI opens one per command;
+the window keeps one per open file and hands it the editor's text. Everything it does goes through
+the engine's one path (`pipeline.audit_text`) and the store; it returns typed results and raises
+`CiteDeskError`s for what the writer must be told.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citedesk.core.findings import Finding, Fix, Kind
+from citedesk.core.plan import RepairPlan, plan_repairs
+from citedesk.core.report import Report
+from citedesk.core.review import Decision, Review, document_key
+from citedesk.errors import OutputError, UsageError
+from citedesk.pipeline import AuditOptions, AuditState
+
+if TYPE_CHECKING:
+    from citedesk.desk.desk import Desk
+
+STRUCTURAL_KINDS = frozenset(
+    {Kind.FABRICATED, Kind.MALFORMED_MARKER, Kind.ORPHAN_REFERENCE, Kind.DUPLICATE_REFERENCE}
+)
+"""Kinds whose fixes need no source: `fix` runs only the structural checks for them."""
+MAX_FIX_ROUNDS = 3
+"""`fix` repeats audit → plan until nothing changes (a removal can leave a sentence to cite)."""
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    """What `fix` did: the plans applied round by round, the text before and after, the backup."""
+
+    original: str
+    result: str
+    plans: tuple[RepairPlan, ...]
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.result != self.original
+
+    def lines(self) -> list[str]:
+        """One line per change, in the order the rounds made them."""
+        return [line for plan in self.plans for line in plan.describe()]
+
+
+def parse_kinds(spec: str) -> frozenset[Kind]:
+    """`all`, or a comma list of finding kinds (`fabricated,orphan_reference`)."""
+    kinds: set[Kind] = set()
+    for name in spec.split(","):
+        name = name.strip().replace("-", "_")
+        if name in ("all", "*"):
+            return frozenset(Kind)
+        try:
+            kinds.add(Kind(name))
+        except ValueError:
+            raise UsageError(
+                f"unknown finding kind {name!r}; choose from all, {', '.join(k.value for k in Kind)}"
+            ) from None
+    return frozenset(kinds)
+
+
+class DocumentSession:
+    """A document, from disk or unsaved, and the jobs done on it."""
+
+    def __init__(self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8") -> None:
+        self.desk = desk
+        self.path = path.resolve() if path is not None else None
+        self.shown_path = str(path) if path is not None else None
+        """The path as the writer gave it: what reports print."""
+        self.text = text
+        self.encoding = encoding
+
+    @classmethod
+    def read(cls, desk: Desk, path: Path) -> DocumentSession:
+        from citedesk.files import read_document  # noqa: PLC0415
+
+        decoded = read_document(path)
+        return cls(desk, path, decoded.text, decoded.encoding)
+
+    @property
+    def key(self) -> str:
+        """How the store knows this document (its absolute path; one slot for unsaved text)."""
+        return document_key(str(self.path) if self.path else None)
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.path else "Untitled"
+
+    @property
+    def crlf(self) -> bool:
+        return "\r\n" in self.text
+
+    # auditing ------------------------------------------------------------------------------------------
+    def options(self, *, refresh: frozenset[str] = frozenset(), **changes: object) -> AuditOptions:
+        """The desk's options for this document: its attached files and folders, a one-off refresh,
+        and any changes the caller makes (`assist=`, `judge=`)."""
+        attached, folders = self.attachments_split()
+        base = self.desk.options
+        sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
+        return replace(
+            base,
+            attached=tuple((key, Path(p)) for key, p in sorted(attached.items())),
+            sources_dir=sources_dir,
+            refresh_keys=refresh,
+            **changes,  # type: ignore[arg-type]
+        )
+
+    def audit(
+        self,
+        text: str | None = None,
+        *,
+        state: AuditState | None = None,
+        options: AuditOptions | None = None,
+    ) -> Report:
+        """Audit `text` (by default the document as read) with this document's options."""
+        from citedesk.pipeline import audit_text  # noqa: PLC0415
+
+        return audit_text(
+            self.text if text is None else text,
+            self._path_str(),
+            options or self.options(),
+            state or AuditState(),
+        )
+
+    def structure_report(self, text: str | None = None) -> Report:
+        """The structural findings only (no sources, no judge): what structural fixes need."""
+        return self.audit(text, options=replace(self.options(), check_sources=False))
+
+    # repairing -----------------------------------------------------------------------------------------
+    def plan(self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False) -> RepairPlan:
+        """The checked plan for applying `fixes` of `report` together (RepairError when it would
+        break a reference or change the prose)."""
+        return plan_repairs(report.document, fixes, renumber=renumber)
+
+    @staticmethod
+    def fixes_of(findings: Iterable[Finding], kinds: frozenset[Kind] | None = None) -> list[Fix]:
+        """The first (most conservative) fix of each finding of these kinds."""
+        return [f.fixes[0] for f in findings if f.fixes and (kinds is None or f.kind in kinds)]
+
+    def fix(self, kinds: frozenset[Kind], *, renumber: bool = False, write: bool = True) -> FixOutcome:
+        """Apply every fix of these kinds as checked plans, round after round until nothing more
+        changes (so a second run changes nothing), then write the file atomically with a backup."""
+        structural = kinds <= STRUCTURAL_KINDS
+        text = self.text
+        plans: list[RepairPlan] = []
+        for round_number in range(MAX_FIX_ROUNDS):
+            report = self.structure_report(text) if structural else self.audit(text)
+            fixes = self.fixes_of(report.findings, kinds)
+            plan = self.plan(report, fixes, renumber=renumber and round_number == 0)
+            if not plan.changed:
+                break
+            plans.append(plan)
+            text = plan.result
+        outcome = FixOutcome(self.text, text, tuple(plans))
+        if write and outcome.changed:
+            backup = self.write(text, backup=True)
+            outcome = replace(outcome, backup=backup)
+        return outcome
+
+    # files -----------------------------------------------------------------------------------------------
+    def write(self, text: str, *, backup: bool = False) -> Path | None:
+        """Write `text` over the document atomically (the encoding it was read with); with `backup`,
+        the current file is kept as NAME.citedesk-backup first. Returns the backup's path."""
+        if self.path is None:
+            raise UsageError("the document has no file yet; save it under a name first")
+        from citedesk.files import write_atomic, write_with_backup  # noqa: PLC0415
+
+        try:
+            if backup:
+                made = write_with_backup(self.path, text, self.encoding)
+            else:
+                write_atomic(self.path, text, self.encoding)
+                made = None
+        except (OSError, UnicodeEncodeError) as exc:
+            raise OutputError(f"{self.path} could not be written: {_reason(exc)}") from exc
+        self.text = text
+        return made
+
+    def save_as(self, text: str, path: Path) -> None:
+        """Save under a new name; the document's decisions and attachments move with it."""
+        old_key = self.key
+        previous = self.path
+        self.path = path.resolve()
+        try:
+            self.write(text)
+        except OutputError:
+            self.path = previous
+            raise
+        self.shown_path = str(path)
+        if old_key != self.key:
+            with self.desk.store() as store:
+                store.move_reviews(old_key, self.key)
+
+    def render(self, report: Report, fmt: str, *, colour: bool = False) -> str:
+        from citedesk.core.report import RENDERERS, render_text  # noqa: PLC0415
+
+        if fmt == "text":
+            return render_text(report, colour=colour)
+        if fmt not in RENDERERS:
+            raise UsageError(f"unknown report format {fmt!r}; choose {', '.join(sorted(RENDERERS))}")
+        return RENDERERS[fmt](report)
+
+    def export(self, report: Report, path: str | os.PathLike[str], fmt: str | None = None) -> None:
+        """Write the report to `path` atomically, in `fmt` or the format its suffix names."""
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        chosen = fmt or {".md": "markdown", ".json": "json", ".txt": "text"}.get(
+            Path(path).suffix.lower(), "html"
+        )
+        try:
+            write_atomic(path, self.render(report, chosen))
+        except (OSError, UnicodeEncodeError) as exc:
+            raise OutputError(f"the report could not be written to {path}: {_reason(exc)}") from exc
+
+    # review decisions ------------------------------------------------------------------------------------
+    def decide(self, report: Report, finding: Finding, decision: Decision, note: str = "") -> None:
+        """Keep the writer's decision on one finding (in the store, then in the report)."""
+        key = report.key_of(finding)
+        excerpt = report.document.text[finding.start : finding.end]
+        with self.desk.store() as store:
+            store.put_review(
+                self.key, key, decision.value, note=note, kind=finding.kind.value, excerpt=excerpt
+            )
+        report.record_review(finding, Review(decision, note, time.time()))
+
+    def clear_decision(self, report: Report, finding: Finding) -> None:
+        with self.desk.store() as store:
+            store.clear_review(self.key, report.key_of(finding))
+        report.record_review(finding, None)
+
+    # sources attached to this document ----------------------------------------------------------------------
+    def attachments_split(self) -> tuple[dict[str, str], list[str]]:
+        """(reference key → attached file, folders of sources named by key), as kept in the store.
+        A store that cannot be opened means no attachments (the audit says what it can)."""
+        from citedesk.errors import StoreError  # noqa: PLC0415
+
+        try:
+            with self.desk.store() as store:
+                rows = store.attachments(self.key)
+        except StoreError:
+            return {}, []
+        files = {key: path for key, path in rows if key}
+        folders = [path for key, path in rows if not key]
+        return files, folders
+
+    def attachments(self) -> dict[str, str]:
+        return self.attachments_split()[0]
+
+    def attach(self, key: str, path: str | os.PathLike[str]) -> Path:
+        """Use a file as reference `key`'s content for this document."""
+        resolved = Path(path).resolve()
+        if not resolved.is_file():
+            raise UsageError(f"{path} is not a file")
+        with self.desk.store() as store:
+            store.attach(self.key, key, str(resolved))
+        return resolved
+
+    def attach_folder(self, path: str | os.PathLike[str]) -> Path:
+        """A folder of sources named by reference key or number (like `--sources DIR`)."""
+        resolved = Path(path).resolve()
+        if not resolved.is_dir():
+            raise UsageError(f"{path} is not a folder")
+        with self.desk.store() as store:
+            store.attach(self.key, "", str(resolved))
+        return resolved
+
+    def detach(self, key: str) -> bool:
+        with self.desk.store() as store:
+            return store.detach(self.key, key)
+
+    # Claude assistance: what would be sent ------------------------------------------------------------------
+    def assist_preview(self, text: str | None = None) -> tuple[int, str]:
+        """(requests, their exact text) that Claude assistance would send first for this text."""
+        from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
+
+        return what_would_be_sent(self.text if text is None else text, self._path_str())
+
+    def judge_preview(self, text: str | None = None) -> tuple[int, str]:
+        """(cited sentence × reference pairs, the requests) the Claude judge would send."""
+        from citedesk.assist.judge import what_would_be_judged  # noqa: PLC0415
+
+        return what_would_be_judged(self.text if text is None else text, self._path_str())
+
+    def _path_str(self) -> str | None:
+        return self.shown_path
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)

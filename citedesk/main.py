@@ -1,0 +1,37 @@
+"""The entry point: `citedesk` with a command runs the CLI; with none (or `open FILE`) the window.
+
+The one module that knows both front ends (the composition root): the CLI never imports the GUI,
+and the GUI never imports the CLI.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if getattr(sys, "frozen", False):  # a packaged build: let the audit process start (spawn)
+        import multiprocessing  # noqa: PLC0415
+
+        multiprocessing.freeze_support()
+    from citedesk.cli import main as run_command  # noqa: PLC0415
+
+    return run_command(argv, open_window=open_window)
+
+
+def open_window(path: str | None) -> int:
+    """Open the window (on `path`); without PySide6, say so and point at the commands."""
+    try:
+        from citedesk.gui.app import run  # noqa: PLC0415
+    except ImportError as exc:
+        print(
+            f"citedesk: the window needs PySide6 ({exc}); every command works without it (citedesk --help)",
+            file=sys.stderr,
+        )
+        return 2
+    return run(path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
