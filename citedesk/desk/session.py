@@ -99,9 +99,11 @@ class DocumentSession:
         return "\r\n" in self.text
 
     # auditing ------------------------------------------------------------------------------------------
-    def options(self, *, refresh: frozenset[str] = frozenset(), **changes: object) -> AuditOptions:
+    def options(
+        self, *, refresh: frozenset[str] = frozenset(), assist: str | None = None, judge: str | None = None
+    ) -> AuditOptions:
         """The desk's options for this document: its attached files and folders, a one-off refresh,
-        and any changes the caller makes (`assist=`, `judge=`)."""
+        and the window's per-document choices (Claude assistance, the judge)."""
         attached, folders = self.attachments_split()
         base = self.desk.options
         sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
@@ -110,7 +112,8 @@ class DocumentSession:
             attached=tuple((key, Path(p)) for key, p in sorted(attached.items())),
             sources_dir=sources_dir,
             refresh_keys=refresh,
-            **changes,  # type: ignore[arg-type]
+            assist=assist or base.assist,
+            judge=judge or base.judge,
         )
 
     def audit(

@@ -5,14 +5,15 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QTextCursor, QTextDocument
-from PySide6.QtWidgets import (
+from citedesk.gui.qt import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QTextCursor,
+    QTextDocument,
     QWidget,
 )
 

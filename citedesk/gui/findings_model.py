@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
-
 from citedesk.core.findings import Finding, Kind
+from citedesk.gui.qt import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 COLUMNS = ("Finding", "Line", "Message")
 ModelIndex = QModelIndex | QPersistentModelIndex

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from citedesk.gui.qt import QPainter, QPaintEvent, QPlainTextEdit, QRect, QResizeEvent, QSize, Qt, QWidget
 
 
 class LineNumberArea(QWidget):

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QSettings
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (
+from citedesk.desk import AuditOptions, models
+from citedesk.gui.qt import (
     QApplication,
     QCheckBox,
+    QColor,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QPalette,
+    QSettings,
     QWidget,
 )
-
-from citedesk.pipeline import AuditOptions
 
 THEMES = ("system", "light", "dark")
 
@@ -37,18 +37,6 @@ def options_from_settings(settings: QSettings, base: AuditOptions | None = None)
         ),
         dense=bool(settings.value("dense", base.dense, type=bool)),
     )
-
-
-def judge_choices() -> list[tuple[str, str]]:
-    """(spec, label) for the judge box: auto, heuristic, and each installed NLI model."""
-    from citedesk.evidence import models  # noqa: PLC0415 - no torch: only lists folders
-
-    choices = [
-        ("auto", "Automatic (the default NLI model if installed, else heuristic)"),
-        ("heuristic", "Heuristic judge (no model needed)"),
-    ]
-    choices += [(f"nli:{path.name}", f"NLI model: {path.name}") for path in models.installed()]
-    return choices
 
 
 def apply_theme(theme: str, app: QApplication | None = None) -> None:
@@ -90,7 +78,7 @@ class SettingsDialog(QDialog):
         self.settings = settings
         options = options_from_settings(settings)
         self.judge = QComboBox()
-        for spec, label in judge_choices():
+        for spec, label in models.judge_choices():
             self.judge.addItem(label, spec)
         index = self.judge.findData(options.judge)
         if index < 0:  # a model that is no longer installed: keep it visible rather than lose it

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, SignalInstance
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import (
+from citedesk.core.summaries import SourceSummary
+from citedesk.gui.qt import (
     QAbstractItemView,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
     QFileDialog,
     QHBoxLayout,
     QPushButton,
+    Qt,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
+    Signal,
+    SignalInstance,
 )
-
-from citedesk.core.summaries import SourceSummary
 
 SOURCE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 COLUMNS = ("Ref", "Status", "Quality", "Source")

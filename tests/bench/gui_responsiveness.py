@@ -19,8 +19,8 @@ started = time.perf_counter()
 from PySide6.QtCore import QElapsedTimer, QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from citedesk.gui.window import MainWindow  # noqa: E402
-from citedesk.pipeline import AuditOptions  # noqa: E402
+from citedesk.desk import AuditOptions  # noqa: E402
+from citedesk.gui.main_window import MainWindow  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 
@@ -44,7 +44,7 @@ def main() -> None:
         "second audit (warm)",
     ):
         measure(app, window, folder, label)
-    window.confirm_discard = lambda: True
+    window.document.confirm_discard = lambda: True
     window.close()  # stops the audit process
 
 
@@ -62,20 +62,16 @@ def measure(app: QApplication, window: MainWindow, folder: Path, label: str) -> 
     audit_started = time.perf_counter()
     clock.start()
     tick.start()
-    window.report = None
-    window.load_file(folder / "evidence.md")
-
     loop = QEventLoop()
 
-    def check() -> None:
-        if window._job is None and window.report is not None:
-            tick.stop()
-            loop.quit()
-        else:
-            QTimer.singleShot(50, check)
+    def finished(_report: object) -> None:
+        tick.stop()
+        loop.quit()
 
-    QTimer.singleShot(50, check)
+    window.audits.audit_finished.connect(finished)
+    window.load_file(folder / "evidence.md")
     loop.exec()
+    window.audits.audit_finished.disconnect(finished)
     took = time.perf_counter() - audit_started
     worst = max(lateness) if lateness else 0.0
     over = sum(1 for x in lateness if x > 50)

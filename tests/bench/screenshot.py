@@ -14,8 +14,8 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from citedesk.core.findings import Kind
-from citedesk.gui.window import MainWindow
-from citedesk.pipeline import AuditOptions
+from citedesk.desk import AuditOptions
+from citedesk.gui.main_window import MainWindow
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 
@@ -29,18 +29,18 @@ def main(out: str) -> None:
     window = MainWindow(AuditOptions(offline=True, judge="heuristic"), settings)
     window.resize(1360, 820)
     window.show()
-    window.load_file(folder / "evidence.md")
 
-    def ready() -> None:
-        if window._job is not None or window.report is None:
-            QTimer.singleShot(200, ready)
-            return
-        finding = next(f for f in window.model.findings() if f.kind is Kind.MISATTRIBUTED and f.fixes)
-        window.tree.setCurrentIndex(window.model.index_of(finding))
+    def ready(_report: object) -> None:
+        model = window.findings.model
+        finding = next(f for f in model.findings() if f.kind is Kind.MISATTRIBUTED and f.fixes)
+        window.findings.select(finding)
         QTimer.singleShot(400, lambda: (window.grab().save(out), app.quit()))
 
-    QTimer.singleShot(200, ready)
+    window.audits.audit_finished.connect(ready)
+    window.load_file(folder / "evidence.md")
     app.exec()
+    window.document.confirm_discard = lambda: True
+    window.close()
 
 
 if __name__ == "__main__":

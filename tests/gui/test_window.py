@@ -1,4 +1,6 @@
-"""The window under pytest-qt (offscreen): findings inline and in the panel, fixes, undo, cancel, drop."""
+"""The window under pytest-qt (offscreen): findings inline and in the panel, fixes, undo, cancel, drop.
+
+Tests wait on the window's public signals (`window.audits.audit_finished`), never on its state."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,12 +20,12 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Kind
-from citedesk.gui.app import offer_recovery
+from citedesk.desk import AuditOptions
+from citedesk.gui.audit_controller import ProcessAuditRunner
+from citedesk.gui.evidence_view import hover_html
+from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
-from citedesk.gui.window import MainWindow, hover_html, recovery_dir
-from citedesk.gui.worker import ProcessAuditRunner
-from citedesk.pipeline import AuditOptions
 from tests.conftest import REPO, SAMPLES
 from tests.helpers.server import _Handler, serve
 
@@ -37,25 +40,26 @@ def settings(tmp_path: Path) -> QSettings:
 @pytest.fixture
 def window(qtbot: QtBot, settings: QSettings) -> MainWindow:
     win = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
-    win.confirm_discard = lambda: True
+    win.document.confirm_discard = lambda: True
     qtbot.addWidget(win)
     win.show()
     return win
 
 
-def wait_for_report(qtbot: QtBot, window: MainWindow) -> None:
-    qtbot.waitUntil(lambda: window._job is None and window.report is not None, timeout=30_000)
+def audited(qtbot: QtBot, window: MainWindow, action: Callable[[], object], timeout: int = 30_000) -> None:
+    """Do `action` and wait for the audit it starts to finish (its report is then shown)."""
+    with qtbot.waitSignal(window.audits.audit_finished, timeout=timeout):
+        action()
 
 
 def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindow) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
     assert window.report is not None
-    kinds = {f.kind for f in window.model.findings()}
+    kinds = {f.kind for f in window.findings.model.findings()}
     assert {Kind.FABRICATED, Kind.ORPHAN_REFERENCE, Kind.UNCITED} <= kinds
-    assert window.model.rowCount() == len(kinds)
+    assert window.findings.model.rowCount() == len(kinds)
     # every finding is painted where it is
-    block = window.editor.document().findBlock(window.highlighter.spans()[0][0])
+    block = window.editor.document().findBlock(window.editor.highlighter.spans()[0][0])
     assert any(
         r.format.underlineStyle() != r.format.underlineStyle().NoUnderline for r in block.layout().formats()
     )
@@ -63,13 +67,12 @@ def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindo
 
 
 def test_fix_then_undo_restores_the_text_exactly(qtbot: QtBot, window: MainWindow) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
     original = window.editor.toPlainText()
-    fabricated = next(f for f in window.model.findings() if f.kind is Kind.FABRICATED and f.fixes)
-    window.tree.setCurrentIndex(window.model.index_of(fabricated))
-    assert window.fix_button.isEnabled()
-    qtbot.mouseClick(window.fix_button, Qt.MouseButton.LeftButton)
+    fabricated = next(f for f in window.findings.model.findings() if f.kind is Kind.FABRICATED and f.fixes)
+    window.findings.tree.setCurrentIndex(window.findings.model.index_of(fabricated))
+    assert window.findings.fix_button.isEnabled()
+    qtbot.mouseClick(window.findings.fix_button, Qt.MouseButton.LeftButton)
     changed = window.editor.toPlainText()
     assert changed != original
     expected = original
@@ -81,15 +84,13 @@ def test_fix_then_undo_restores_the_text_exactly(qtbot: QtBot, window: MainWindo
 
 
 def test_fix_all_of_a_kind_is_one_undo_step(qtbot: QtBot, window: MainWindow) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
     original = window.editor.toPlainText()
-    orphan = next(f for f in window.model.findings() if f.kind is Kind.ORPHAN_REFERENCE)
-    window.tree.setCurrentIndex(window.model.index_of(orphan))
-    window.apply_fix_all_of_kind()
+    orphan = next(f for f in window.findings.model.findings() if f.kind is Kind.ORPHAN_REFERENCE)
+    window.findings.tree.setCurrentIndex(window.findings.model.index_of(orphan))
+    audited(qtbot, window, window.apply_fix_all_of_kind)  # the fix, then the audit it starts
     assert window.editor.toPlainText() != original
-    wait_for_report(qtbot, window)
-    assert not [f for f in window.model.findings() if f.kind is Kind.ORPHAN_REFERENCE]
+    assert not [f for f in window.findings.model.findings() if f.kind is Kind.ORPHAN_REFERENCE]
     window.editor.undo()
     assert window.editor.toPlainText() == original
 
@@ -99,10 +100,11 @@ def test_evidence_and_swap_fix_for_a_misattributed_citation(
 ) -> None:
     shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
     shutil.copy(SAMPLES / "evidence.md", tmp_path / "evidence.md")
-    window.load_file(tmp_path / "evidence.md")
-    wait_for_report(qtbot, window)
-    wrong = next(f for f in window.model.findings() if f.kind is Kind.MISATTRIBUTED and f.reference == "3")
-    window.tree.setCurrentIndex(window.model.index_of(wrong))
+    audited(qtbot, window, lambda: window.load_file(tmp_path / "evidence.md"))
+    wrong = next(
+        f for f in window.findings.model.findings() if f.kind is Kind.MISATTRIBUTED and f.reference == "3"
+    )
+    window.findings.tree.setCurrentIndex(window.findings.model.index_of(wrong))
     shown = window.evidence.toPlainText()
     assert "Evidence" in shown
     assert "Reference [2] says" in shown
@@ -111,7 +113,7 @@ def test_evidence_and_swap_fix_for_a_misattributed_citation(
     window.apply_selected_fix()
     assert "less than 10% canopy [2]." in window.editor.toPlainText()
     # saving writes the file atomically and clears the modified flag
-    assert window.save()
+    assert window.document.save()
     assert "canopy [2]." in (tmp_path / "evidence.md").read_text(encoding="utf-8")
     assert not window.editor.document().isModified()
 
@@ -120,23 +122,21 @@ def test_a_new_audit_cancels_the_old_one_and_stale_results_never_show(
     qtbot: QtBot, window: MainWindow
 ) -> None:
     window.editor.setPlainText("A claim with a fabricated marker [9].\n")
-    window.start_audit()
-    first = window._generation
+    window.audits.start()
+    first = window.audits.generation
     window.editor.setPlainText("Fine text with no citations at all.\n")
-    window.start_audit()
-    assert window._generation == first + 1
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, window.audits.start)
+    assert window.audits.generation == first + 1
     assert window.report is not None
     assert window.report.document.text.startswith("Fine text")
-    assert not [f for f in window.model.findings() if f.kind is Kind.FABRICATED]
-    window.cancel_audit()
-    assert window.runner.wait_idle(10)  # nothing left running
+    assert not [f for f in window.findings.model.findings() if f.kind is Kind.FABRICATED]
+    window.audits.cancel()
+    assert window.audits.runner.wait_idle(10)  # nothing left running
 
 
 def test_typing_reaudits_after_a_pause(qtbot: QtBot, window: MainWindow) -> None:
-    window.debounce.setInterval(50)
-    window.editor.setPlainText("Nothing here.\n")
-    wait_for_report(qtbot, window)
+    window.audits.debounce.setInterval(50)
+    audited(qtbot, window, lambda: window.editor.setPlainText("Nothing here.\n"))  # the pause, then the audit
     window.editor.moveCursor(window.editor.textCursor().MoveOperation.End)
     qtbot.keyClicks(window.editor, "A survey found 40% gains [7].")
     qtbot.waitUntil(
@@ -158,7 +158,7 @@ def test_dropping_a_markdown_file_opens_it(qtbot: QtBot, window: MainWindow, tmp
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
-    assert window.path == target.resolve()
+    assert window.document.path == target.resolve()
     assert window.editor.toPlainText().startswith("Dropped text")
 
 
@@ -175,13 +175,13 @@ def test_unreadable_files_give_a_message_and_keep_the_text(
 
 def test_recovery_copy_is_written_for_unsaved_text(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.keyClicks(window.editor, "Precious unsaved words.")
-    window.write_recovery()
-    copy = window._recovery_path()
+    window.document.write_recovery()
+    copy = window.document.recovery_path()
     assert copy.read_text(encoding="utf-8").endswith("Precious unsaved words.")
 
     # the "crash": a new window finds the copy and offers it back, once, keeping the file either way
     reopened = MainWindow(window.options, window.settings)
-    reopened.confirm_discard = lambda: True
+    reopened.document.confirm_discard = lambda: True
     qtbot.addWidget(reopened)
     questions: list[str] = []
 
@@ -189,45 +189,48 @@ def test_recovery_copy_is_written_for_unsaved_text(qtbot: QtBot, window: MainWin
         questions.append(question)
         return True
 
-    kept = offer_recovery(reopened, recovery_dir(), answer_yes)
+    reopened.document.confirm_recovery = answer_yes
+    kept = reopened.document.offer_recovery_at_start()
     assert kept is not None
     assert len(questions) == 1
     assert reopened.editor.toPlainText() == "Precious unsaved words."
     assert reopened.editor.document().isModified()
-    assert kept.exists()
-    assert offer_recovery(reopened, recovery_dir(), lambda q: True) is None  # not offered twice
+    assert list(copy.parent.glob("*.md.seen"))  # kept, set aside
+    assert reopened.document.offer_recovery_at_start() is None  # not offered twice
 
 
 def test_findings_model_passes_the_model_tester(
     qtbot: QtBot, window: MainWindow, qtmodeltester: ModelTester
 ) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
-    qtmodeltester.check(window.model)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
+    qtmodeltester.check(window.findings.model)
 
 
 def test_findings_sort_and_filter_keep_the_selection(
     qtbot: QtBot, window: MainWindow, qtmodeltester: ModelTester
 ) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
     assert window.report is not None
-    total = len(window.model.findings())
-    qtmodeltester.check(window.model)  # and it keeps checking through the sorts and filters below
+    total = len(window.findings.model.findings())
+    qtmodeltester.check(window.findings.model)  # and it keeps checking through the sorts and filters below
 
     def lines_of_biggest_group() -> list[int]:
         group = max(
-            range(window.model.rowCount()), key=lambda r: window.model.rowCount(window.model.index(r, 0))
+            range(window.findings.model.rowCount()),
+            key=lambda r: window.findings.model.rowCount(window.findings.model.index(r, 0)),
         )
-        parent = window.model.index(group, 0)
-        return [int(window.model.index(r, 1, parent).data()) for r in range(window.model.rowCount(parent))]
+        parent = window.findings.model.index(group, 0)
+        return [
+            int(window.findings.model.index(r, 1, parent).data())
+            for r in range(window.findings.model.rowCount(parent))
+        ]
 
     assert lines_of_biggest_group() == sorted(lines_of_biggest_group())
     assert len(set(lines_of_biggest_group())) > 1
-    window.step(1)
+    window.findings.step(1)
     selected = window.selected_finding()
     assert selected is not None
-    header = window.tree.header()
+    header = window.findings.tree.header()
     # a click on the Line header (sorted ascending already) reverses the order
     qtbot.mouseClick(
         header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(header.sectionPosition(1) + 5, 5)
@@ -236,20 +239,20 @@ def test_findings_sort_and_filter_keep_the_selection(
     assert lines_of_biggest_group() == sorted(lines_of_biggest_group(), reverse=True)
     assert window.selected_finding() is selected  # the selection follows its finding
 
-    window.filter_box.setText("fabricated")
-    shown = window.model.findings()
+    window.findings.filter_box.setText("fabricated")
+    shown = window.findings.model.findings()
     assert shown
     assert all(f.kind is Kind.FABRICATED for f in shown)
     reference = next(f.reference for f in window.report.findings if f.reference)
-    window.filter_box.setText(f"[{reference}]")
-    shown = window.model.findings()
+    window.findings.filter_box.setText(f"[{reference}]")
+    shown = window.findings.model.findings()
     assert reference in {f.reference for f in shown}
     assert all(f.reference == reference or f"[{reference}]" in f.message for f in shown)
     assert len(shown) < total
-    window.filter_box.setText("no such words anywhere")
-    assert window.model.findings() == []
-    window.filter_box.clear()
-    assert len(window.model.findings()) == total
+    window.findings.filter_box.setText("no such words anywhere")
+    assert window.findings.model.findings() == []
+    window.findings.filter_box.clear()
+    assert len(window.findings.model.findings()) == total
 
 
 def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWindow) -> None:
@@ -259,10 +262,9 @@ def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWi
     assert mapping.to_qt(start) == start + 2
     assert mapping.to_python(mapping.to_qt(start)) == start
     window.editor.setPlainText(text)
-    window.start_audit()
-    wait_for_report(qtbot, window)
-    fabricated = next(f for f in window.model.findings() if f.kind is Kind.FABRICATED)
-    window.tree.setCurrentIndex(window.model.index_of(fabricated))
+    audited(qtbot, window, window.audits.start)
+    fabricated = next(f for f in window.findings.model.findings() if f.kind is Kind.FABRICATED)
+    window.findings.tree.setCurrentIndex(window.findings.model.index_of(fabricated))
     assert window.editor.textCursor().selectedText() == "[9]"
     window.apply_selected_fix()
     assert window.editor.toPlainText() == "Emoji 😀😀 then a fabricated marker.\n"
@@ -272,7 +274,7 @@ def test_showing_the_window_does_not_import_torch() -> None:
     code = (
         "import os, sys; os.environ['QT_QPA_PLATFORM']='offscreen';"
         "from PySide6.QtWidgets import QApplication; app = QApplication([]);"
-        "from citedesk.gui.window import MainWindow; w = MainWindow(); w.show(); app.processEvents();"
+        "from citedesk.gui.main_window import MainWindow; w = MainWindow(); w.show(); app.processEvents();"
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     result = subprocess.run(
@@ -284,8 +286,7 @@ def test_showing_the_window_does_not_import_torch() -> None:
 def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     document = tmp_path / "problems.md"
     shutil.copy(SAMPLES / "problems.md", document)
-    window.load_file(document)
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(document))
     assert window.report is not None
     total = len(window.report.findings)
     window.activateWindow()
@@ -295,37 +296,35 @@ def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWi
     assert first is not None
     assert first.start == min(f.start for f in window.report.findings)
     qtbot.keyClick(window.editor, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # false alarm
-    assert first not in window.model.findings()  # hidden at once, no re-audit needed
+    assert first not in window.findings.model.findings()  # hidden at once, no re-audit needed
     assert window.review_label.text() == f"1 of {total} reviewed"
     second = window.selected_finding()  # review mode moved on to the next undecided finding
     assert second is not None
     assert second.start >= first.start
     qtbot.keyClick(window.editor, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # confirmed
     assert window.review_label.text() == f"2 of {total} reviewed"
-    assert "Confirmed" in str(window.model.data(window.model.index_of(second)))
-    window.export_report(tmp_path / "report.json")
+    assert "Confirmed" in str(window.findings.model.data(window.findings.model.index_of(second)))
+    assert window.report is not None
+    window.document.export_report(window.report, tmp_path / "report.json")
     exported = json.loads((tmp_path / "report.json").read_text())
     assert [d["review"]["decision"] for d in exported["dismissed"]] == ["false_alarm"]
     assert any(f["review"] and f["review"]["decision"] == "confirmed" for f in exported["findings"])
 
     # a new window on the same file: the false alarm stays hidden, the confirmation stays
     other = MainWindow(window.options, window.settings)
-    other.confirm_discard = lambda: True
+    other.document.confirm_discard = lambda: True
     qtbot.addWidget(other)
-    other.load_file(document)
-    wait_for_report(qtbot, other)
+    audited(qtbot, other, lambda: other.load_file(document))
     assert other.report is not None
     assert len(other.report.findings) == total - 1
     assert other.review_label.text() == f"2 of {total} reviewed"
-    other.show_dismissed = True
-    other._show_report(other.report)
-    assert len(other.model.findings()) == total  # "Show false alarms" lists the dismissed one too
+    other.review.toggle_dismissed(True)
+    assert len(other.findings.model.findings()) == total  # "Show false alarms" lists the dismissed one too
     # edit the dismissed finding's own sentence: it is a new claim, so it is reported again
     sentence = other.report.document.text[first.start : first.end]
     assert "most widely" in sentence
     other.editor.setPlainText(other.editor.toPlainText().replace("most widely", "most commonly"))
-    other.start_audit()
-    wait_for_report(qtbot, other)
+    audited(qtbot, other, other.audits.start)
     assert len(other.report.findings) == total
     assert other.report.dismissed == []
 
@@ -351,7 +350,7 @@ def test_sources_panel_refreshes_one_source_and_takes_dropped_files(
         store = tmp_path / "store.sqlite3"
         options = AuditOptions(judge="heuristic", dense=False, allow_private_network=True, store_path=store)
         window = MainWindow(options, settings)
-        window.confirm_discard = lambda: True
+        window.document.confirm_discard = lambda: True
         qtbot.addWidget(window)
         document = tmp_path / "draft.md"
         document.write_text(
@@ -359,18 +358,15 @@ def test_sources_panel_refreshes_one_source_and_takes_dropped_files(
             f"## References\n\n[1] Canopy. {base}/article\n[2] Parks and heat. {base}/missing\n",
             encoding="utf-8",
         )
-        window.load_file(document)
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, lambda: window.load_file(document))
         panel = window.sources_panel
         assert {key: row[0] for key, row in panel.rows().items()} == {"1": "fetched", "2": "dead link"}
         fetched_once = _Handler.hits["/article"]
-        window.start_audit()
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, window.audits.start)
         assert _Handler.hits["/article"] == fetched_once  # cached: not fetched again
         assert panel.rows()["1"][0] == "cached"
         panel.select("1")
-        panel.refresh_button.click()  # Refresh fetches [1] again, and only [1]
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, panel.refresh_button.click)  # Refresh fetches [1] again, and only [1]
         assert _Handler.hits["/article"] == fetched_once + 1
         assert panel.rows()["1"][0] == "fetched"
 
@@ -382,19 +378,17 @@ def test_sources_panel_refreshes_one_source_and_takes_dropped_files(
     item = panel.tree.findItems("2", Qt.MatchFlag.MatchExactly, 0)[0]
     point = panel.tree.visualItemRect(item).center()
     event, _mime = _drop_on(point, copy)
-    panel.tree.dropEvent(event)
-    wait_for_report(qtbot, window)
-    assert window.attachments == {"2": str(copy.resolve())}
+    audited(qtbot, window, lambda: panel.tree.dropEvent(event))
+    assert window.document.session.attachments() == {"2": str(copy.resolve())}
     assert panel.rows()["2"][0] == "local file · attached"
     assert window.report is not None
     assert not [f for f in window.report.findings if f.kind is Kind.DEAD_LINK]
     # the attachment belongs to the document and comes back with it
     other = MainWindow(options, settings)
-    other.confirm_discard = lambda: True
+    other.document.confirm_discard = lambda: True
     qtbot.addWidget(other)
-    other.load_file(document)
-    wait_for_report(qtbot, other)
-    assert other.attachments == {"2": str(copy.resolve())}
+    audited(qtbot, other, lambda: other.load_file(document))
+    assert other.document.session.attachments() == {"2": str(copy.resolve())}
 
 
 def test_find_and_replace_all_is_one_undo_step(qtbot: QtBot, window: MainWindow) -> None:
@@ -448,37 +442,43 @@ def test_settings_dialog_changes_and_keeps_the_options(
 def test_audits_run_in_a_child_process_that_is_restarted_and_stopped(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    runner = window.runner
+    runner = window.audits.runner
     assert isinstance(runner, ProcessAuditRunner)
     window.editor.setPlainText("A claim with a fabricated marker [9].\n")
-    window.start_audit()
-    wait_for_report(qtbot, window)
-    child = runner.process._process
+    audited(qtbot, window, window.audits.start)
+    child = runner.process.pid
     assert child is not None
-    assert child.is_alive()
-    assert child.pid != os.getpid()
+    assert runner.process.alive
+    assert child != os.getpid()
     # the child dies mid-audit (killed, out of memory…): the window says so, and the next audit
     # starts a new child
     window.editor.setPlainText("Coffee was drunk in Yemen in 1450 by many people [1]. " * 6000)
     with qtbot.waitSignal(runner.progress, timeout=30_000):
-        window.start_audit()
-    os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
-    qtbot.waitUntil(lambda: window._job is None, timeout=30_000)
+        window.audits.start()
+    with qtbot.waitSignal(window.audits.audit_failed, timeout=30_000):
+        os.kill(child, signal.SIGKILL)
     assert "stopped unexpectedly" in window.stage.text()
     window.editor.setPlainText("A claim with a fabricated marker [9].\n")
-    window.start_audit()
-    wait_for_report(qtbot, window)
-    assert runner.process._process is not None
-    assert runner.process._process.pid != child.pid
+    audited(qtbot, window, window.audits.start)
+    second = runner.process.pid
+    assert second is not None
+    assert second != child
     assert any(f.kind is Kind.FABRICATED for f in window.report.findings)  # type: ignore[union-attr]
-    second = runner.process._process
     window.close()
-    assert not second.is_alive()
+    assert not runner.process.alive
+    assert not _running(second)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_hovering_a_highlight_explains_it_and_clicking_selects_it(qtbot: QtBot, window: MainWindow) -> None:
-    window.load_file(SAMPLES / "problems.md")
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, lambda: window.load_file(SAMPLES / "problems.md"))
     assert window.report is not None
     fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED)
     mapping = Utf16Map(window.report.document.text)
@@ -490,9 +490,9 @@ def test_hovering_a_highlight_explains_it_and_clicking_selects_it(qtbot: QtBot, 
     cursor.setPosition(mapping.to_qt(fabricated.end))
     right = window.editor.cursorRect(cursor)
     point = QPoint((left.center().x() + right.center().x()) // 2, left.center().y())  # mid-character
-    assert window.findings_at(window.editor.cursorForPosition(point).position())[0] is fabricated
+    assert window.editor.findings_at(window.editor.cursorForPosition(point).position())[0] is fabricated
     assert "Fabricated citation" in hover_html([fabricated])
-    window.tree.setCurrentIndex(window.model.index(0, 0))  # a group row: nothing selected
+    window.findings.tree.setCurrentIndex(window.findings.model.index(0, 0))  # a group row: nothing selected
     qtbot.mouseClick(window.editor.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert window.selected_finding() is fabricated
     assert "Fabricated citation" in window.evidence.toPlainText()
@@ -519,11 +519,12 @@ def _an_edit_sends_nothing(qtbot: QtBot, window: MainWindow) -> None:
     """Once the running audit ends, editing and re-auditing sends no request to the Messages API."""
     from tests.helpers.messages_api import FakeMessages
 
-    wait_for_report(qtbot, window)
+    if window.audits.busy:
+        with qtbot.waitSignal(window.audits.audit_finished, timeout=60_000):
+            pass
     sent = len(FakeMessages.requests)
     window.editor.setPlainText(window.editor.toPlainText().replace("Young street", "Young city street"))
-    window.start_audit()
-    wait_for_report(qtbot, window)
+    audited(qtbot, window, window.audits.start)
     assert len(FakeMessages.requests) == sent
 
 
@@ -554,12 +555,11 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
         previews.append(preview)
         return count > 0
 
-    window.confirm_assist = consent
+    window.assist.confirm_assist = consent
     with messages_api(by_task(insert=cite)) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
         monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-        window.load_file(document)
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, lambda: window.load_file(document))
         assert FakeMessages.requests == []  # off by default: nothing is sent
         window.assist_action.trigger()  # no key: stays off, says how to set one
         assert not window.assist_action.isChecked()
@@ -567,14 +567,13 @@ def test_claude_assistance_is_per_document_shown_before_sending_and_off_stops_tr
         assert previews == []
 
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
-        window.runner.shutdown()  # the audit process reads the environment when it starts
-        window.assist_action.trigger()
+        window.audits.runner.shutdown()  # the audit process reads the environment when it starts
+        audited(qtbot, window, window.assist_action.trigger, timeout=60_000)
         assert window.assist_action.isChecked()
         assert len(previews) == 1
         assert "Young street trees need regular watering" in previews[0]
         assert "The cooling effect was strongest" not in previews[0]  # short cited sentences are not sent
-        qtbot.waitUntil(lambda: window._job is None and bool(FakeMessages.requests), timeout=60_000)
-        wait_for_report(qtbot, window)
+        assert FakeMessages.requests
         assert window.report is not None
         for request in FakeMessages.requests:  # what was sent is what was shown
             assert last_user_text(request) in previews[0]
@@ -618,24 +617,20 @@ def test_claude_can_judge_a_documents_citations_only_while_assistance_is_on(
         shown.append((count, preview))
         return True
 
-    window.confirm_assist = lambda count, preview: True
-    window.confirm_claude_judge = consent
+    window.assist.confirm_assist = lambda count, preview: True
+    window.assist.confirm_claude_judge = consent
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
     with messages_api(by_task(judge=judge)) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
-        window.load_file(document)
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, lambda: window.load_file(document))
         assert not window.claude_judge_action.isEnabled()  # assistance is off: no Claude judge
-        window.assist_action.trigger()
-        wait_for_report(qtbot, window)
+        audited(qtbot, window, window.assist_action.trigger, timeout=60_000)
         assert window.claude_judge_action.isEnabled()
-        window.claude_judge_action.trigger()
+        audited(qtbot, window, window.claude_judge_action.trigger, timeout=60_000)
         assert len(shown) == 1
         count, preview = shown[0]
         assert count == 4  # four cited (sentence, reference) pairs in the sample
         assert "CLAIM: The cooling effect was strongest in cities with hot, dry summers" in preview
-        qtbot.waitUntil(lambda: window._job is None, timeout=60_000)
-        wait_for_report(qtbot, window)
         assert window.report is not None
         judged = [v for vs in window.report.verdicts.values() for v in vs if v.judge]
         assert judged
@@ -661,19 +656,16 @@ def test_a_fact_no_citation_supports_is_underlined_on_its_own_words_in_the_windo
     shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
     document = tmp_path / "mixed.md"
     document.write_text(f"# Street trees\n\n{MIXED}\n{REFERENCES}", encoding="utf-8")
-    window.confirm_assist = lambda count, preview: True
+    window.assist.confirm_assist = lambda count, preview: True
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
     with messages_api(by_task(facts=_split_at_and)) as base:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
-        window.load_file(document)
-        wait_for_report(qtbot, window)
-        assert not [f for f in window.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
-        window.assist_action.trigger()
-        qtbot.waitUntil(lambda: window._job is None, timeout=60_000)
-        wait_for_report(qtbot, window)
-    [part] = [f for f in window.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
+        audited(qtbot, window, lambda: window.load_file(document))
+        assert not [f for f in window.findings.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
+        audited(qtbot, window, window.assist_action.trigger, timeout=60_000)
+    [part] = [f for f in window.findings.model.all_findings() if f.kind is Kind.UNSUPPORTED_PART]
     text = window.editor.toPlainText()
     assert text[part.start : part.end] == SECOND_PART
     middle = text.index(SECOND_PART) + len(SECOND_PART) // 2  # plain text: Qt positions are offsets here
-    assert part in window.findings_at(middle)
+    assert part in window.editor.findings_at(middle)
     assert part.fixes[0].title == "Cite [2] for this part"

@@ -29,8 +29,8 @@ def main(mode: str, document: str, settings_ini: str) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from citedesk.gui.window import MainWindow
-    from citedesk.pipeline import AuditOptions
+    from citedesk.desk import AuditOptions
+    from citedesk.gui.main_window import MainWindow
 
     app = QApplication([])  # no event loop runs: nothing but the writes below happens
     window = MainWindow(
@@ -44,9 +44,9 @@ def main(mode: str, document: str, settings_ini: str) -> None:
         window.editor.document().setModified(True)
         print(f"writing {n}", flush=True)
         if mode == "save":
-            assert window.save_to(Path(document))
+            assert window.document.save_to(Path(document))
         else:
-            window.write_recovery()
+            window.document.write_recovery()
         print(f"wrote {n}", flush=True)
     app.quit()
 

@@ -17,8 +17,8 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.review import Decision, document_key
-from citedesk.gui.window import MainWindow
-from citedesk.pipeline import AuditOptions
+from citedesk.desk import AuditOptions
+from citedesk.gui.main_window import MainWindow
 from citedesk.store import Store
 from tests.conftest import REPO, SAMPLES
 
@@ -33,10 +33,11 @@ def test_window_and_cli_share_the_store(qtbot: QtBot, tmp_path: Path) -> None:
     store_path = tmp_path / "store.sqlite3"
     options = AuditOptions(offline=True, judge="heuristic", dense=False, store_path=store_path)
     window = MainWindow(options, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    window.confirm_discard = lambda: True
+    window.document.confirm_discard = lambda: True
     qtbot.addWidget(window)
     document = folder / "evidence.md"
-    window.load_file(document)
+    with qtbot.waitSignal(window.audits.audit_finished, timeout=60_000):
+        window.load_file(document)
 
     children = [
         subprocess.Popen(
@@ -61,14 +62,14 @@ def test_window_and_cli_share_the_store(qtbot: QtBot, tmp_path: Path) -> None:
             window.editor.setPlainText(
                 window.editor.toPlainText().replace("On calm", f"On calm (round {n})", 1)
             )
-            window.start_audit()
-            qtbot.waitUntil(lambda: window._job is None and window.report is not None, timeout=60_000)
+            with qtbot.waitSignal(window.audits.audit_finished, timeout=60_000):
+                window.audits.start()
             assert window.report is not None
             assert "failed" not in window.stage.text().lower()
-            window.step(1)  # select the first finding, as F8 does
+            window.findings.step(1)  # select the first finding, as F8 does
             finding = window.selected_finding()
             assert finding is not None
-            window.decide(Decision.CONFIRMED if n % 2 else Decision.NEEDS_SOURCE)
+            window.review.decide(Decision.CONFIRMED if n % 2 else Decision.NEEDS_SOURCE)
             decided[window.report.key_of(finding)] = "confirmed" if n % 2 else "needs_source"
     finally:
         outputs = [child.communicate(timeout=300) for child in children]

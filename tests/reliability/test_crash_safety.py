@@ -17,8 +17,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from citedesk.gui.app import offer_recovery
-from citedesk.gui.window import MainWindow, recovery_dir
+from citedesk.desk.recovery import recovery_dir
+from citedesk.gui.main_window import MainWindow
 from citedesk.pipeline import AuditOptions
 from tests.conftest import REPO
 from tests.reliability.crash_child import version
@@ -74,7 +74,8 @@ def test_killed_mid_autosave_the_text_is_offered_back(qtbot: QtBot, tmp_path: Pa
         AuditOptions(check_sources=False, judge="none"),
         QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
     )
-    window.confirm_discard = lambda: True
+    window.document.confirm_discard = lambda: True
+    window.document.confirm_recovery = lambda question: "unsaved text" in question
     qtbot.addWidget(window)
     for delay in DELAYS[::2]:
         finished = kill_during_a_write("autosave", document, tmp_path / "settings.ini", delay)
@@ -83,11 +84,12 @@ def test_killed_mid_autosave_the_text_is_offered_back(qtbot: QtBot, tmp_path: Pa
         body = copies[0].read_text(encoding="utf-8").split("\n", 1)[1]
         assert body in (version(finished), version(finished + 1)), "the recovery copy is torn"
 
-        kept = offer_recovery(window, recovery_dir(), ask=lambda question: "unsaved text" in question)
+        kept = window.document.offer_recovery_at_start()
         assert kept is not None
         assert window.editor.toPlainText() == body
         assert window.editor.document().isModified()  # recovered text is unsaved text
         assert not document.exists()
-        kept.unlink()
-    window.debounce.stop()  # no audit of the recovered text: this test is about the text
+        for seen in recovery_dir().glob("*.md.seen"):
+            seen.unlink()
+    window.audits.debounce.stop()  # no audit of the recovered text: this test is about the text
     window.editor.document().setModified(False)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextDocument
-
 from citedesk.core.findings import Finding, Kind, Severity
+from citedesk.gui.qt import QColor, QObject, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,197 @@
+"""Audits off the GUI thread, results back through public signals; no widget is touched here.
+
+`AuditController` owns the one audit that matters: the latest. A new audit cancels the running
+one; typing restarts a debounce timer, so an audit starts a second after the writer pauses. The
+audits themselves run in a child process (`desk.background`), so importing torch and loading the
+models there never holds the GUI's GIL; a reader thread turns the child's messages into Qt
+signals, queued to the GUI thread.
+
+Each run carries a generation number and anything from an older generation is dropped, so a
+cancelled or superseded audit can never paint stale findings. What the window (and the tests)
+listen to: `audit_started`, `progress(stage, done, total)`, `audit_finished(report)`,
+`audit_failed(AuditFailure)` and `audit_cancelled`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from citedesk.core.report import Report
+from citedesk.desk import AuditOptions
+from citedesk.desk.background import AuditFailure, AuditProcess
+from citedesk.gui.qt import QObject, QTimer, Signal
+
+AUDIT_DELAY_MS = 1000
+Job = tuple[str, str | None, AuditOptions]
+"""What to audit: the text, its document's path (None when unsaved), the options."""
+
+
+class ProcessAuditRunner(QObject):
+    """The child process and the reader thread that turns its messages into signals."""
+
+    progress = Signal(int, str, int, int)  # generation, stage, done, total
+    finished = Signal(int, object)  # generation, Report
+    failed = Signal(int, object)  # generation, AuditFailure
+    cancelled = Signal(int)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.process = AuditProcess()
+        self._pending: set[int] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    def start(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
+        with self._lock:
+            self._pending.add(generation)
+        self.process.submit(generation, text, path, options)
+        if self._reader is None or not self._reader.is_alive():
+            self._stop.clear()
+            self._reader = threading.Thread(target=self._read, name="citedesk-audit-reader", daemon=True)
+            self._reader.start()
+
+    def cancel(self, generation: int) -> None:
+        self.process.cancel_upto(generation)
+
+    def wait_idle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._pending:
+                    return True
+            time.sleep(0.02)
+        return False
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        self.process.close()
+        if self._reader is not None:
+            self._reader.join(5)
+
+    def _read(self) -> None:
+        """The reader thread: the child's messages become signals (queued to the GUI thread)."""
+        while not self._stop.is_set():
+            message = self.process.next_message(0.2)
+            if message is None:
+                self._check_child()
+                continue
+            kind, generation = message[0], int(message[1])
+            if kind == "progress":
+                self.progress.emit(generation, message[2], message[3], message[4])
+                continue
+            with self._lock:
+                self._pending.discard(generation)
+            if kind == "finished":
+                self.finished.emit(generation, message[2])
+            elif kind == "failed":
+                self.failed.emit(generation, message[2])
+            else:
+                self.cancelled.emit(generation)
+
+    def _check_child(self) -> None:
+        if self._stop.is_set() or self.process.alive:
+            return
+        with self._lock:
+            lost, self._pending = sorted(self._pending), set()
+        for generation in lost:
+            self.failed.emit(
+                generation,
+                AuditFailure(
+                    "process", "the audit process stopped unexpectedly; the next audit restarts it", True
+                ),
+            )
+
+
+class AuditController(QObject):
+    """The window's audits: one at a time, the latest wins, results as public signals."""
+
+    audit_started = Signal()
+    progress = Signal(str, int, int)
+    audit_finished = Signal(object)  # Report
+    audit_failed = Signal(object)  # AuditFailure
+    audit_cancelled = Signal()
+
+    def __init__(self, job: Callable[[], Job], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._job_of = job
+        self.runner = ProcessAuditRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(AUDIT_DELAY_MS)
+        self.debounce.timeout.connect(self.start)
+        self.generation = 0
+        self._running: int | None = None
+        self._pending_text: str | None = None
+        self.report: Report | None = None
+        self.audited_text: str | None = None
+        """The text the current report is about (fixes apply only while the editor still has it)."""
+
+    @property
+    def busy(self) -> bool:
+        return self._running is not None
+
+    def schedule(self) -> None:
+        """The text changed: audit once the writer pauses."""
+        self.debounce.start()
+
+    def start(self, *, refresh: frozenset[str] = frozenset()) -> None:
+        """Audit now, in the background; a running audit is cancelled first."""
+        self.debounce.stop()
+        self.cancel(quietly=True)
+        text, path, options = self._job_of()
+        if refresh:
+            from dataclasses import replace  # noqa: PLC0415
+
+            options = replace(options, refresh_keys=refresh)
+        self.generation += 1
+        self._running = self.generation
+        self._pending_text = text
+        self.audit_started.emit()
+        self.runner.start(self.generation, text, path, options)
+
+    def cancel(self, *, quietly: bool = False) -> bool:
+        """Cancel the running audit, if any (`audit_cancelled` unless `quietly`)."""
+        if self._running is None:
+            return False
+        self.runner.cancel(self._running)
+        self._running = None
+        if not quietly:
+            self.audit_cancelled.emit()
+        return True
+
+    def shutdown(self) -> None:
+        self.debounce.stop()
+        self.cancel(quietly=True)
+        self.runner.shutdown()
+
+    def _current(self, generation: int) -> bool:
+        return self._running is not None and generation == self.generation
+
+    def _on_progress(self, generation: int, stage: str, done: int, total: int) -> None:
+        if self._current(generation):
+            self.progress.emit(stage, done, total)
+
+    def _on_finished(self, generation: int, report: Report) -> None:
+        if not self._current(generation):
+            return  # superseded or cancelled: never paint stale findings
+        self._running = None
+        self.report = report
+        self.audited_text = self._pending_text
+        self.audit_finished.emit(report)
+
+    def _on_failed(self, generation: int, failure: AuditFailure) -> None:
+        if self._current(generation):
+            self._running = None
+            self.audit_failed.emit(failure)
+
+    def _on_cancelled(self, generation: int) -> None:
+        if self._current(generation):  # cancelled from elsewhere (the runner shut down)
+            self._running = None
+            self.audit_cancelled.emit()

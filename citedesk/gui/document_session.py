@@ -1,0 +1,231 @@
+"""The open document's life in the window: open, save, save as, export, and never losing text.
+
+`DocumentController` holds the desk's `DocumentSession` for the file in the editor. Saves are
+atomic and keep the file's encoding and line endings. Unsaved text is copied to the recovery folder
+every `AUTOSAVE_MS`; opening a file whose recovery copy is newer offers that copy back, for that
+file (so its path, decisions and attachments apply). Opening a bundled sample opens an untitled
+copy, so Ctrl+S can never overwrite the installed sample.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from citedesk.core.report import Report
+from citedesk.desk import Desk, DocumentSession
+from citedesk.desk import recovery as copies
+from citedesk.errors import CiteDeskError
+from citedesk.gui.qt import (
+    QFileDialog,
+    QMessageBox,
+    QObject,
+    QPlainTextEdit,
+    QSettings,
+    QTimer,
+    QWidget,
+    Signal,
+)
+
+AUTOSAVE_MS = 20_000
+DOCUMENT_FILTER = "Markdown or text (*.md *.markdown *.txt)"
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+class DocumentController(QObject):
+    opened = Signal()
+    """A document (or an untitled copy) is now in the editor."""
+    saved = Signal(Path)
+    message = Signal(str)
+    title_changed = Signal(str)
+
+    def __init__(self, desk: Desk, editor: QPlainTextEdit, settings: QSettings, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.desk = desk
+        self.editor = editor
+        self.settings = settings
+        self.window = parent
+        self.session: DocumentSession = desk.untitled()
+        self.untitled_id = uuid.uuid4().hex[:12]
+        self.recovery_folder: Path | None = None
+        """Where recovery copies go (None: the user's data folder)."""
+        self.confirm_discard: Callable[[], bool] = self._ask_discard
+        self.confirm_recovery: Callable[[str], bool] = self._ask_recovery
+        self.autosave = QTimer(self)
+        self.autosave.setInterval(AUTOSAVE_MS)
+        self.autosave.timeout.connect(self.write_recovery)
+        self.autosave.start()
+        self.editor.document().modificationChanged.connect(lambda _modified: self._title())
+
+    # where it is ---------------------------------------------------------------------------------------
+    @property
+    def path(self) -> Path | None:
+        return self.session.path
+
+    def text(self) -> str:
+        """The editor's text as the file has it (line endings as they were)."""
+        text = self.editor.toPlainText()
+        return text.replace("\n", "\r\n") if self.session.crlf else text
+
+    # opening -----------------------------------------------------------------------------------------
+    def load_file(self, path: str | Path, *, offer_recovery: bool = True) -> bool:
+        try:
+            session = self.desk.open(path)
+        except CiteDeskError as exc:
+            self.message.emit(f"Could not open {path}: {exc.message}")
+            return False
+        self.session = session
+        self._show(session.text)
+        self._remember_recent(session.path)
+        if offer_recovery and session.path is not None:
+            copy = copies.copy_for(session.path, self.recovery_folder)
+            if copy is not None:
+                self._offer(copy)
+        self.opened.emit()
+        return True
+
+    def open_copy(self, path: Path) -> bool:
+        """Open `path` as a new untitled document with its text (the samples: never overwritten)."""
+        try:
+            source = self.desk.open(path)
+        except CiteDeskError as exc:
+            self.message.emit(f"Could not open {path}: {exc.message}")
+            return False
+        self.session = self.desk.untitled(source.text)
+        self.untitled_id = uuid.uuid4().hex[:12]
+        self._show(source.text)
+        self.editor.document().setModified(True)
+        self.message.emit(f"Opened a copy of {path.name}: save it somewhere of yours to keep it")
+        self.opened.emit()
+        return True
+
+    def open_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        name, _ = QFileDialog.getOpenFileName(self.window, "Open a document", "", DOCUMENT_FILTER)
+        if name:
+            self.load_file(name)
+
+    def offer_recovery_at_start(self) -> copies.RecoveryCopy | None:
+        """At a bare start: offer the newest copy of unsaved text back (for its file, if it had one)."""
+        found = copies.find_copies(self.recovery_folder)
+        if not found:
+            return None
+        copy = found[0]
+        if (
+            copy.document is not None
+            and copy.document.is_file()
+            and not self.load_file(copy.document, offer_recovery=False)
+        ):
+            return None
+        return copy if self._offer(copy) else None
+
+    def _offer(self, copy: copies.RecoveryCopy) -> bool:
+        """Ask whether to take the copy's text; the copy is set aside (kept) either way."""
+        question = f"CiteDesk found {copy.describe()}. Open it? (It stays in {copy.copy.parent} either way.)"
+        accepted = self.confirm_recovery(question)
+        text = copy.text()
+        copies.set_aside(copy)
+        if accepted:
+            self.editor.setPlainText(text.replace("\r\n", "\n"))
+            self.editor.document().setModified(True)
+            self.message.emit(f"Recovered {copy.describe()}")
+        return accepted
+
+    def _show(self, text: str) -> None:
+        self.editor.setPlainText(text.replace("\r\n", "\n"))
+        self.editor.document().setModified(False)
+        self._title()
+
+    # saving ------------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as_dialog()
+        return self.save_to(self.path)
+
+    def save_as_dialog(self) -> bool:
+        name, _ = QFileDialog.getSaveFileName(self.window, "Save as", str(self.path or ""), "Markdown (*.md)")
+        return self.save_to(Path(name)) if name else False
+
+    def save_to(self, path: Path) -> bool:
+        old = self.path
+        try:
+            if old is not None and path.resolve() == old:
+                self.session.write(self.text())
+            else:
+                self.session.save_as(self.text(), path)
+        except CiteDeskError as exc:
+            self.message.emit(
+                f"Could not save {path}: {exc.message}. Your text is still here and in the recovery copy."
+            )
+            self.write_recovery()
+            return False
+        copies.discard(old, self.untitled_id, self.recovery_folder)
+        copies.discard(self.path, self.untitled_id, self.recovery_folder)
+        self.editor.document().setModified(False)
+        self._remember_recent(self.path)
+        self._title()
+        self.message.emit(f"Saved {path.name}")
+        self.saved.emit(path)
+        return True
+
+    def export_dialog(self, report: Report | None) -> None:
+        if report is None:
+            self.message.emit("Nothing to export yet: the audit has not finished.")
+            return
+        name, _filter = QFileDialog.getSaveFileName(
+            self.window, "Export the report", "", "HTML (*.html);;Markdown (*.md);;JSON (*.json)"
+        )
+        if name:
+            self.export_report(report, Path(name))
+
+    def export_report(self, report: Report, path: Path) -> None:
+        try:
+            self.session.export(report, path)
+        except CiteDeskError as exc:
+            self.message.emit(exc.message)
+            return
+        self.message.emit(f"Report written to {path}")
+
+    # never losing text ----------------------------------------------------------------------------------
+    def recovery_path(self) -> Path:
+        return copies.copy_path(self.path, self.untitled_id, self.recovery_folder)
+
+    def write_recovery(self) -> None:
+        """Keep a copy of unsaved text outside the document (never over it)."""
+        if self.editor.document().isModified():
+            copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder)
+
+    def _ask_discard(self) -> bool:
+        if not self.editor.document().isModified():
+            return True
+        answer = QMessageBox.question(
+            self.window,
+            "Unsaved changes",
+            "Save your changes first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _ask_recovery(self, question: str) -> bool:
+        box = QMessageBox.question(self.window, "Recover unsaved text?", question)
+        return box == QMessageBox.StandardButton.Yes
+
+    # the title and recent files -------------------------------------------------------------------------
+    def _title(self) -> None:
+        star = "*" if self.editor.document().isModified() else ""
+        self.title_changed.emit(f"{star}{self.session.name} — CiteDesk")
+
+    def recent(self) -> list[str]:
+        stored = self.settings.value("recent", []) or []
+        return [str(p) for p in (stored if isinstance(stored, list) else [stored])]
+
+    def _remember_recent(self, path: Path | None) -> None:
+        if path is not None:
+            others = [p for p in self.recent() if p != str(path)]
+            self.settings.setValue("recent", [str(path), *others][:10])

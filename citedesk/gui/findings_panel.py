@@ -1,0 +1,103 @@
+"""The findings list: a sortable, filterable tree over the audit's findings, with the fix buttons.
+
+A thin view: it shows what it is given, tells the window which finding is selected
+(`selection_changed`) and when a fix is asked for; it decides nothing.
+"""
+
+from __future__ import annotations
+
+from citedesk.core.findings import Finding
+from citedesk.gui.findings_model import FindingsModel
+from citedesk.gui.qt import (
+    QHBoxLayout,
+    QLineEdit,
+    QModelIndex,
+    QPushButton,
+    Qt,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+
+
+class FindingsPanel(QWidget):
+    selection_changed = Signal(object)  # Finding | None
+    fix_requested = Signal()
+    fix_all_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = FindingsModel(self)
+        self.tree = QTreeView()
+        self.tree.setModel(self.model)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line within each kind
+        self.filter_box = QLineEdit()
+        self.filter_box.setPlaceholderText("Filter findings: kind, [reference], words…")
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.textChanged.connect(self._filter)
+        self.fix_button = QPushButton("Apply fix")
+        self.fix_all_button = QPushButton("Fix all of this kind")
+        self.fix_button.setEnabled(False)
+        self.fix_all_button.setEnabled(False)
+        self.fix_button.clicked.connect(self.fix_requested)
+        self.fix_all_button.clicked.connect(self.fix_all_requested)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter_box)
+        layout.addWidget(self.tree)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fix_button)
+        buttons.addWidget(self.fix_all_button)
+        layout.addLayout(buttons)
+        self.tree.selectionModel().currentChanged.connect(lambda *_: self._selected())
+
+    def show_findings(self, findings: list[Finding], lines: dict[int, int], decided: dict[int, str]) -> None:
+        self.model.set_findings(findings, lines, decided)
+        self.tree.expandAll()
+        for column in range(2):
+            self.tree.resizeColumnToContents(column)
+        self._selected()
+
+    def selected_finding(self) -> Finding | None:
+        return self.model.finding_at(self.tree.currentIndex())
+
+    def select(self, finding: Finding) -> bool:
+        index = self.model.index_of(finding)
+        if index.isValid():
+            self.tree.setCurrentIndex(index)
+        return index.isValid()
+
+    def clear_selection(self) -> None:
+        self.tree.setCurrentIndex(QModelIndex())
+
+    def step(self, delta: int) -> None:
+        """Select the next (or previous) finding in document order, wrapping around."""
+        findings = sorted(self.model.findings(), key=lambda f: f.start)
+        if not findings:
+            return
+        current = self.selected_finding()
+        position = findings.index(current) if current in findings else -1
+        chosen = (
+            findings[(position + delta) % len(findings)]
+            if position >= 0
+            else findings[0 if delta > 0 else -1]
+        )
+        self.select(chosen)
+
+    def focus_filter(self) -> None:
+        self.filter_box.setFocus()
+        self.filter_box.selectAll()
+
+    def _filter(self, text: str) -> None:
+        self.model.set_filter(text)
+        self.tree.expandAll()
+
+    def _selected(self) -> None:
+        finding = self.selected_finding()
+        self.fix_button.setEnabled(bool(finding and finding.fixes))
+        self.fix_all_button.setEnabled(bool(finding and finding.fixes))
+        self.selection_changed.emit(finding)
