@@ -308,7 +308,9 @@ class IndexClient:
             works = tuple(Work.from_json(w) for w in payload.get("works") or ())
         except (ValueError, TypeError, KeyError):
             return None  # a payload from an older format: ask again
-        return IndexAnswer(index, status, works, fetched_at, from_cache=True)
+        answered_at = payload.get("fetched_at")
+        when = float(answered_at) if isinstance(answered_at, int | float) else fetched_at
+        return IndexAnswer(index, status, works, when, from_cache=True)
 
     @contextmanager
     def _one_at_a_time(self, key: str) -> Iterator[None]:
@@ -337,9 +339,12 @@ class IndexClient:
                 return fresh
             answer = self._ask(index, url, accept, parse)
             if answer.answered:
-                self.cache.put(
-                    key, {"status": answer.status.value, "works": [w.to_json() for w in answer.works]}
-                )
+                payload = {
+                    "status": answer.status.value,
+                    "works": [w.to_json() for w in answer.works],
+                    "fetched_at": answer.fetched_at,
+                }
+                self.cache.put(key, payload)
                 return answer
             stale = self._cached(index, key, stale_ok=True)
             if stale is not None:  # the index is unreachable now: its last answer stands

@@ -173,9 +173,8 @@ def read_snapshot(path: str | Path, *, summary: SnapshotSummary | None = None) -
     path = Path(path)
     try:
         with path.open("rb") as raw:
-            if b"\x00" in raw.read(4096):
+            if b"\x00" in raw.peek(4096)[:4096]:  # peek: works on pipes too, nothing is consumed
                 raise SnapshotError(f"{path} is not a Retraction Watch CSV: it is a binary file")
-            raw.seek(0)
             with io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="") as text:
                 yield from _read(text, str(path), summary)
     except OSError as exc:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from citedesk.core.references import LabelStyle, Reference, extract_fields
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from tests.helpers.server import running
@@ -46,6 +47,44 @@ OPENALEX_WORKS = {
 CSL_WORKS = {"10.80000/citedesk.dataset.1": "csl_dataset.json"}
 CROSSREF_SEARCHES = {"pneumonia outbreak": "crossref_search_zhou2020.json"}
 OPENALEX_SEARCHES = {"pneumonia outbreak": "openalex_search_zhou2020.json"}
+
+
+DING = (
+    "Ding, M., Bhupathiraju, S. N., Chen, M., van Dam, R. M., & Hu, F. B. ({year}). Caffeinated and decaffeinated "
+    "coffee consumption and risk of type 2 diabetes: A systematic review and a dose-response meta-analysis. "
+    "Diabetes Care, 37(2), 569–586. https://doi.org/{doi}"
+)
+WAKEFIELD = (
+    "Wakefield, A. J., Murch, S. H., & Anthony, A. (1998). Ileal-lymphoid-nodular hyperplasia, non-specific colitis, "
+    "and pervasive developmental disorder in children. The Lancet, 351(9103), 637–641. "
+    "https://doi.org/10.1016/S0140-6736(97)11096-0"
+)
+ZHOU = (
+    "Zhou, P., Yang, X.-L., & Wang, X.-G. (2020). A pneumonia outbreak associated with a new coronavirus of probable "
+    "bat origin. Nature, 579, 270–273."
+)
+UNKNOWN = "Ramírez, Q. (2019). Luminous tardigrades of the northern ice shelves and their songs. Journal of Imaginary Biology, 4, 1–9."
+
+
+def entry(text: str, key: str = "1", start: int = 0) -> Reference:
+    """A Markdown reference entry for `text`, parsed as `core.references` does, starting at `start`."""
+    f = extract_fields(text)
+    return Reference(
+        key,
+        start,
+        start + len(text),
+        start,
+        start,
+        LabelStyle.BRACKET,
+        " ".join(text.split()),
+        title=f["title"],
+        url=f["url"],
+        doi=f["doi"],
+        arxiv=f["arxiv"],
+        path=f["path"],
+        year=f["year"],
+        authors=f["authors"],
+    )
 
 
 def fixture(name: str) -> Any:

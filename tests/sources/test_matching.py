@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.references import LabelStyle, Reference, extract_fields
 from citedesk.sources.identifiers import WorkMetadata, compare
 from citedesk.sources.matching import (
     CitedWork,
@@ -17,6 +16,7 @@ from citedesk.sources.matching import (
     venue_matches,
 )
 from citedesk.sources.metadata import Author, Work
+from tests.helpers.indexes import entry
 
 DING_TITLE = (
     "Caffeinated and Decaffeinated Coffee Consumption and Risk of Type 2 Diabetes: "
@@ -40,11 +40,6 @@ APA = (
     "coffee consumption and risk of type 2 diabetes: A systematic review and a dose-response meta-analysis. "
     "{venue}, {volume}(2), {pages}. https://doi.org/10.2337/dc13-1203"
 )
-
-
-def entry(text: str, key: str = "1") -> Reference:
-    fields = extract_fields(text)
-    return Reference(key, 0, len(text), 0, 0, LabelStyle.BRACKET, " ".join(text.split()), **fields)
 
 
 def cited(
@@ -219,9 +214,8 @@ def test_a_different_work() -> None:
         "crossref",
         "10.1109/cvpr.2016.90",
         "Deep Residual Learning for Image Recognition",
-        (),
-        (Author("He", "Kaiming"),),
-        2016,
+        authors=(Author("He", "Kaiming"),),
+        year=2016,
     )
     result = compare_work(cited(), other)
     assert not result.same_work
