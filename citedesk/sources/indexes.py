@@ -6,7 +6,8 @@ Retry-After). On top of it, this module adds what a good API citizen owes:
 - a **contact address** (`LookupConfig.mailto`) sent as `mailto=` to Crossref and OpenAlex, which
   puts requests in their polite pools, and an optional OpenAlex API key (`api_key=`);
 - a **per-host rate limit** (a token bucket per host, `HostRateLimiter`; requests per second set per
-  index) shared by every thread, and a **pause** for the whole host when it still answers 429/503
+  index, searches in a slower bucket of their own, as Crossref limits list queries more) shared by
+  every thread, and a **pause** for the whole host when it still answers 429/503
   after the fetcher's retries: nobody asks it again before its Retry-After has passed;
 - **a cache for every definitive answer** (`AnswerCache`, implemented by the store): a work found, a
   DOI or work unknown (404), a search's results. Each is reused until it is older than
@@ -61,7 +62,11 @@ class LookupConfig:
     crossref_rate: float = 5.0
     openalex_rate: float = 5.0
     doi_rate: float = 5.0
-    """Requests per second to each host (Crossref's public pool allows 5/s for single works)."""
+    """Requests per second to each host for single records (Crossref's public pool allows 5/s, its
+    polite pool 10/s; OpenAlex 100/s)."""
+    crossref_search_rate: float = 1.0
+    openalex_search_rate: float = 1.0
+    """Searches per second (Crossref allows 1 list query/s in its public pool, 3 in the polite one)."""
     max_rate_wait: float = 120.0
     """The longest a look-up waits for its turn at a host (or a host's pause) before giving up."""
     max_age_days: float = 30.0
@@ -155,19 +160,21 @@ class HostRateLimiter:
     def rate(self, host: str) -> float:
         return max(0.01, self._rates.get(host.lower(), self._default))
 
-    def acquire(self, host: str, *, max_wait: float) -> bool:
-        """Wait for this host's next free slot; False (nothing reserved) if that is more than
-        `max_wait` seconds away or the audit is cancelled meanwhile."""
+    def acquire(self, host: str, *, max_wait: float, bucket: str | None = None) -> bool:
+        """Wait for the next free slot in `bucket` (the host's own by default; `host/lists` for its
+        searches); False (nothing reserved) if that is more than `max_wait` seconds away — a pause of
+        the host included — or the audit is cancelled meanwhile."""
         host = host.lower()
-        rate = self.rate(host)
+        bucket = (bucket or host).lower()
+        rate = self.rate(bucket)
         with self._lock:
             now = self._clock()
-            tokens, at = self._tokens.get(host, (max(1.0, rate), now))
+            tokens, at = self._tokens.get(bucket, (max(1.0, rate), now))
             tokens = min(max(1.0, rate), tokens + (now - at) * rate) - 1.0
             wait = max(self._paused.get(host, now) - now, -tokens / rate if tokens < 0 else 0.0)
             if wait > max_wait:
                 return False
-            self._tokens[host] = (tokens, now)
+            self._tokens[bucket] = (tokens, now)
         deadline = self._clock() + wait
         while (left := deadline - self._clock()) > 0:
             if self._cancelled():
@@ -237,6 +244,8 @@ class IndexClient:
                 _host(self.config.crossref_base): self.config.crossref_rate,
                 _host(self.config.openalex_base): self.config.openalex_rate,
                 _host(self.config.doi_base): self.config.doi_rate,
+                _host(self.config.crossref_base) + "/lists": self.config.crossref_search_rate,
+                _host(self.config.openalex_base) + "/lists": self.config.openalex_search_rate,
             }
             self.limiter = HostRateLimiter(rates, cancelled=self.cancelled)
         self._locks: dict[str, threading.Lock] = {}
@@ -365,11 +374,13 @@ class IndexClient:
         assert self.limiter is not None
         if self.cancelled():
             return IndexAnswer(index, AnswerStatus.FAILED, message="cancelled")
-        if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait):
+        bucket = f"{host}/lists" if urlsplit(url).path.rstrip("/").endswith("/works") else host
+        if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait, bucket=bucket):
             why = "cancelled" if self.cancelled() else f"{index} asked us to slow down; not checked this time"
             return IndexAnswer(index, AnswerStatus.FAILED, message=why)
         result = self.fetcher.fetch(url, accept=accept)
-        self.requests += 1
+        with self._guard:
+            self.requests += 1
         now = self.clock()
         if result.ok:
             works = parse(_json(result))

@@ -218,18 +218,19 @@ class ReferenceChecker:
         local = self._local_notices(doi)
         crossref = self.client.crossref_work(doi)
         resolver = self.client.doi_work(doi) if crossref.status is not AnswerStatus.FOUND else None
-        openalex = self.client.openalex_work(doi) if self.config.use_openalex else None
+        unknown = (
+            crossref.status is AnswerStatus.MISSING
+            and resolver is not None
+            and resolver.status is AnswerStatus.MISSING
+        )
+        openalex = self.client.openalex_work(doi) if self.config.use_openalex and not unknown else None
         deciding = next(
             (a for a in (crossref, resolver, openalex) if a is not None and a.status is AnswerStatus.FOUND),
             None,
         )
         base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=doi, notices=merge_notices(local))
         if deciding is None or deciding.work is None:
-            if (
-                crossref.status is AnswerStatus.MISSING
-                and resolver is not None
-                and resolver.status is AnswerStatus.MISSING
-            ):
+            if unknown and resolver is not None:
                 return self._suggest(
                     cited,
                     replace(

@@ -97,6 +97,8 @@ class IndexState:
     busy: dict[str, int] = field(default_factory=dict)
     """Path prefix → how many more requests under it answer 429."""
     retry_after: str = "1"
+    delay: float = 0.0
+    """Seconds each answer takes (network latency, for the benchmark)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def paths(self, prefix: str = "") -> list[str]:
@@ -149,6 +151,8 @@ def _handler(state: IndexState) -> type[BaseHTTPRequestHandler]:
                 prefix = next((p for p, n in state.busy.items() if n > 0 and path.startswith(p)), None)
                 if prefix is not None:
                     state.busy[prefix] -= 1
+            if state.delay:
+                time.sleep(state.delay)
             if prefix is not None:
                 self._send(
                     429,

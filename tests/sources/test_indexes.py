@@ -150,3 +150,12 @@ def test_a_fetch_refused_for_a_private_address_is_not_checked(server: IndexServe
         check = checker.check(entry(DING.format(year="2014", doi=DOI)))
     assert check.status is CheckStatus.NOT_CHECKED
     assert server.state.hits == []
+
+
+def test_searches_have_their_own_slower_bucket() -> None:
+    limiter = HostRateLimiter({"h": 100.0, "h/lists": 1.0})
+    assert limiter.acquire("h", max_wait=0, bucket="h/lists")
+    assert not limiter.acquire("h", max_wait=0.1, bucket="h/lists")  # the next search is a second away
+    assert limiter.acquire("h", max_wait=0)  # single records are not held up by searches
+    limiter.pause("h", 300)
+    assert not limiter.acquire("h", max_wait=5, bucket="h/lists")  # a pause of the host stops both

@@ -271,3 +271,27 @@ def test_a_shared_fetcher_is_left_open_for_its_owner(server: IndexServer) -> Non
         with ReferenceChecker(server.config(), fetcher=fetcher) as checker:
             checker.check(entry(DING.format(year="2014", doi="10.2337/dc13-1203")))
         assert fetcher.fetch(server.base + "/crossref/works/10.2337/dc13-1203").ok
+
+
+@pytest.mark.parametrize(
+    ("written", "corrected"),
+    [
+        ("Diabetes Care, 38(2), 569–586.", "Diabetes Care, 37(2), 569–586."),
+        ("Diabetes Care, 37(2), 579–586.", "Diabetes Care, 37(2), 569-586."),
+        ("Diabetes Research and Clinical Practice, 37(2), 569–586.", "Diabetes Care, 37(2), 569–586."),
+    ],
+)
+def test_volume_pages_and_venue_are_corrected_in_place(
+    checker: ReferenceChecker, written: str, corrected: str
+) -> None:
+    good = DING.format(year="2014", doi="10.2337/dc13-1203")
+    text = good.replace("Diabetes Care, 37(2), 569–586.", written)
+    ref = entry(text)
+    check = checker.check(ref)
+    assert check.status is CheckStatus.METADATA_ERROR
+    assert len(check.differences) == 1
+    edit = field_edit(text, ref, check.differences[0])
+    assert edit is not None
+    assert text[: edit.start] + edit.replacement + text[edit.end :] == good.replace(
+        "Diabetes Care, 37(2), 569–586.", corrected
+    )
