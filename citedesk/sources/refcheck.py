@@ -9,7 +9,7 @@
 | `metadata_error` | the same work, but the year / first author / venue / volume / pages differ | `metadata_error` (warning) + a fix per field |
 | `different_work` | the DOI's record is another work (titles do not match) | `doi_mismatch` (error) |
 | `unregistered` | neither Crossref nor doi.org knows the DOI (404 from both) | `fabricated_reference` (error) |
-| `found_by_title` | no DOI in the entry; an index has a confident match | info, fix "Add doi:…" |
+| `found_by_title` | no DOI in the entry; an index has a confident match | info, fix "Add doi:…" (none when the work has no DOI) |
 | `possible_match` | an index has a work with this title but author or year do not confirm it | info, no fix |
 | `not_found` | no index knows the title | `not_found` (warning: check it exists) — never fabricated |
 | `not_checked` | offline, unreachable, rate-limited, cancelled, or nothing to look up | none |
@@ -311,22 +311,21 @@ class ReferenceChecker:
         if best is not None and best[0].confident:
             candidate, answer = best
             work = candidate.work
-            if work.doi is None:
-                best = None
-            else:
-                return ReferenceCheck(
-                    key,
-                    CheckStatus.FOUND_BY_TITLE,
-                    work=work,
-                    differences=candidate.differences,
-                    notices=merge_notices(self._local_notices(work.doi), work.notices),
-                    suggestion_doi=work.doi,
-                    checked_at=answer.fetched_at,
-                    source=answer.index,
-                    from_cache=answer.from_cache,
-                    title_score=candidate.title_score,
-                    message=f"{answer.index} knows this work as doi:{work.doi}",
-                )
+            return ReferenceCheck(
+                key,
+                CheckStatus.FOUND_BY_TITLE,
+                work=work,
+                differences=candidate.differences,
+                notices=merge_notices(self._local_notices(work.doi), work.notices),
+                suggestion_doi=work.doi,
+                checked_at=answer.fetched_at,
+                source=answer.index,
+                from_cache=answer.from_cache,
+                title_score=candidate.title_score,
+                message=f"{answer.index} knows this work as doi:{work.doi}"
+                if work.doi
+                else f"{answer.index} knows this work (it has no DOI)",
+            )
         if (
             best is not None
             and best[0].title_score >= self.policy.title_maybe
