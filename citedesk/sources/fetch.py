@@ -4,7 +4,8 @@ Only http(s); a host that resolves to a loopback, private, link-local or reserve
 unless the user allows it (a document must not be able to probe the writer's network); redirects are
 followed by hand, each hop checked, at most `max_redirects`; bodies are streamed and cut off at
 `max_bytes`; a whole fetch has a deadline, so a slow-loris server cannot hold it; 429 and 503 are
-retried with backoff honouring Retry-After (capped).
+retried with backoff honouring Retry-After — never sooner than asked: a server asking for more than
+`max_retry_wait` gets no retry, and the result carries its `retry_after` for the caller.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class FetchResult:
     message: str = ""
     redirects: list[str] = field(default_factory=list)
     elapsed: float = 0.0
+    retry_after: float | None = None
+    """Seconds the server asked to wait (Retry-After on a 429/503 still failing after the retries)."""
 
     @property
     def ok(self) -> bool:
@@ -235,8 +238,10 @@ class Fetcher:
                 current = outcome
                 continue
             if isinstance(outcome, _Retry) and attempt < self.policy.max_retries:
-                wait = outcome.message_retry_after
-                wait = min(wait if wait > 0 else 2.0**attempt, self.policy.max_retry_wait)
+                asked = outcome.message_retry_after
+                if asked > self.policy.max_retry_wait:
+                    return outcome.result()  # asked to wait longer than we may: never retry sooner than asked
+                wait = asked if asked > 0 else min(2.0**attempt, self.policy.max_retry_wait)
                 if time.monotonic() - started + wait > self.policy.deadline:
                     return outcome.result()
                 attempt += 1
@@ -424,6 +429,7 @@ class _Retry:
         return self.base.http_status
 
     def result(self) -> FetchResult:
+        self.base.retry_after = self.message_retry_after or None
         return self.base
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from citedesk.core.references import Reference
+from citedesk.sources import matching
+from citedesk.sources.metadata import Author, Work
 
 DOI_BASE = "https://doi.org"
 CROSSREF_BASE = "https://api.crossref.org"
@@ -64,19 +65,9 @@ def parse_csl(body: bytes) -> WorkMetadata | None:
     )
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
 def title_similarity(a: str, b: str) -> float:
-    """0…1: how alike two titles are, ignoring case, punctuation and a subtitle on one side."""
-    wa, wb = _words(a), _words(b)
-    if not wa or not wb:
-        return 0.0
-    ratio = SequenceMatcher(None, " ".join(wa), " ".join(wb)).ratio()
-    shorter, longer = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    contained = " ".join(shorter) in " ".join(longer) and len(shorter) >= 3
-    return max(ratio, 0.95 if contained else 0.0)
+    """0…1: how alike two titles are (rapidfuzz; case, accents, punctuation, subtitles — see `matching`)."""
+    return matching.title_similarity(a, b)
 
 
 @dataclass(frozen=True)
@@ -87,16 +78,19 @@ class Mismatch:
 
 
 def compare(reference: Reference, work: WorkMetadata) -> list[Mismatch]:
-    """What the reference entry says that the identifier's record contradicts."""
+    """What the reference entry says that the identifier's record contradicts.
+
+    Kept for `gather.py`, which reports any mismatch as `doi_mismatch`; `refcheck.check_references`
+    replaces it, telling a different work (`doi_mismatch`) from metadata errors (`metadata_error`).
+    """
     problems: list[Mismatch] = []
     if reference.title and work.title and title_similarity(reference.title, work.title) < TITLE_MATCH:
         problems.append(Mismatch("title", reference.title, work.title))
     if reference.year and work.year and abs(int(reference.year) - int(work.year)) > 1:
         problems.append(Mismatch("year", reference.year, work.year))
     if reference.authors and work.authors:
-        cited = _words(reference.authors)
-        first = _words(work.authors[0])
-        if first and cited and first[0] not in cited:
+        record = Work("doi.org", None, work.title, authors=(Author(work.authors[0]),))
+        if matching.first_author_matches(reference.authors, record) is False:
             problems.append(Mismatch("first author", reference.authors, work.authors[0]))
     return problems
 

@@ -1,0 +1,477 @@
+"""Reference truth: for each reference entry, what the indexes say about the work it names.
+
+`check_references` gives one `ReferenceCheck` per entry that has a DOI or no identifier at all
+(entries with only a URL, arXiv id or file are checked by fetching them, in `gather.py`):
+
+| status | when | finding (see the final report) |
+|---|---|---|
+| `ok` | the DOI's record is the entry's work and agrees with it | none |
+| `metadata_error` | the same work, but the year / first author / venue / volume / pages differ | `metadata_error` (warning) + a fix per field |
+| `different_work` | the DOI's record is another work (titles do not match) | `doi_mismatch` (error) |
+| `unregistered` | neither Crossref nor doi.org knows the DOI (404 from both) | `fabricated_reference` (error) |
+| `found_by_title` | no DOI in the entry; an index has a confident match | info, fix "Add doi:…" (none when the work has no DOI) |
+| `possible_match` | an index has a work with this title but author or year do not confirm it | info, no fix |
+| `not_found` | no index knows the title | `not_found` (warning: check it exists) — never fabricated |
+| `not_checked` | offline, unreachable, rate-limited, cancelled, or nothing to look up | none |
+
+Whatever the status, `notices` carries the work's retractions, withdrawals, expressions of concern
+and corrections (Crossref update relations, OpenAlex `is_retracted`, the local Retraction Watch
+snapshot — the last one even offline and even when no index answered).
+
+Offline, only cached answers are used and nothing is fetched; a cached "unknown" never becomes
+`unregistered` or `not_found` while offline (it is `not_checked`, its message saying what the last
+check found).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from types import TracebackType
+from typing import Any
+
+from citedesk.core.references import Reference
+from citedesk.sources.fetch import Fetcher, FetchPolicy
+from citedesk.sources.indexes import (
+    AnswerCache,
+    AnswerStatus,
+    IndexAnswer,
+    IndexClient,
+    LookupConfig,
+    MemoryCache,
+)
+from citedesk.sources.matching import (
+    DEFAULT_POLICY,
+    Candidate,
+    CitedWork,
+    Difference,
+    MatchPolicy,
+    best_candidate,
+    compare_work,
+)
+from citedesk.sources.metadata import Notice, Work, normalise_doi
+from citedesk.sources.retractions import RetractionIndex, merge_notices, standing
+
+
+class CheckStatus(StrEnum):
+    OK = "ok"
+    METADATA_ERROR = "metadata_error"
+    DIFFERENT_WORK = "different_work"
+    UNREGISTERED = "unregistered"
+    FOUND_BY_TITLE = "found_by_title"
+    POSSIBLE_MATCH = "possible_match"
+    NOT_FOUND = "not_found"
+    NOT_CHECKED = "not_checked"
+
+
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """What the indexes say about one reference entry."""
+
+    key: str
+    status: CheckStatus
+    doi: str | None = None
+    """The DOI that was checked (the entry's), normalised."""
+    work: Work | None = None
+    """The record compared with the entry (for `found_by_title`, the work found)."""
+    differences: tuple[Difference, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    suggestion_doi: str | None = None
+    """A DOI to add (`found_by_title`) or to use instead (`different_work`, `unregistered`)."""
+    checked_at: float | None = None
+    """When the deciding answer was fetched (a cached answer keeps its date)."""
+    source: str = ""
+    """The index whose record decided: `crossref`, `doi.org`, `openalex`; empty when none did."""
+    from_cache: bool = False
+    title_score: float | None = None
+    message: str = ""
+
+    @property
+    def standing(self) -> Notice | None:
+        """The notice that sets the work's standing now (see `retractions.standing`)."""
+        return standing(self.notices)
+
+    @property
+    def retracted(self) -> bool:
+        notice = self.standing
+        return notice is not None and notice.kind.withdraws
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "status": self.status.value,
+            "doi": self.doi,
+            "work": self.work.to_json() if self.work else None,
+            "differences": [
+                {"field": d.field, "cited": d.cited, "actual": d.actual, "label": d.label}
+                for d in self.differences
+            ],
+            "notices": [n.to_json() for n in self.notices],
+            "suggestion_doi": self.suggestion_doi,
+            "checked_at": self.checked_at,
+            "source": self.source,
+            "from_cache": self.from_cache,
+            "title_score": None if self.title_score is None else round(self.title_score, 3),
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReferenceCheck:
+        return cls(
+            key=str(data["key"]),
+            status=CheckStatus(data["status"]),
+            doi=data.get("doi"),
+            work=Work.from_json(data["work"]) if data.get("work") else None,
+            differences=tuple(
+                Difference(d["field"], d["cited"], d["actual"]) for d in data.get("differences") or ()
+            ),
+            notices=tuple(Notice.from_json(n) for n in data.get("notices") or ()),
+            suggestion_doi=data.get("suggestion_doi"),
+            checked_at=data.get("checked_at"),
+            source=str(data.get("source") or ""),
+            from_cache=bool(data.get("from_cache")),
+            title_score=data.get("title_score"),
+            message=str(data.get("message") or ""),
+        )
+
+
+def wants_check(ref: Reference) -> bool:
+    """Entries the truth checks cover: those with a DOI, and those with no identifier or file at all."""
+    return bool(ref.doi) or not (ref.url or ref.arxiv or ref.path)
+
+
+def _day(at: float | None) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d") if at else "an earlier check"
+
+
+class ReferenceChecker:
+    """Checks reference entries against Crossref, OpenAlex, doi.org and the local retraction snapshot.
+
+    Thread-safe: `check_references` runs `check` for many entries at once over one Fetcher.
+    """
+
+    def __init__(
+        self,
+        config: LookupConfig,
+        *,
+        cache: AnswerCache | None = None,
+        retractions: RetractionIndex | None = None,
+        fetcher: Fetcher | None = None,
+        fetch_policy: FetchPolicy | None = None,
+        policy: MatchPolicy = DEFAULT_POLICY,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.config = config
+        self.policy = policy
+        self.retractions = retractions
+        self._own_fetcher = fetcher is None
+        self.fetcher = fetcher or Fetcher(fetch_policy or FetchPolicy(), cancelled=cancelled)
+        self.client = IndexClient(
+            config, self.fetcher, cache if cache is not None else MemoryCache(), cancelled=cancelled
+        )
+
+    def close(self) -> None:
+        if self._own_fetcher:
+            self.fetcher.close()
+
+    def __enter__(self) -> ReferenceChecker:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def requests(self) -> int:
+        """Requests sent to the network so far."""
+        return self.client.requests
+
+    def check(self, ref: Reference) -> ReferenceCheck:
+        """One Markdown reference entry."""
+        return self.check_cited(ref.key, CitedWork.from_reference(ref))
+
+    def check_cited(self, key: str, cited: CitedWork) -> ReferenceCheck:
+        """One entry given field by field (a Markdown entry, or a structured bibliography entry)."""
+        doi = normalise_doi(cited.doi)
+        result = self._by_doi(key, doi, cited) if doi else self._by_title(key, cited)
+        if self.config.offline and result.status in (CheckStatus.UNREGISTERED, CheckStatus.NOT_FOUND):
+            what = "does not exist" if result.status is CheckStatus.UNREGISTERED else "was in no index"
+            result = replace(
+                result,
+                status=CheckStatus.NOT_CHECKED,
+                suggestion_doi=None,
+                message=f"not checked while offline (on {_day(result.checked_at)} it {what})",
+            )
+        return result
+
+    # with a DOI ---------------------------------------------------------------------------------
+    def _local_notices(self, doi: str | None) -> list[Notice]:
+        return self.retractions.notices_for(doi) if self.retractions is not None and doi else []
+
+    def _by_doi(self, key: str, doi: str, cited: CitedWork) -> ReferenceCheck:
+        local = self._local_notices(doi)
+        crossref = self.client.crossref_work(doi)
+        resolver = self.client.doi_work(doi) if crossref.status is not AnswerStatus.FOUND else None
+        unknown = (
+            crossref.status is AnswerStatus.MISSING
+            and resolver is not None
+            and resolver.status is AnswerStatus.MISSING
+        )
+        openalex = self.client.openalex_work(doi) if self.config.use_openalex and not unknown else None
+        deciding = next(
+            (a for a in (crossref, resolver, openalex) if a is not None and a.status is AnswerStatus.FOUND),
+            None,
+        )
+        base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=doi, notices=merge_notices(local))
+        if deciding is None or deciding.work is None:
+            if unknown and resolver is not None:
+                return self._suggest(
+                    cited,
+                    replace(
+                        base,
+                        status=CheckStatus.UNREGISTERED,
+                        checked_at=resolver.fetched_at,
+                        source="doi.org",
+                        from_cache=resolver.from_cache,
+                        message=f"the DOI {doi} is registered nowhere (Crossref and doi.org do not know it)",
+                    ),
+                )
+            why = "; ".join(a.message for a in (crossref, resolver, openalex) if a is not None and a.message)
+            return replace(base, message=why or "no index answered")
+        work = deciding.work
+        comparison = compare_work(cited, work, self.policy)
+        common = replace(
+            base,
+            work=work,
+            checked_at=deciding.fetched_at,
+            source=deciding.index,
+            from_cache=deciding.from_cache,
+            title_score=comparison.title_score,
+        )
+        if not comparison.same_work:
+            return self._suggest(
+                cited,
+                replace(
+                    common,
+                    status=CheckStatus.DIFFERENT_WORK,
+                    notices=(),  # the record's notices are about another work
+                    message=f"the DOI {doi} is “{work.title}”, not the work the entry describes",
+                ),
+            )
+        notices = merge_notices(
+            local,
+            *(a.work.notices for a in (crossref, resolver, openalex) if a is not None and a.work is not None),
+        )
+        if comparison.differences:
+            what = "; ".join(f"{d.label}: “{d.cited}” → “{d.actual}”" for d in comparison.differences)
+            return replace(
+                common,
+                status=CheckStatus.METADATA_ERROR,
+                differences=comparison.differences,
+                notices=notices,
+                message=f"the entry's details differ from the DOI's record ({what})",
+            )
+        return replace(common, status=CheckStatus.OK, notices=notices)
+
+    def _suggest(self, cited: CitedWork, check: ReferenceCheck) -> ReferenceCheck:
+        """For a DOI that is wrong, the DOI the entry's title finds, when the match is confident."""
+        if not self.config.suggest_on_mismatch or not cited.title:
+            return check
+        found = self._by_title(check.key, replace(cited, doi=None))
+        if found.status is CheckStatus.FOUND_BY_TITLE and found.suggestion_doi != check.doi:
+            return replace(check, suggestion_doi=found.suggestion_doi)
+        return check
+
+    # without one --------------------------------------------------------------------------------
+    def _by_title(self, key: str, cited: CitedWork) -> ReferenceCheck:
+        if not cited.title or len(cited.title.split()) < 2:
+            return ReferenceCheck(key, CheckStatus.NOT_CHECKED, message="the entry has no title to look up")
+        answers: list[IndexAnswer] = []
+        best: tuple[Candidate, IndexAnswer] | None = None
+        query = _bibliographic(cited)
+        searches: list[Callable[[], IndexAnswer]] = [lambda: self.client.crossref_search(query)]
+        if self.config.use_openalex:
+            searches.append(lambda: self.client.openalex_search(cited.title or ""))
+        for search in searches:
+            answer = search()
+            answers.append(answer)
+            candidate = best_candidate(cited, list(answer.works), self.policy)
+            if candidate is not None and (
+                best is None or (candidate.confident, candidate.score) > (best[0].confident, best[0].score)
+            ):
+                best = (candidate, answer)
+            if best is not None and best[0].confident:
+                break  # a confident match: no need to spend another index's quota
+        if best is not None and best[0].confident:
+            candidate, answer = best
+            work = candidate.work
+            return ReferenceCheck(
+                key,
+                CheckStatus.FOUND_BY_TITLE,
+                work=work,
+                differences=candidate.differences,
+                notices=merge_notices(self._local_notices(work.doi), work.notices),
+                suggestion_doi=work.doi,
+                checked_at=answer.fetched_at,
+                source=answer.index,
+                from_cache=answer.from_cache,
+                title_score=candidate.title_score,
+                message=f"{answer.index} knows this work as doi:{work.doi}"
+                if work.doi
+                else f"{answer.index} knows this work (it has no DOI)",
+            )
+        if (
+            best is not None
+            and best[0].title_score >= self.policy.title_maybe
+            and best[0].author_ok is not False
+        ):
+            candidate, answer = best
+            return ReferenceCheck(
+                key,
+                CheckStatus.POSSIBLE_MATCH,
+                work=candidate.work,
+                differences=candidate.differences,
+                checked_at=answer.fetched_at,
+                source=answer.index,
+                from_cache=answer.from_cache,
+                title_score=candidate.title_score,
+                message=f"{answer.index} has a work with a similar title, but its authors or year do not confirm it",
+            )
+        failed = [a for a in answers if not a.answered]
+        if failed:
+            return ReferenceCheck(
+                key, CheckStatus.NOT_CHECKED, message="; ".join(a.message for a in failed if a.message)
+            )
+        asked = " and ".join(a.index.capitalize() if a.index != "openalex" else "OpenAlex" for a in answers)
+        return ReferenceCheck(
+            key,
+            CheckStatus.NOT_FOUND,
+            checked_at=min((a.fetched_at for a in answers if a.fetched_at), default=None),
+            from_cache=all(a.from_cache for a in answers),
+            title_score=best[0].title_score if best else None,
+            message=f"no work with this title in {asked} — check that it exists",
+        )
+
+
+def _bibliographic(cited: CitedWork) -> str:
+    """The query for Crossref's reference matcher: the entry as written, without links."""
+    text = re.sub(r"https?://\S+|\bdoi:\s*\S+|\b10\.\d{4,9}/\S+", " ", cited.text or "")
+    text = " ".join(text.split())
+    if cited.title and cited.title.lower() in text.lower():
+        return text
+    return " ".join(p for p in (cited.authors, cited.title, cited.year) if p)
+
+
+def check_references(
+    references: Iterable[Reference],
+    config: LookupConfig,
+    *,
+    cache: AnswerCache | None = None,
+    retractions: RetractionIndex | None = None,
+    fetcher: Fetcher | None = None,
+    fetch_policy: FetchPolicy | None = None,
+    policy: MatchPolicy = DEFAULT_POLICY,
+    cancelled: Callable[[], bool] = lambda: False,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> dict[str, ReferenceCheck]:
+    """Check every entry `wants_check` selects (one per key), `config.concurrency` at a time."""
+    unique: dict[str, Reference] = {}
+    for ref in references:
+        if wants_check(ref):
+            unique.setdefault(ref.key, ref)
+    results: dict[str, ReferenceCheck] = {}
+    total = len(unique)
+    progress(0, total)
+    if not unique:
+        return results
+    with (
+        ReferenceChecker(
+            config,
+            cache=cache,
+            retractions=retractions,
+            fetcher=fetcher,
+            fetch_policy=fetch_policy,
+            policy=policy,
+            cancelled=cancelled,
+        ) as checker,
+        ThreadPoolExecutor(max_workers=max(1, config.concurrency), thread_name_prefix="refcheck") as pool,
+    ):
+        futures = {key: pool.submit(checker.check, ref) for key, ref in unique.items()}
+        for done, (key, future) in enumerate(futures.items(), start=1):
+            results[key] = future.result()
+            progress(done, total)
+    return results
+
+
+# fixes in the reference entry -------------------------------------------------------------------
+@dataclass(frozen=True)
+class EntryEdit:
+    """Replace document[start:end] with `replacement`: an edit inside one reference entry."""
+
+    start: int
+    end: int
+    replacement: str
+    title: str = field(default="")
+
+
+_LINKS = re.compile(r"https?://\S+|\bdoi:\s*\S+|\b10\.\d{4,9}/\S+", re.IGNORECASE)
+
+
+def field_edit(text: str, ref: Reference, difference: Difference) -> EntryEdit | None:
+    """The edit that corrects one field of `ref` in the document `text`, or None if it cannot be
+    placed safely (the entry's value is not found outside its links)."""
+    entry = text[ref.start : ref.end]
+    links = [m.span() for m in _LINKS.finditer(entry)]
+    old, new = _minimal(difference)
+    if not old:
+        return None
+    if difference.field in ("year", "volume"):
+        pattern = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
+    else:
+        pattern = re.compile(r"\s+".join(re.escape(part) for part in old.split()))
+    for match in pattern.finditer(entry):
+        if any(s <= match.start() < e for s, e in links):
+            continue
+        return EntryEdit(
+            ref.start + match.start(),
+            ref.start + match.end(),
+            new,
+            f"Correct the {difference.label}: {difference.cited} → {difference.actual}",
+        )
+    return None
+
+
+def _minimal(difference: Difference) -> tuple[str, str]:
+    """The smallest text change for a difference: the family name alone for a first author."""
+    if difference.field == "first_author":
+        written = difference.cited
+        family = written.split(",", 1)[0].strip() if "," in written else _family_in(written)
+        return family, difference.actual.split(",", 1)[0].strip()
+    return difference.cited, difference.actual
+
+
+def _family_in(name: str) -> str:
+    words = name.split()
+    if len(words) > 1 and re.fullmatch(r"[A-Z]{1,3}", words[-1]):  # Vancouver: `Smith JA`
+        return " ".join(words[:-1])
+    return words[-1] if words else name
+
+
+def doi_edit(text: str, ref: Reference, doi: str) -> EntryEdit:
+    """Add `https://doi.org/{doi}` at the end of the entry (after its last character, before the line end)."""
+    entry = text[ref.start : ref.end]
+    end = ref.start + len(entry.rstrip())
+    return EntryEdit(end, end, f" https://doi.org/{doi}", f"Add doi:{doi}")
+
+
+def age_days(check: ReferenceCheck, now: float | None = None) -> float | None:
+    """How old the deciding answer is, in days (for "checked N days ago" in the report)."""
+    if check.checked_at is None:
+        return None
+    return max(0.0, ((now if now is not None else time.time()) - check.checked_at) / 86400.0)
