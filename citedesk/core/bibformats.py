@@ -35,8 +35,33 @@ from citedesk.core.bibliography import (
 Read = tuple[list[BibEntry], list[str]]
 
 _NAME_FIELDS = ("author", "editor")
+_DECODED_FIELDS = frozenset(
+    [
+        "title",
+        "journaltitle",
+        "journal",
+        "booktitle",
+        "maintitle",
+        "series",
+        "publisher",
+        "howpublished",
+        "year",
+        "date",
+        "volume",
+        "number",
+        "issue",
+        "pages",
+        "eprinttype",
+        "archiveprefix",
+    ]
+)
+"""The fields `BibEntry` takes from LaTeX text; the rest (abstracts, notes, keywords) are dropped
+before decoding, which is what reading a .bib costs most (pylatexenc)."""
 _NAME_SLOT = "citedesk-name-{field}-{index}"
 _TAGS = re.compile(r"<[^<>\n]{0,200}>")
+_LATEX = re.compile(r"[\\$~%&#^_]|--|``|''")
+"""What only the LaTeX decoder can turn into text; braces alone (`{{Optical Tracking}}`, as Better
+BibTeX protects capitals) are simply dropped, as the decoder would."""
 _MARKDOWN_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1")
 
 # -- BibTeX / BibLaTeX ------------------------------------------------------------------------
@@ -60,10 +85,10 @@ def read_bibtex(text: str, source: str | None) -> Read:
     if not library.entries and "@" in text and not library.comments and not library.strings:
         raise BibliographyError("no BibTeX entry (`@article{key, …}`) found", source=source)
     raw = {entry.key: {f.key.lower(): str(f.value) for f in entry.fields} for entry in library.entries}
-    plain = _decoded(library)
+    decoded, plain = _decoded(library)
     entries: list[BibEntry] = []
-    for entry in plain.entries:
-        fields, names = _fields_and_names(entry)
+    for entry in decoded.entries:
+        fields, names = _fields_and_names(entry, plain.get(entry.key, {}))
         entries.append(_bibtex_entry(entry, raw.get(entry.key, {}), fields, names))
     return entries, warnings
 
@@ -73,9 +98,24 @@ def _bibtex_reason(error: Exception) -> str:
     return " ".join(str(reason).split())
 
 
-def _decoded(library: Library) -> Library:
-    """Names split into parts (braces still grouping `{World Health Organization}`), then every
-    text field and every name part LaTeX-decoded to plain Unicode."""
+def _decoded(library: Library) -> tuple[Library, dict[str, dict[str, str]]]:
+    """Names split into parts (braces still grouping `{World Health Organization}`), then the
+    text fields and name parts that hold LaTeX decoded to plain Unicode by bibtexparser's
+    middleware. Plain values skip the decoder (it is what reading a .bib costs most) and are
+    returned apart: entry key → field → value."""
+    plain: dict[str, dict[str, str]] = {}
+    for entry in library.entries:
+        for key, field in list(entry.fields_dict.items()):
+            lower = key.lower()
+            if lower in _NAME_FIELDS:
+                continue
+            if lower in _DECODED_FIELDS and not isinstance(field.value, str):
+                continue
+            if lower in _DECODED_FIELDS and not _LATEX.search(field.value):
+                plain.setdefault(entry.key, {})[lower] = field.value.replace("{", "").replace("}", "")
+            elif lower in _DECODED_FIELDS:
+                continue
+            entry.pop(key)
     library = SeparateCoAuthors().transform(library)
     library = SplitNameParts().transform(library)
     for entry in library.entries:
@@ -85,20 +125,32 @@ def _decoded(library: Library) -> Library:
                 continue
             entry.pop(name_field)
             for index, parts in enumerate(field.value):
-                entry.set_field(Field(_NAME_SLOT.format(field=name_field, index=index), parts))
-    return LatexDecodingMiddleware().transform(library)
+                if any(_LATEX.search(p) for p in (*parts.first, *parts.von, *parts.last, *parts.jr)):
+                    entry.set_field(Field(_NAME_SLOT.format(field=name_field, index=index), parts))
+                else:
+                    plain.setdefault(entry.key, {})[_NAME_SLOT.format(field=name_field, index=index)] = _name(
+                        parts
+                    )
+    return LatexDecodingMiddleware().transform(library), plain
 
 
-def _fields_and_names(entry: Entry) -> tuple[dict[str, str], dict[str, list[str]]]:
+def _fields_and_names(entry: Entry, plain: Mapping[str, str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The entry's text fields and its names per name field, in order, decoded or plain."""
     fields: dict[str, str] = {}
-    names: dict[str, list[str]] = {}
+    slots: dict[str, str] = {}
     for field in entry.fields:
-        value = field.value
-        if isinstance(value, NameParts):
-            name_field = field.key.split("-")[2]
-            names.setdefault(name_field, []).append(_name(value))
-        elif isinstance(value, str):
-            fields[field.key.lower()] = " ".join(value.split())
+        if isinstance(field.value, NameParts):
+            slots[field.key] = _name(field.value)
+        elif isinstance(field.value, str):
+            fields[field.key.lower()] = " ".join(field.value.split())
+    for key, value in plain.items():
+        if key.startswith("citedesk-name-"):
+            slots[key] = value
+        else:
+            fields[key] = " ".join(value.split())
+    names: dict[str, list[str]] = {}
+    for key in sorted(slots, key=lambda k: (k.split("-")[2], int(k.split("-")[3]))):
+        names.setdefault(key.split("-")[2], []).append(slots[key])
     return fields, names
 
 
@@ -203,8 +255,11 @@ def read_csl_yaml(text: str, source: str | None) -> Read:
 
 def _json_id_lines(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
+    line, counted = 1, 0
     for match in re.finditer(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', text):
-        lines.setdefault(match.group(1), text.count("\n", 0, match.start()) + 1)
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        lines.setdefault(match.group(1), line)
     return lines
 
 
@@ -290,7 +345,13 @@ _RIS_LISTS = ["A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "L1", "L2", "L4"]
 def read_ris(text: str, source: str | None) -> Read:
     """Entries of a RIS file. A record without its `ER  -` line is an error, as is a file with none."""
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    starts = [text.count("\n", 0, m.start()) + 1 for m in _RIS_TAG.finditer(text) if m.group(1) == "TY"]
+    starts: list[int] = []
+    line, counted = 1, 0
+    for match in _RIS_TAG.finditer(text):
+        if match.group(1) == "TY":
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            starts.append(line)
     if not starts:
         raise BibliographyError("no RIS record (a `TY  - ` line) found", source=source, line=1)
     records = rispy.loads(text, list_tags=_RIS_LISTS)

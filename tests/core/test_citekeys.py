@@ -10,6 +10,8 @@ differs on purpose (no citations inside bare URLs, headings) the test says so.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citedesk.core.citekeys import (
     CiteMode,
@@ -18,6 +20,7 @@ from citedesk.core.citekeys import (
     is_simple_key,
     render_key,
 )
+from citedesk.core.markdown import scan_markdown
 
 N, S, T = CiteMode.NORMAL, CiteMode.SUPPRESS_AUTHOR, CiteMode.AUTHOR_IN_TEXT
 
@@ -290,3 +293,60 @@ def test_key_rendering_round_trips() -> None:
 def test_many_unclosed_brackets_stay_linear() -> None:
     text = "[" * 20000 + " @a"
     assert keys_and_modes(text) == [("a", T)]
+
+
+PIECES = st.sampled_from(
+    [
+        "@a",
+        "-@b",
+        "@{c.d.}",
+        "[",
+        "]",
+        ";",
+        " ",
+        "\n",
+        "\n\n",
+        "see ",
+        ", p. 3",
+        "`",
+        "```\n",
+        "x@y.org",
+        "$",
+        "\\",
+        "*",
+        "_",
+        "(",
+        ")",
+        "{",
+        "}",
+        "^[",
+        "[^1]",
+        "https://u.org/@v ",
+        "(@ex) ",
+        "[@a; @b]",
+        "@a [p. 2]",
+        "word",
+        ".",
+        "# ",
+        "> ",
+        "- ",
+        "    ",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=40).map("".join))
+def test_any_text_parses_into_ordered_groups_outside_code(text: str) -> None:
+    layout = scan_markdown(text)
+    groups = find_citations(text, layout)
+    previous_end = 0
+    for group in groups:
+        assert previous_end <= group.start < group.end <= len(text)
+        previous_end = group.end
+        assert not layout.code.overlaps(group.start, group.end)
+        for item in group.items:
+            assert group.start <= item.token[0] < item.token[1] <= group.end
+            written = text[item.key_span[0] : item.key_span[1]]
+            assert written == item.key
+            assert text[item.token[0] : item.token[1]].lstrip("-").startswith("@")
