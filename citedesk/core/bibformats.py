@@ -120,11 +120,11 @@ def _decoded(library: Library) -> tuple[Library, dict[str, dict[str, str]]]:
     library = SplitNameParts().transform(library)
     for entry in library.entries:
         for name_field in _NAME_FIELDS:
-            field = entry.fields_dict.get(name_field)
-            if field is None or not isinstance(field.value, list):
+            names = entry.fields_dict.get(name_field)
+            if names is None or not isinstance(names.value, list):
                 continue
             entry.pop(name_field)
-            for index, parts in enumerate(field.value):
+            for index, parts in enumerate(names.value):
                 if any(_LATEX.search(p) for p in (*parts.first, *parts.von, *parts.last, *parts.jr)):
                     entry.set_field(Field(_NAME_SLOT.format(field=name_field, index=index), parts))
                 else:
