@@ -359,8 +359,8 @@ class _Scanner:
         close = -1
         while pos < stop:
             skipped = self.skip_end(pos)
-            if skipped != pos:
-                pos = skipped
+            if skipped != pos and not (text[pos] == "]" and depth == 0):
+                pos = skipped  # (a link's `](target)` is opaque from its `]`: that `]` closes)
                 continue
             ch = text[pos]
             if ch == "\\":
