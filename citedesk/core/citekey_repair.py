@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from citedesk.core.citekeys import CitationGroup, CiteItem, render_key
 from citedesk.core.findings import TextEdit
-from citedesk.core.repair import RepairError, _exposes_structure, normalise_edits, removal_edit
+from citedesk.core.repair import exposes_structure, normalise_edits, removal_edit
+from citedesk.errors import RepairError
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,7 @@ def key_edits(
         for first, last in _runs(text, groups, deleted)
     ]
     for removal in removals:
-        if _exposes_structure(text, removal):
+        if exposes_structure(text, removal):
             raise RepairError(
                 "removing this citation would turn the rest of its line into Markdown structure; edit it by hand"
             )

@@ -97,7 +97,7 @@ _STRUCTURAL_OPERATIONS = (RemoveReference, MergeReference, FixMalformed, Renumbe
 def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
     """A fix for these operations, or None when they cannot be applied safely.
 
-    Marker edits are made safe by local rules (`removal_edit`, `_exposes_structure`); fixes that
+    Marker edits are made safe by local rules (`removal_edit`, `exposes_structure`); fixes that
     touch the reference list, rewrite a malformed marker, or bring text to the start of a line are
     also proven by re-parsing the result (they are few, and a reference section's boundaries
     depend on the whole document).
@@ -244,7 +244,7 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             edits.append(TextEdit(entry.label_start, entry.label_end, numbering[entry.key]))
     edits.extend(TextEdit(op.start, op.end, op.replacement) for op in malformed_fixes)
     for edit in marker_removals:
-        if _exposes_structure(text, edit):
+        if exposes_structure(text, edit):
             raise RepairError(
                 "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
             )
@@ -282,7 +282,7 @@ def _starts_a_line(text: str, edit: TextEdit) -> bool:
     return not (text[line_start : edit.start] + edit.replacement).strip(" \t")
 
 
-def _exposes_structure(text: str, edit: TextEdit) -> bool:
+def exposes_structure(text: str, edit: TextEdit) -> bool:
     """True when a deletion would turn its line into Markdown structure: a heading, list, quote,
     a setext underline or a rule (`- [1]` under a paragraph leaves `-`, which underlines it)."""
     line_start = text.rfind("\n", 0, edit.start) + 1

@@ -18,7 +18,8 @@ from citedesk.core.citekey_repair import (
     key_edits,
 )
 from citedesk.core.citekeys import find_citations
-from citedesk.core.repair import RepairError, apply_edits
+from citedesk.core.repair import apply_edits
+from citedesk.errors import RepairError
 
 
 def repaired(text: str, *operations: KeyOperation, allow_in_text: bool = False) -> str:
