@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import unquote
 
+from citedesk.errors import InputError
+
 
 class BibFormat(StrEnum):
     BIBTEX = "bibtex"  # .bib (BibTeX and BibLaTeX)
@@ -24,7 +26,7 @@ class BibFormat(StrEnum):
     RIS = "ris"  # .ris
 
 
-class BibliographyError(ValueError):
+class BibliographyError(InputError):
     """A bibliography that cannot be read, with where (`source`, `line`) and why, for the writer."""
 
     def __init__(self, reason: str, *, source: str | None = None, line: int | None = None) -> None:

@@ -28,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Protocol
 
+from citedesk.errors import InputError
 from citedesk.sources.metadata import Notice, NoticeKind, normalise_doi
 
 REQUIRED_COLUMNS = (
@@ -70,7 +71,7 @@ SNAPSHOT_SOURCE = "retraction-watch-snapshot"
 _DATE_FORMATS = ("%m/%d/%Y %H:%M", "%m/%d/%Y", "%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
 
 
-class SnapshotError(ValueError):
+class SnapshotError(InputError):
     """The file is not a Retraction Watch CSV (or is damaged); the message says why, with the line."""
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from citedesk.core.bibliography import bare_doi
+from citedesk.errors import InputError
 
 DATABASE = "zotero.sqlite"
 BETTER_BIBTEX_DATABASE = "better-bibtex.sqlite"
@@ -37,7 +38,7 @@ _CITATION_KEY_LINE = re.compile(r"^\s*Citation\s*Key\s*:\s*(\S+)\s*$", re.IGNORE
 _RETRY_AFTER_S = 0.2
 
 
-class ZoteroError(Exception):
+class ZoteroError(InputError):
     """A Zotero library that cannot be read, with a message meant for the writer."""
 
 
