@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
+from citedesk.core.coverage import NotChecked, coverage_of
 from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
@@ -116,11 +117,13 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     findings = structural_findings(document)
     summaries: list[SourceSummary] = []
     judge_name: str | None = None
+    judge_note = ""
     verdicts: dict[str, list[Verdict]] = {}
     hashes: dict[str, str] = {}
     assist: AssistSummary | None = None
     reviews: dict[str, Review] = {}
     notices: list[str] = []
+    resolved: dict[str, ResolvedSource] | None = None
     check_sources = options.check_sources and bool(document.entries)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
@@ -145,9 +148,10 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             summaries = describe_sources(document, resolved)
             hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
             if options.judge != "none" and any(s.usable for s in resolved.values()):
-                judge_name, verdicts, findings, assist = _judge(
+                judge, verdicts, findings, assist = _judge(
                     document, resolved, findings, options, state, store
                 )
+                judge_name, judge_note = judge.name, judge.policy.note
             findings.sort(key=lambda f: (f.start, f.kind.value))
         if options.reviews and findings and store is not None:
             reviews = stored_reviews(store, document.path)
@@ -155,6 +159,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         if store is not None:
             store.close()
     state.progress("checking citations")
+    verdicts = _every_citation(document, verdicts, _why_not_checked(document, resolved))
     report = Report(
         document=document,
         findings=findings,
@@ -164,12 +169,56 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         source_hashes=hashes,
         assist=assist,
         notices=notices,
+        coverage=coverage_of(document, verdicts),
+        judge_note=judge_note,
     )
     if reviews:
         report.apply_reviews(reviews)
     state.progress("done")
     report.timings = dict(state.stage_seconds)
     return report
+
+
+def _why_not_checked(
+    document: Document, resolved: dict[str, ResolvedSource] | None
+) -> Callable[[str], NotChecked]:
+    """Why a citation of `key` got no verdict: no such reference, sources not looked at, a source
+    with no text (and why), or no judge."""
+    entries = document.references.by_key()
+
+    def why(key: str) -> NotChecked:
+        if key not in entries:
+            return NotChecked.NO_REFERENCE
+        if resolved is None:
+            return NotChecked.SOURCES_OFF
+        source = resolved.get(key)
+        if source is not None and not source.usable:
+            from citedesk.sources.coverage import why_not_checked  # noqa: PLC0415
+
+            return why_not_checked(source)
+        return NotChecked.NO_JUDGE
+
+    return why
+
+
+def _every_citation(
+    document: Document, verdicts: dict[str, list[Verdict]], why: Callable[[str], NotChecked]
+) -> dict[str, list[Verdict]]:
+    """One verdict per citation, in the order the sentence cites: a judged one, or an `unchecked`
+    one that says why (so the report accounts for every citation)."""
+    from citedesk.core.findings import VerdictLabel  # noqa: PLC0415
+
+    complete: dict[str, list[Verdict]] = {}
+    for claim in document.claims:
+        given = {v.reference: v for v in verdicts.get(claim.id, [])}
+        keys = document.cited_keys(claim)
+        if not keys:
+            continue
+        complete[claim.id] = [
+            given.get(key) or Verdict(key, VerdictLabel.UNCHECKED, 0.0, None, reason=why(key).value)
+            for key in keys
+        ]
+    return complete
 
 
 def _open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> Store | None:
@@ -209,7 +258,7 @@ def _judge(
     options: AuditOptions,
     state: AuditState,
     store: Store,
-) -> tuple[str, dict[str, list[Verdict]], list[Finding], AssistSummary | None]:
+) -> tuple[Judge, dict[str, list[Verdict]], list[Finding], AssistSummary | None]:
     """Retrieval and verdicts: misattributed, unsupported_number and unsupported_part findings,
     and the references offered for uncited sentences (the local judge's, and Claude's)."""
     from citedesk.core.findings import Kind  # noqa: PLC0415
@@ -255,7 +304,7 @@ def _judge(
         assist.usage = client.usage.describe()
     merged = offer_citations(document, findings, result.offers, claude_offers)
     merged.extend(result.findings)
-    return judge.name, result.verdicts, merged, assist
+    return judge, result.verdicts, merged, assist
 
 
 class _StoredAnswers:

@@ -36,6 +36,7 @@ class Kind(StrEnum):
     UNREADABLE_SOURCE = "unreadable_source"
     MISATTRIBUTED = "misattributed"
     UNSUPPORTED_NUMBER = "unsupported_number"
+    NUMBER_MISMATCH = "number_mismatch"
     UNSUPPORTED_PART = "unsupported_part"
 
     @property
@@ -59,6 +60,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.UNREADABLE_SOURCE: Severity.INFO,
     Kind.MISATTRIBUTED: Severity.ERROR,
     Kind.UNSUPPORTED_NUMBER: Severity.WARNING,
+    Kind.NUMBER_MISMATCH: Severity.ERROR,
     Kind.UNSUPPORTED_PART: Severity.WARNING,
 }
 
@@ -74,6 +76,7 @@ _LABELS: dict[Kind, str] = {
     Kind.UNREADABLE_SOURCE: "Unreadable source",
     Kind.MISATTRIBUTED: "Misattributed citation",
     Kind.UNSUPPORTED_NUMBER: "Number not in source",
+    Kind.NUMBER_MISMATCH: "Number differs from the source",
     Kind.UNSUPPORTED_PART: "Part of the sentence unsupported",
 }
 
@@ -216,6 +219,15 @@ class Verdict:
     evidence: Evidence | None = None
     reason: str | None = None
     """Why the citation was not checked (an `unchecked` verdict): offline, no text, …"""
+    contradiction: float = 0.0
+    """The judge's probability that the source says otherwise (0 for judges without one)."""
+
+    def strength(self) -> str:
+        """The number that goes with the label: `contradiction 0.80` for a contradicted verdict
+        (never a high "support" beside "contradicts"), else `support 0.35`."""
+        if self.label is VerdictLabel.CONTRADICTED:
+            return f"contradiction {self.contradiction:.2f}"
+        return f"support {self.score:.2f}"
 
     def to_json(self) -> dict[str, Any]:
         evidence = (
@@ -225,6 +237,7 @@ class Verdict:
             "reference": self.reference,
             "label": self.label.value,
             "score": round(self.score, 4),
+            "contradiction": round(self.contradiction, 4),
             "judge": self.judge,
             "evidence": evidence,
         }

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from citedesk.core.coverage import Coverage, coverage_of
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
 from citedesk.core.review import Review, apply_reviews, review_key
@@ -38,6 +39,10 @@ class Report:
     """Reference key → a hash of its source text: part of each finding's review key."""
     assist: AssistSummary | None = None
     notices: list[str] = field(default_factory=list)
+    coverage: Coverage | None = None
+    """Which citations were checked, and why the others were not."""
+    judge_note: str = ""
+    """What the judge is worth, in words (the heuristic judge: limited accuracy), shown beside it."""
     """What the writer should know about the run itself (the store was damaged and rebuilt, …)."""
     """With Claude assistance on: the model, its checked suggestions, what was rejected, the usage."""
 
@@ -68,6 +73,10 @@ class Report:
         """(reviewed, total) over every finding, dismissed ones included."""
         everything = [*self.findings, *self.dismissed]
         return sum(1 for f in everything if self.key_of(f) in self.reviews), len(everything)
+
+    def coverage_or_count(self) -> Coverage:
+        """The audit's coverage; a report built without one counts it from its verdicts."""
+        return self.coverage if self.coverage is not None else coverage_of(self.document, self.verdicts)
 
     def verdicts_for(self, claim_id: str) -> list[Verdict]:
         if claim_id in self.verdicts:
@@ -121,6 +130,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "version": REPORT_VERSION,
         "document": doc.path,
         "judge": report.judge,
+        "judge_note": report.judge_note or None,
         "references": [
             {
                 "key": r.key,
@@ -149,7 +159,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "findings": [_finding_json(report, f) for f in report.findings],
         "dismissed": [_finding_json(report, f) for f in report.dismissed],
         "sources": [source.to_json() for source in report.sources],
-        "summary": summary(report.findings),
+        "summary": {**summary(report.findings), **report.coverage_or_count().to_json()},
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
     }
@@ -254,9 +264,12 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         return f"{code}{text}\033[0m" if colour else text
 
     out = [f"{doc.path or '<text>'}: {_headline(report)}"]
+    coverage = report.coverage_or_count()
+    if coverage.citations:
+        out.append(coverage.headline())
     out.extend(f"note: {notice}" for notice in report.notices)
     if report.judge:
-        out.append(f"judge: {report.judge}")
+        out.append(f"judge: {_judge_line(report)}")
     if report.assist is not None:
         out.append(f"Claude assistance ({report.assist.model}): {report.assist.usage}")
         out.extend(f"  rejected: {reason}" for reason in report.assist.rejected)
@@ -279,6 +292,11 @@ def render_text(report: Report, *, colour: bool = False) -> str:
                 out.append(
                     f"      review: {review.decision.label}" + (f" — {review.note}" if review.note else "")
                 )
+    unchecked = not_checked(report)
+    if unchecked:
+        out.append("")
+        out.append(paint(f"Not checked ({len(coverage.unchecked)})", "\033[1m"))
+        out.extend(f"  [{key}] {reason} — {where}" for key, reason, where in unchecked)
     for source in report.sources:
         if source is report.sources[0]:
             out.append("")
@@ -287,11 +305,38 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+def _judge_line(report: Report) -> str:
+    return f"{report.judge} — {report.judge_note}" if report.judge_note else str(report.judge)
+
+
+def not_checked(report: Report) -> list[tuple[str, str, str]]:
+    """(reference, why, where) for each reference with citations not checked: where is the lines
+    of the sentences that cite it (`cited on lines 4, 9`)."""
+    lines = report.document.lines
+    grouped: dict[tuple[str, str], list[int]] = {}
+    for citation in report.coverage_or_count().unchecked:
+        grouped.setdefault((citation.key, citation.reason.value), []).append(
+            lines.line_col(citation.start)[0]
+        )
+    return [
+        (
+            key,
+            reason,
+            f"cited on line{'s' if len(set(at)) > 1 else ''} {', '.join(str(n) for n in sorted(set(at)))}",
+        )
+        for (key, reason), at in grouped.items()
+    ]
+
+
 def render_markdown(report: Report) -> str:
     doc = report.document
     out = [f"# CiteDesk report: {doc.path or 'text'}", "", f"**{_headline(report)}**", ""]
+    coverage = report.coverage_or_count()
+    if coverage.citations:
+        out += [coverage.headline() + ".", ""]
+    out += [f"Note: {notice}" for notice in report.notices]
     if report.judge:
-        out += [f"Judge: {report.judge}", ""]
+        out += [f"Judge: {_judge_line(report)}", ""]
     for kind, items in _grouped(report.findings):
         out += [
             f"## {kind.label} ({len(items)})",
@@ -310,6 +355,16 @@ def render_markdown(report: Report) -> str:
         ]
         out += [_markdown_row(report, f) for f in report.dismissed]
         out.append("")
+    unchecked = not_checked(report)
+    if unchecked:
+        out += [
+            f"## Not checked ({len(coverage.unchecked)})",
+            "",
+            "| reference | why | where |",
+            "|---|---|---|",
+            *(f"| [{key}] | {reason} | {where} |" for key, reason, where in unchecked),
+            "",
+        ]
     return "\n".join(out)
 
 
@@ -372,12 +427,26 @@ def render_html(report: Report) -> str:
                 f"{evidence}<ul>{fixes}</ul></li>"
             )
         items.append("</ul>")
+    unchecked = not_checked(report)
+    coverage = report.coverage_or_count()
+    if unchecked:
+        items.append(f"<h2>Not checked ({len(coverage.unchecked)})</h2><ul>")
+        items.extend(
+            f"<li>[{html.escape(key)}] {html.escape(reason)} — {html.escape(where)}</li>"
+            for key, reason, where in unchecked
+        )
+        items.append("</ul>")
+    facts = [coverage.headline()] if coverage.citations else []
+    facts += list(report.notices)
+    if report.judge:
+        facts.append(f"Judge: {_judge_line(report)}")
     name = html.escape(doc.path or "text")
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>CiteDesk report: {name}</title>"
         f"<style>{_HTML_STYLE}</style></head><body><h1>CiteDesk report: {name}</h1>"
-        f"<p><strong>{html.escape(_headline(report))}</strong></p>{''.join(items)}"
-        f"<h2>Document</h2><pre class='doc'>{''.join(body)}</pre></body></html>\n"
+        f"<p><strong>{html.escape(_headline(report))}</strong></p>"
+        + "".join(f"<p>{html.escape(fact)}</p>" for fact in facts)
+        + f"{''.join(items)}<h2>Document</h2><pre class='doc'>{''.join(body)}</pre></body></html>\n"
     )
 
 

@@ -172,3 +172,27 @@ def missing_figures(claim_text: str, evidence_text: str) -> list[Quantity]:
         if not any(same_figure(q, e) for e in evidence):
             missing.append(q)
     return missing
+
+
+def figure_conflicts(claim_text: str, evidence_text: str) -> list[tuple[Quantity, Quantity]]:
+    """(the claim's figure, the evidence's figure) for each figure the evidence gives differently
+    for the same thing: a figure of the same kind followed by the same word (its unit or noun:
+    "2.5 °C cooler" against "1.5 °C cooler"), while the claim's own value is not there at all."""
+    stated = quantities(evidence_text)
+    conflicts = []
+    for figure in missing_figures(claim_text, evidence_text):
+        unit = word_after(claim_text, figure.end)
+        if not unit:
+            continue
+        other = next(
+            (q for q in stated if q.kind == figure.kind and word_after(evidence_text, q.end) == unit), None
+        )
+        if other is not None:
+            conflicts.append((figure, other))
+    return conflicts
+
+
+def word_after(text: str, at: int) -> str:
+    """The word right after offset `at` (lower case, punctuation stripped): a figure's unit or noun."""
+    following = text[at : at + 40].split()
+    return following[0].lower().strip(".,;:()") if following else ""

@@ -32,6 +32,8 @@ class Policy:
     """True: the top evidence windows are read together, as one text (claim level: how the
     heuristic judge was calibrated). False: each of the best windows is read on its own and the
     best one decides (max aggregation: how sentence-pair models are meant to be used)."""
+    note: str = ""
+    """What a verdict of this judge is worth, said beside its name in every report and the window."""
 
     def label(self, support: float, contradiction: float) -> VerdictLabel:
         if contradiction >= self.contradicted and contradiction > support:
@@ -43,6 +45,7 @@ class Policy:
         return VerdictLabel.NOT_SUPPORTED
 
 
+HEURISTIC_NOTE = "word-level judge, limited accuracy: install an NLI model (see citedesk models list)"
 MODEL_POLICY = Policy()
 """Sentence-pair models (NLI and grounding models, Claude): probabilities, max over windows."""
 

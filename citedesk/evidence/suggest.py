@@ -38,7 +38,7 @@ from citedesk.core.findings import (
 )
 from citedesk.core.repair import AddCitation, RetargetCitation, citation_offset, cite_sentence, make_fix
 from citedesk.evidence.judges.base import Judge
-from citedesk.evidence.numbers import missing_figures
+from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures
 from citedesk.evidence.policy import clearly_better, suggestion
 from citedesk.evidence.verdicts import (
     JudgementCache,
@@ -96,12 +96,18 @@ def assess_evidence(
     usable = {key: s for key, s in sources.items() if s.usable}
     prepared = prepare(usable, embedder, progress)
     judging = Judging(prepared, headings(document), judge, embedder, store)
-    verdicts = judge_citations(document, sources, judging, progress)
+    verdicts = judge_citations(document, judging, progress)
     parts = judge_parts(atoms or {}, verdicts, judging)
 
-    findings, misattributed = _misattributions(document, verdicts, parts, judging)
+    numbers, explained = _number_mismatches(document, verdicts, judging)
+    findings, misattributed = _misattributions(document, verdicts, parts, judging, explained)
+    findings.extend(numbers)
     findings.extend(_unsupported_parts(document, parts, misattributed, judging))
-    flagged = [(f.claim_id, f.start, f.end) for f in findings if f.kind is Kind.UNSUPPORTED_PART]
+    flagged = [
+        (f.claim_id, f.start, f.end)
+        for f in findings
+        if f.kind in (Kind.UNSUPPORTED_PART, Kind.NUMBER_MISMATCH)
+    ]
     for claim in document.claims:
         keys = [k for k in document.cited_keys(claim) if k in prepared]
         right = [k for k in keys if (claim.id, k) not in misattributed]
@@ -171,10 +177,15 @@ def claude_offer(
 
 # misattributed ------------------------------------------------------------------------------------
 def _misattributions(
-    document: Document, verdicts: dict[str, list[Verdict]], parts: dict[str, list[Part]], judging: Judging
+    document: Document,
+    verdicts: dict[str, list[Verdict]],
+    parts: dict[str, list[Part]],
+    judging: Judging,
+    explained: set[tuple[str, str]],
 ) -> tuple[list[Finding], set[tuple[str, str]]]:
     """Citations whose source does not support their sentence, with a swap where another reference
-    does; a partly supporting source counts only when another reference clearly does better."""
+    does; a partly supporting source counts only when another reference clearly does better. A
+    citation whose only fault is a figure (`explained`) is a number finding, not a misattribution."""
     claims = document.claim_by_id
     findings: list[Finding] = []
     misattributed: set[tuple[str, str]] = set()
@@ -182,6 +193,8 @@ def _misattributions(
         claim = claims[claim_id]
         for verdict in claim_verdicts:
             if verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.UNCHECKED):
+                continue
+            if (claim_id, verdict.reference) in explained:
                 continue
             claim_parts = parts.get(claim_id, [])
             if claim_parts and _judged_by_part(claim_parts, verdict.reference):
@@ -225,7 +238,7 @@ def _misattributed(
     }.get(verdict.label, "does not support")
     message = (
         f"The cited source [{verdict.reference}] {what} this sentence "
-        f"({verdict.judge} judge, support {verdict.score:.2f})."
+        f"({verdict.judge} judge, {verdict.strength()})."
     )
     if missing:
         message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
@@ -270,6 +283,83 @@ def _offer(
     return ((fix,) if fix is not None else ()), offered, why
 
 
+# figures the source gives differently --------------------------------------------------------------
+def _number_mismatches(
+    document: Document, verdicts: dict[str, list[Verdict]], judging: Judging
+) -> tuple[list[Finding], set[tuple[str, str]]]:
+    """A figure the cited source gives differently for the same thing ("2.5 °C cooler" where the
+    source says "1.5 °C cooler"). The sentence is judged again with the source's figure in place:
+    when that reads as supported, the citation is right and the number is wrong — one number
+    finding naming both figures, and no misattribution (the judge's contradiction was the number).
+
+    Returns the findings and the (claim, reference) citations they explain."""
+    findings: list[Finding] = []
+    explained: set[tuple[str, str]] = set()
+    for claim_id, claim_verdicts in verdicts.items():
+        claim = document.claim_by_id[claim_id]
+        sources = [
+            judging.prepared[v.reference].source.text
+            for v in claim_verdicts
+            if v.reference in judging.prepared
+        ]
+        for verdict in claim_verdicts:
+            if verdict.label is VerdictLabel.UNCHECKED or verdict.evidence is None:
+                continue
+            conflicts = [
+                (figure, stated)
+                for figure, stated in figure_conflicts(claim.text, verdict.evidence.window)
+                if all(figure.text in {q.text for q in missing_figures(claim.text, text)} for text in sources)
+            ]  # a figure counts as stated when any citation of the sentence states it
+            if not conflicts:
+                continue
+            corrected = claim.text
+            for figure, stated in sorted(conflicts, key=lambda c: -c[0].start):
+                corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
+            if verdict.label is not VerdictLabel.SUPPORTED:
+                question = judging.ask(claim_id, corrected, verdict.reference)
+                again = judging.verdict(question, judging.answer([question])[0])
+                if again.label not in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED):
+                    continue  # the source does not say this with its own figure either
+            explained.add((claim_id, verdict.reference))
+            findings.extend(
+                _number_mismatch(document, claim_id, verdict, figure, stated) for figure, stated in conflicts
+            )
+    return findings, explained
+
+
+def _number_mismatch(
+    document: Document, claim_id: str, verdict: Verdict, figure: Quantity, stated: Quantity
+) -> Finding:
+    sentence = document.claim_by_id[claim_id].sentence
+    raw = document.text[sentence.start : sentence.end]
+    at = raw.find(figure.text)
+    span = (
+        (sentence.start + at, sentence.start + at + len(figure.text))
+        if at >= 0
+        else (sentence.start, sentence.end)
+    )
+    window = verdict.evidence.window if verdict.evidence else ""
+    following = window[stated.end : stated.end + 40].split()
+    unit = following[0].strip(".,;:()") if following else ""
+    if unit.isalpha() and len(unit) > 3:
+        unit = ""  # a noun ("30% tree canopy"), not a unit ("1.5 °C", "12 km"): the figure says enough
+    said, written = f"{stated.text} {unit}".strip(), f"{figure.text} {unit}".strip()
+    return make_finding(
+        Kind.NUMBER_MISMATCH,
+        span,
+        f"The cited source [{verdict.reference}] says {said}, not {written}.",
+        reference=verdict.reference,
+        claim_id=claim_id,
+        evidence=verdict.evidence,
+        details={
+            "figure": figure.text,
+            "value": figure.value,
+            "source_figure": stated.text,
+            "source_value": stated.value,
+        },
+    )
+
+
 # facts of a decomposed sentence ----------------------------------------------------------------------
 def _unsupported_parts(
     document: Document, parts: dict[str, list[Part]], misattributed: set[tuple[str, str]], judging: Judging
@@ -303,7 +393,7 @@ def _unsupported_part(
         if best.label is VerdictLabel.CONTRADICTED
         else f"No citation of this sentence ([{', '.join(sorted(cited))}]) supports"
     )
-    message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best support {best.score:.2f})."
+    message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best {best.strength()})."
     fixes, offered, why = _offer(
         document,
         better,

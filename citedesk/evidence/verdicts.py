@@ -4,8 +4,8 @@ For each claim and each reference it cites (with source text), the top `TOP_K` e
 are retrieved and the judge reads the claim against them — together, or one by one with the best
 deciding, as its `Policy` says. Several markers on one sentence are judged **one by one**: each
 cited reference must support the sentence itself, so `[1, 2]` where [2] is unrelated flags [2]
-even if [1] supports it. A citation whose source has no text gets an `unchecked` verdict that
-says why.
+even if [1] supports it. A citation whose source has no text is not judged here; the pipeline
+gives it an `unchecked` verdict that says why (`core/coverage.py`).
 
 Judgements are cached in the store by (judge, claim text, evidence text), so re-auditing after an
 edit re-judges only the sentences whose text or evidence changed. What the verdicts mean for the
@@ -97,6 +97,7 @@ class Judging:
             answer.support,
             answer.judge or self.judge.name,
             evidence_of(self.prepared[question.key], question),
+            contradiction=answer.contradiction,
         )
 
     def rank_others(self, claim_text: str, claim_id: str, exclude: set[str]) -> list[tuple[str, Verdict]]:
@@ -171,31 +172,21 @@ def headings(document: Document) -> dict[str, str]:
 
 
 def judge_citations(
-    document: Document,
-    sources: dict[str, ResolvedSource],
-    judging: Judging,
-    progress: Progress = _no_progress,
+    document: Document, judging: Judging, progress: Progress = _no_progress
 ) -> dict[str, list[Verdict]]:
-    """Claim id → one verdict per cited reference: judged when its source has text, `unchecked`
-    (with the reason) when it does not."""
-    questions: list[Question] = []
-    unchecked: dict[str, list[Verdict]] = {}
-    for claim in document.claims:
-        for key in document.cited_keys(claim):
-            if key in judging.prepared:
-                questions.append(judging.ask(claim.id, claim.text, key))
-            elif key in sources:
-                reason = sources[key].message or "no text"
-                unchecked.setdefault(claim.id, []).append(
-                    Verdict(key, VerdictLabel.UNCHECKED, 0.0, None, reason=reason)
-                )
+    """Claim id → one verdict per cited reference whose source has text (the others are not
+    checked; the pipeline says why)."""
+    questions = [
+        judging.ask(claim.id, claim.text, key)
+        for claim in document.claims
+        for key in document.cited_keys(claim)
+        if key in judging.prepared
+    ]
     progress("judging", 0, len(questions))
     answers = judging.answer(questions, progress)
     verdicts: dict[str, list[Verdict]] = {}
     for question, answer in zip(questions, answers, strict=True):
         verdicts.setdefault(question.claim_id, []).append(judging.verdict(question, answer))
-    for claim_id, extra in unchecked.items():
-        verdicts.setdefault(claim_id, []).extend(extra)
     return verdicts
 
 

@@ -28,6 +28,7 @@ STYLES: dict[Kind, Style] = {
     Kind.MALFORMED_MARKER: Style("#c0392b", SINGLE, "red solid"),
     Kind.MISATTRIBUTED: Style("#d35400", WAVE, "orange wavy"),
     Kind.UNSUPPORTED_NUMBER: Style("#8e44ad", DOT, "purple dotted"),
+    Kind.NUMBER_MISMATCH: Style("#8e44ad", WAVE, "purple wavy"),
     Kind.UNSUPPORTED_PART: Style("#d35400", DASH, "orange dashed"),
     Kind.UNCITED: Style("#2471a3", DASH, "blue dashed"),
     Kind.DEAD_LINK: Style("#7d6608", DASH_DOT, "brown dash-dot"),

@@ -45,9 +45,14 @@ def test_misattribution_number_and_suggestions(sample: Path, capsys: pytest.Capt
     assert wrong["fixes"][0]["title"] == "Cite [2] instead of [3]"
     assert wrong["details"]["suggested"] == "2"
     assert "30% tree canopy" in wrong["details"]["suggested_evidence"]["passage"]
-    inflated = by_kind[("misattributed", "1")]
-    assert "“12”" in inflated["message"]
-    assert inflated["evidence"]["passage"]
+    # [1] is the right source for the sentence, but says 7 °C where the sentence says 12 °C: one
+    # number finding naming both figures, on the figure, and no contradicted citation
+    assert ("misattributed", "1") not in by_kind
+    inflated = by_kind[("number_mismatch", "1")]
+    assert inflated["message"] == "The cited source [1] says 7 °C, not 12 °C."
+    assert inflated["severity"] == "error"
+    assert sample.read_text(encoding="utf-8")[inflated["span"][0] : inflated["span"][1]] == "12"
+    assert "7 °C warmer" in inflated["evidence"]["passage"]
     uncited = by_kind[("uncited", None)]
     assert uncited["fixes"][0]["title"] == "Cite [3] (its source supports this)"
     assert uncited["evidence"]["source"] == "3"
@@ -128,9 +133,9 @@ def test_a_figure_counts_as_stated_when_any_citation_of_its_sentence_states_it(
         encoding="utf-8",
     )
     _code, report = audit(sample, capsys)
-    numbers = [f for f in report["findings"] if f["kind"] == "unsupported_number"]
+    numbers = [f for f in report["findings"] if f["kind"] in ("unsupported_number", "number_mismatch")]
     assert [f["details"]["figure"] for f in numbers] == ["45%"]  # 30% and 1.5 are in [2]; 45% in neither
-    assert "does not appear in any cited source ([1], [2])" in numbers[0]["message"]
+    assert numbers[0]["message"] == "The cited source [2] says 30%, not 45%."  # [2] gives the same thing
     assert numbers[0]["claim"] == report["claims"][1]["id"]
 
 

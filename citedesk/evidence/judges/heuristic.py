@@ -29,7 +29,8 @@ from citedesk.evidence.lexical import (
     negation_count,
     opposite_directions,
 )
-from citedesk.evidence.numbers import Quantity, missing_figures, quantities
+from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures, quantities
+from citedesk.evidence.policy import HEURISTIC_NOTE
 
 FEATURES = (
     "coverage",
@@ -157,23 +158,8 @@ def contradiction_probability(
 
 
 def conflicting_figures(claim: str, evidence: str) -> list[Quantity]:
-    """The claim's figures that the evidence gives differently: a figure of the same kind followed
-    by the same word (its unit or noun) with another value, and the claim's own value absent."""
-    stated = quantities(evidence)
-    conflicts = []
-    for figure in missing_figures(claim, evidence):
-        unit = _word_after(claim, figure.end)
-        if any(
-            other.kind == figure.kind and _word_after(evidence, other.end) == unit and unit
-            for other in stated
-        ):
-            conflicts.append(figure)
-    return conflicts
-
-
-def _word_after(text: str, at: int) -> str:
-    following = text[at : at + 40].split()
-    return following[0].lower().strip(".,;:()") if following else ""
+    """The claim's figures that the evidence gives differently (`numbers.figure_conflicts`)."""
+    return [figure for figure, _ in figure_conflicts(claim, evidence)]
 
 
 @dataclass
@@ -183,8 +169,10 @@ class HeuristicJudge:
     embedder: object | None = None
     """An `Embedder`, or None for words only."""
     name: str = ""
-    policy: Policy = field(default_factory=lambda: Policy(SUPPORTED, PARTIAL, reads_together=True))
-    """Calibrated at claim level: the top windows are read together."""
+    policy: Policy = field(
+        default_factory=lambda: Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE)
+    )
+    """Calibrated at claim level: the top windows are read together; its accuracy is limited."""
 
     def __post_init__(self) -> None:
         # the name keys the judgement cache too: the two variants must never share results
