@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
     )
     models.add_argument("--name", help="install under this name (import)")
+    for command in commands.choices.values():  # `citedesk audit FILE --debug` works too
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
     return parser
 
 
@@ -358,6 +362,8 @@ def _fix(args: argparse.Namespace) -> int:
     kinds = parse_kinds(args.kinds)
     session = _desk(args).open(args.file)
     outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run)
+    for title, why in outcome.refused:
+        print(f"{args.file}: not applied: {_printable(title)}: {_printable(why)}", file=sys.stderr)
     if not outcome.changed:
         named = "any kind" if len(kinds) > 3 else ", ".join(sorted(k.value for k in kinds))
         print(f"{args.file}: nothing to fix ({named})", file=sys.stderr)

@@ -7,16 +7,17 @@ import re
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
-from citedesk.core.markers import MalformedMarker, Marker, format_numeric
+from citedesk.core.markers import MalformedMarker, Marker, find_markers, format_numeric
 from citedesk.core.references import Reference, normalise_doi, normalise_url
 from citedesk.core.repair import (
     FixMalformed,
     MergeReference,
     RemoveCitation,
     RemoveReference,
-    Renumber,
     make_fix,
+    render_marker,
 )
+from citedesk.core.spans import SpanSet
 
 
 def structural_findings(document: Document) -> list[Finding]:
@@ -59,24 +60,46 @@ def fabricated_markers(document: Document) -> list[Finding]:
 
 
 def malformed_markers(document: Document) -> list[Finding]:
+    """Markers that are not well formed, rewritten when their intent is clear. The rewrite keeps
+    every reference the marker cites that exists, and drops (and names) those that do not — so
+    the fix never turns one malformed marker into fabricated citations."""
     findings: list[Finding] = []
+    known = document.references.by_key()
     for bad in document.malformed:
         raw = document.text[bad.start : bad.end]
+        message = f"{raw} is not a valid marker: {bad.reason}."
+        fixes: tuple[Fix, ...] = ()
         repaired = repair_malformed(bad, raw)
-        fixes = _present(
-            make_fix(f"Rewrite as {repaired}", document, [FixMalformed(bad.start, bad.end, repaired)])
-            if repaired is not None
-            else None
-        )
-        findings.append(
-            make_finding(
-                Kind.MALFORMED_MARKER,
-                (bad.start, bad.end),
-                f"{raw} is not a valid marker: {bad.reason}.",
-                fixes=fixes,
-            )
-        )
+        marker = _one_marker(repaired) if repaired is not None else None
+        if marker is not None:
+            existing = [k for k in marker.keys if k in known]
+            missing = [k for k in marker.keys if k not in known]
+            if missing:
+                names = ", ".join(f"[{k}]" for k in missing)
+                message += f" It cites {names}, which the reference list does not have."
+            if existing:
+                rewrite = render_marker(marker, existing)
+                fixes = _present(
+                    make_fix(f"Rewrite as {rewrite}", document, [FixMalformed(bad.start, bad.end, rewrite)])
+                )
+        findings.append(make_finding(Kind.MALFORMED_MARKER, (bad.start, bad.end), message, fixes=fixes))
     return findings
+
+
+def _one_marker(text: str) -> Marker | None:
+    found, _ = find_markers(text, [(0, len(text))], SpanSet.of([]))
+    return found[0] if len(found) == 1 else None
+
+
+def intended_keys(document: Document) -> set[str]:
+    """The keys that malformed markers cite by their clear intent (`[2,,3]` → 2 and 3)."""
+    keys: set[str] = set()
+    for bad in document.malformed:
+        repaired = repair_malformed(bad, document.text[bad.start : bad.end])
+        if repaired:
+            found, _ = find_markers(repaired, [(0, len(repaired))], SpanSet.of([]))
+            keys.update(k for m in found for k in m.keys)
+    return keys
 
 
 def repair_malformed(bad: MalformedMarker, raw: str) -> str | None:
@@ -103,23 +126,18 @@ def repair_malformed(bad: MalformedMarker, raw: str) -> str | None:
 
 
 def orphan_references(document: Document) -> list[Finding]:
-    cited = {key for marker in document.markers for key in marker.keys}
+    """Entries no marker cites. A malformed marker whose intent is clear (`[2,,3]`) cites what it
+    means: its references are not orphans (its own finding rewrites it)."""
+    cited = {key for marker in document.markers for key in marker.keys} | intended_keys(document)
     findings: list[Finding] = []
     seen: set[str] = set()
     for entry in document.entries:
         if entry.key in cited or entry.key in seen:
             continue
         seen.add(entry.key)
-        fixes = _present(
-            make_fix(f"Remove reference {_name(entry)}", document, [RemoveReference(entry.key)]),
-            make_fix(
-                f"Remove reference {_name(entry)} and renumber",
-                document,
-                [RemoveReference(entry.key), Renumber()],
-            )
-            if entry.numeric
-            else None,
-        )
+        # renumbering is one action on the whole list (`fix --renumber`, the window's Renumber),
+        # not a variant of every orphan's fix: that would make each fix touch every entry
+        fixes = _present(make_fix(f"Remove reference {_name(entry)}", document, [RemoveReference(entry.key)]))
         findings.append(
             make_finding(
                 Kind.ORPHAN_REFERENCE,
@@ -159,12 +177,7 @@ def duplicate_references(document: Document) -> list[Finding]:
                     f"Merge {_name(entry)} into {_name(original)}",
                     document,
                     [MergeReference(entry.key, original.key)],
-                ),
-                make_fix(
-                    f"Merge {_name(entry)} into {_name(original)} and renumber",
-                    document,
-                    [MergeReference(entry.key, original.key), Renumber()],
-                ),
+                )
             )
             findings.append(
                 make_finding(

@@ -39,6 +39,40 @@ class Structure:
     def marker_span_ends(self) -> tuple[int, ...]:
         return tuple(end for _, end, _ in self.marker_spans)
 
+    @cached_property
+    def markers_citing(self) -> dict[str, tuple[int, ...]]:
+        """Reference key → the indices of the markers that cite it (built once: repairs stay linear)."""
+        found: dict[str, list[int]] = {}
+        for index, marker in enumerate(self.markers):
+            for key in marker.keys:
+                found.setdefault(key, []).append(index)
+        return {key: tuple(indices) for key, indices in found.items()}
+
+    @cached_property
+    def marker_ending_at(self) -> dict[int, int]:
+        """Offset → the index of the marker that ends there."""
+        return {m.end: i for i, m in enumerate(self.markers)}
+
+    @cached_property
+    def entry_by_key(self) -> dict[str, Reference]:
+        """Reference key → the entry a marker with that key reaches (the first, when numbered twice)."""
+        return self.references.by_key()
+
+    @cached_property
+    def entries_by_key(self) -> dict[str, tuple[Reference, ...]]:
+        """Reference key → its entries (two when a number is used twice), in list order."""
+        found: dict[str, list[Reference]] = {}
+        for entry in self.references.entries:
+            found.setdefault(entry.key, []).append(entry)
+        return {key: tuple(entries) for key, entries in found.items()}
+
+    @cached_property
+    def unnumbered(self) -> bool:
+        """Whether the list has entries keyed by position (removing one shifts the rest)."""
+        from citedesk.core.references import LabelStyle  # noqa: PLC0415
+
+        return any(e.style is LabelStyle.NONE for e in self.references.entries)
+
 
 @dataclass(frozen=True)
 class Document(Structure):

@@ -106,7 +106,7 @@ def _resolve(
 ) -> tuple[list[Operation], list[str], set[str]]:
     """The operations to carry out, what was decided, and the references whose removal was
     dropped because the repair cites them."""
-    entries = structure.references.by_key()
+    entries = structure.entry_by_key
     before = _cited(structure, [])
     after = _cited(structure, operations)
     notes: list[str] = []
@@ -209,8 +209,13 @@ def _check(
 
 
 def _missing(structure: Structure) -> int:
-    known = structure.references.by_key()
-    return sum(1 for m in structure.markers for k in m.keys if k not in known)
+    """Citations of a reference that does not exist, by markers and by the clear intent of
+    malformed markers (rewriting `[1,,9]` as `[1, 9]` does not add the missing 9: it was cited)."""
+    known = structure.entry_by_key
+    cited = [k for m in structure.markers for k in m.keys] + [
+        k for keys in _intended(structure).values() for k in keys
+    ]
+    return sum(1 for k in cited if k not in known)
 
 
 def _orphans(structure: Structure) -> Counter[str]:
@@ -223,8 +228,8 @@ def _orphans(structure: Structure) -> Counter[str]:
 
 def _work(structure: Structure, key: str) -> str:
     """What a key cites: its entry's text without the label (numbering aside), or the missing key."""
-    entry = structure.references.by_key().get(key)
-    return entry.text if entry is not None else f"<missing {key}>"
+    entry = structure.entry_by_key.get(key)
+    return entry.text if entry is not None else "<a reference that does not exist>"
 
 
 def _expected_works(before: Structure, operations: Sequence[Operation]) -> dict[int, set[str]]:

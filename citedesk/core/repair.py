@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from citedesk.core.document import Structure, parse_structure
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
-from citedesk.core.references import LabelStyle, Reference
+from citedesk.core.references import Reference
 from citedesk.core.sentences import Sentence
 from citedesk.errors import RepairError
 
@@ -91,9 +91,6 @@ Operation = (
 )
 
 
-_STRUCTURAL_OPERATIONS = (RemoveReference, MergeReference, FixMalformed, Renumber)
-
-
 def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
     """A fix for these operations, or None when they cannot be applied safely.
 
@@ -106,13 +103,37 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
         edits = build_edits(structure, operations)
     except RepairError:
         return None
-    if any(isinstance(op, _STRUCTURAL_OPERATIONS) for op in operations) or any(
-        _starts_a_line(structure.text, edit) for edit in edits
-    ):
+    if _needs_proof(structure, operations, edits):
         result = apply_edits(structure.text, edits)
         if prose_of(parse_structure(result)) != prose_of(structure):
             return None
     return Fix(title, tuple(edits), tuple(operations))
+
+
+def _needs_proof(structure: Structure, operations: Sequence[Operation], edits: Sequence[TextEdit]) -> bool:
+    """Whether a fix's safety must be proven by re-parsing the result: a rewritten malformed
+    marker, renumbering, an entry removed outside the reference section or one that leaves the
+    section nearly empty (its boundaries depend on what is in it), or a marker edit that brings
+    text to the start of a line. Removing one entry among several in the section is safe without
+    it (the section is never prose), which keeps offering a fix per orphan linear."""
+    if any(isinstance(op, FixMalformed | Renumber) for op in operations):
+        return True
+    removed = {
+        op.duplicate if isinstance(op, MergeReference) else op.key
+        for op in operations
+        if isinstance(op, RemoveReference | MergeReference)
+    }
+    entry_spans = set()
+    for key in removed:
+        for entry in structure.entries_by_key.get(key, ()):
+            if not entry.in_section:
+                return True
+            entry_spans.add(entry_removal_span(structure.text, entry))
+    if removed and len(structure.references.entries) - len(removed) < 2:
+        return True
+    return any(
+        (edit.start, edit.end) not in entry_spans and _starts_a_line(structure.text, edit) for edit in edits
+    )
 
 
 def merge_fixes(structure: Structure, fixes: Iterable[Fix]) -> list[TextEdit]:
@@ -175,11 +196,13 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
         elif isinstance(op, Renumber):
             renumber = True
 
-    kept_entries = [e for e in entries if e.key not in removed_entries]
-    if removed_entries and any(e.style is LabelStyle.NONE for e in entries):
+    if removed_entries and structure.unnumbered:
         renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
+    kept_entries = [e for e in entries if e.key not in removed_entries] if renumber else []
+    rewritten = [(op, _parse_marker(op.replacement)) for op in malformed_fixes]
     cited_after = (
         [[renames.get(k, k) for k in per_marker.get(i, list(m.keys))] for i, m in enumerate(markers)]
+        + [[renames.get(k, k) for k in marker.keys] for _, marker in rewritten if marker is not None]
         if renumber
         else []
     )
@@ -192,7 +215,11 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     edits: list[TextEdit] = []
     # markers: rewrite those whose keys change; delete emptied ones, neighbours as one run
     deleted: list[int] = []
-    touched = range(len(markers)) if (renames or numbering) else sorted(per_marker)
+    if numbering:
+        touched: Iterable[int] = range(len(markers))
+    else:  # only the markers these operations change: each fix costs what it touches
+        citing = structure.markers_citing
+        touched = sorted(set(per_marker).union(*(citing.get(k, ()) for k in renames)))
     for index in touched:
         marker = markers[index]
         keys = _dedupe(final(k) for k in per_marker.get(index, list(marker.keys)))
@@ -219,7 +246,7 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     ]
     edits.extend(marker_removals)
     # citations added at sentence ends: join a marker that ends exactly there, else insert one
-    ends = {m.end: i for i, m in enumerate(markers)} if additions else {}
+    ends = structure.marker_ending_at if additions else {}
     for offset, keys in sorted(additions.items()):
         new_keys = [final(k) for k in keys]
         if offset in ends:
@@ -231,24 +258,42 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             edits.append(TextEdit(marker.start, marker.end, render_marker(marker, merged)))
         else:
             edits.append(TextEdit(offset, offset, " " + _render_new(new_keys, structure)))
-    # reference entries
-    for entry in entries:
-        if entry.key in removed_entries:
-            start, end = entry_removal_span(text, entry)
-            edits.append(TextEdit(start, end, ""))
-        elif (
-            entry.key in numbering
+    # reference entries: the removed ones, and every label when renumbering
+    by_key = structure.entries_by_key
+    for entry in (e for key in sorted(removed_entries) for e in by_key.get(key, ())):
+        start, end = entry_removal_span(text, entry)
+        edits.append(TextEdit(start, end, ""))
+    for entry in entries if numbering else ():
+        if (
+            entry.key not in removed_entries
+            and entry.key in numbering
             and numbering[entry.key] != entry.key
             and entry.label_end > entry.label_start
         ):
             edits.append(TextEdit(entry.label_start, entry.label_end, numbering[entry.key]))
-    edits.extend(TextEdit(op.start, op.end, op.replacement) for op in malformed_fixes)
+    for op, rewrite in rewritten:  # a rewritten marker cites what it meant, renumbered like the rest
+        keys = _dedupe(final(k) for k in rewrite.keys) if rewrite is not None else []
+        replacement = (
+            render_marker(rewrite, keys)
+            if rewrite is not None and keys != list(rewrite.keys)
+            else op.replacement
+        )
+        edits.append(TextEdit(op.start, op.end, replacement))
     for edit in marker_removals:
         if exposes_structure(text, edit):
             raise RepairError(
                 "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
             )
     return normalise_edits(edits)
+
+
+def _parse_marker(text: str) -> Marker | None:
+    """`text` read as one marker (a malformed marker's rewrite), or None."""
+    from citedesk.core.markers import find_markers  # noqa: PLC0415
+    from citedesk.core.spans import SpanSet  # noqa: PLC0415
+
+    markers, _ = find_markers(text, [(0, len(text))], SpanSet.of([]))
+    return markers[0] if len(markers) == 1 and (markers[0].start, markers[0].end) == (0, len(text)) else None
 
 
 def _run_removal(structure: Structure, gone: set[int], start: int, end: int) -> TextEdit:

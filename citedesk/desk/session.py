@@ -19,7 +19,7 @@ from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.report import Report
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.errors import OutputError, UsageError
+from citedesk.errors import OutputError, RepairError, UsageError
 from citedesk.pipeline import AuditOptions, AuditState
 
 if TYPE_CHECKING:
@@ -35,12 +35,15 @@ MAX_FIX_ROUNDS = 3
 
 @dataclass(frozen=True)
 class FixOutcome:
-    """What `fix` did: the plans applied round by round, the text before and after, the backup."""
+    """What `fix` did: the plans applied round by round, the text before and after, the backup,
+    and the fixes left out because applying them would have broken something (with why)."""
 
     original: str
     result: str
     plans: tuple[RepairPlan, ...]
     backup: Path | None = None
+    refused: tuple[tuple[str, str], ...] = ()
+    """(fix title, why it was left out)."""
 
     @property
     def changed(self) -> bool:
@@ -143,6 +146,43 @@ class DocumentSession:
         break a reference or change the prose)."""
         return plan_repairs(report.document, fixes, renumber=renumber)
 
+    def plan_most(
+        self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False
+    ) -> tuple[RepairPlan, list[tuple[Fix, str]]]:
+        """The checked plan for as many of `fixes` as can be applied together, and the ones left out
+        with why ("fix all": one fix that would break something does not stop the rest). Fixes are
+        admitted in halves, so a few bad ones among thousands cost a few re-checks, not thousands."""
+        try:
+            return self.plan(report, fixes, renumber=renumber), []
+        except RepairError:
+            pass
+        accepted: list[Fix] = []
+        refused: list[tuple[Fix, str]] = []
+
+        def admit(batch: Sequence[Fix]) -> None:
+            try:
+                self.plan(report, [*accepted, *batch])
+            except RepairError as exc:
+                if len(batch) == 1:
+                    refused.append((batch[0], exc.message))
+                    return
+                middle = len(batch) // 2
+                admit(batch[:middle])
+                admit(batch[middle:])
+                return
+            accepted.extend(batch)
+
+        admit(list(dict.fromkeys(fixes)))
+        try:
+            return self.plan(report, accepted, renumber=renumber), refused
+        except RepairError as exc:
+            if not renumber:
+                raise
+            return self.plan(report, accepted), [
+                *refused,
+                (Fix("Renumber the reference list", ()), exc.message),
+            ]
+
     @staticmethod
     def fixes_of(findings: Iterable[Finding], kinds: frozenset[Kind] | None = None) -> list[Fix]:
         """The first (most conservative) fix of each finding of these kinds."""
@@ -154,15 +194,17 @@ class DocumentSession:
         structural = kinds <= STRUCTURAL_KINDS
         text = self.text
         plans: list[RepairPlan] = []
+        refused: dict[str, str] = {}
         for round_number in range(MAX_FIX_ROUNDS):
             report = self.structure_report(text) if structural else self.audit(text)
-            fixes = self.fixes_of(report.findings, kinds)
-            plan = self.plan(report, fixes, renumber=renumber and round_number == 0)
+            fixes = [f for f in self.fixes_of(report.findings, kinds) if f.title not in refused]
+            plan, left_out = self.plan_most(report, fixes, renumber=renumber and round_number == 0)
+            refused.update((fix.title, why) for fix, why in left_out)
             if not plan.changed:
                 break
             plans.append(plan)
             text = plan.result
-        outcome = FixOutcome(self.text, text, tuple(plans))
+        outcome = FixOutcome(self.text, text, tuple(plans), refused=tuple(refused.items()))
         if write and outcome.changed:
             backup = self.write(text, backup=True)
             outcome = replace(outcome, backup=backup)

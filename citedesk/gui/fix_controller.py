@@ -59,9 +59,12 @@ class FixController(QObject):
         if report is None or not fixes:
             return False
         try:
-            plan = self._session().plan(report, fixes)
+            plan, refused = self._session().plan_most(report, fixes)
         except CiteDeskError as exc:
             self.message.emit(f"Not applied: {exc.message}")
+            return False
+        if refused and len(fixes) == 1:
+            self.message.emit(f"Not applied: {refused[0][1]}")
             return False
         if not plan.changed:
             self.message.emit("Nothing to change: the fixes are already in the text.")

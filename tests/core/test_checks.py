@@ -3,6 +3,7 @@ from __future__ import annotations
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind, Severity
+from citedesk.core.plan import plan_repairs
 from citedesk.core.repair import apply_checked
 
 REFS = "\n\n## References\n\n[1] Alpha (2020). https://a.example/one\n[2] Beta (2021). https://b.example/two\n[3] Gamma (2022). https://c.example/three\n"
@@ -40,7 +41,7 @@ def test_orphan_and_its_fixes() -> None:
     assert "Beta" not in removed
     assert "[3] Gamma" in removed
     assert "in 2019 [3]." in removed
-    renumbered = apply_checked(text, orphan.fixes[1].edits)
+    renumbered = plan_repairs(doc, [orphan.fixes[0]], renumber=True).result  # renumbering: one action
     assert "[2] Gamma" in renumbered
     assert "in 2019 [2]." in renumbered
     assert "[3]" not in renumbered
@@ -55,7 +56,7 @@ def test_duplicate_by_doi_and_url_and_merge() -> None:
     doc = parse_document(text)
     dups = [f for f in structural_findings(doc) if f.kind is Kind.DUPLICATE_REFERENCE]
     assert [(f.reference, f.details["duplicate_of"]) for f in dups] == [("2", "1"), ("4", "3")]
-    merged = apply_checked(text, dups[0].fixes[1].edits)
+    merged = plan_repairs(doc, [dups[0].fixes[0]], renumber=True).result
     assert "Another cohort agrees [1]." in merged
     assert "[2] Tea." in merged
     assert "Tea too [2]." in merged

@@ -125,3 +125,86 @@ def test_fixing_fabricated_markers_removes_them(text: str) -> None:
         f for f in structural_findings(parse_document(fixed)) if f.kind.value == "fabricated" and f.fixes
     ]
     assert again == []
+
+
+# --- repair plans: any subset of the offered fixes, applied together ----------------------------
+KEYS = ("1", "2", "3", "4", "5", "6")
+SENTENCE_WORDS = ("Trees cool streets", "Prices rose 30%", "Smith found that parks help", "It rained")
+
+
+@st.composite
+def cited_documents(draw: st.DrawFn) -> str:
+    """Sentences citing numbers 1–6 (some with no entry), and a reference list of some of them,
+    with duplicates by URL or by number: documents whose fixes interact."""
+    sentences = []
+    for _ in range(draw(st.integers(1, 6))):
+        words = draw(st.sampled_from(SENTENCE_WORDS))
+        cited = draw(st.lists(st.sampled_from(KEYS), max_size=3, unique=True))
+        marker = f" [{', '.join(cited)}]" if cited else ""
+        style = draw(st.sampled_from(["inside", "outside", "malformed"]))
+        if style == "malformed" and len(cited) > 1:
+            marker = f" [{',,'.join(cited)}]"
+        sentences.append(f"{words}{marker}." if style != "outside" else f"{words}.{marker}")
+    listed = draw(st.lists(st.sampled_from(KEYS), min_size=1, max_size=6))
+    entries = []
+    for key in listed:
+        url = draw(st.sampled_from(["https://a.example/x", "https://b.example/y", f"https://k{key}.example"]))
+        entries.append(f"[{key}] Work {key}. {url}")
+    return " ".join(sentences) + "\n\n## References\n\n" + "\n".join(entries) + "\n"
+
+
+def _structural(text: str) -> int:
+    kinds = {"fabricated", "malformed_marker", "orphan_reference", "duplicate_reference"}
+    return sum(1 for f in structural_findings(parse_document(text)) if f.kind.value in kinds)
+
+
+def _missing(text: str) -> int:
+    """Citations of a reference that does not exist: by markers, and by malformed markers' clear
+    intent (`[1,,9]` cites 9 whether or not it is rewritten)."""
+    from citedesk.core.checks import repair_malformed
+    from citedesk.core.markers import find_markers
+    from citedesk.core.spans import SpanSet
+
+    doc = parse_document(text)
+    known = doc.references.by_key()
+    cited = [k for m in doc.markers for k in m.keys]
+    for bad in doc.malformed:
+        repaired = repair_malformed(bad, text[bad.start : bad.end]) or ""
+        cited += [k for m in find_markers(repaired, [(0, len(repaired))], SpanSet.of([]))[0] for k in m.keys]
+    return sum(1 for k in cited if k not in known)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cited_documents(), st.data())
+def test_a_plan_of_any_offered_fixes_never_breaks_a_reference_or_the_prose(
+    text: str, data: st.DataObject
+) -> None:
+    from citedesk.core.findings import Fix
+    from citedesk.core.plan import plan_repairs
+    from citedesk.core.repair import RetargetCitation, cite_sentence, make_fix
+
+    doc = parse_document(text)
+    offered: list[Fix] = [fix for f in structural_findings(doc) for fix in f.fixes]
+    keys = [e.key for e in doc.entries]
+    # what the evidence stage offers too: swaps to another reference, and added citations
+    for index, marker in enumerate(doc.markers):
+        for old in marker.keys:
+            for new in keys:
+                if new != old:
+                    swap = make_fix(
+                        f"Cite [{new}] instead of [{old}]", doc, [RetargetCitation(index, old, new)]
+                    )
+                    offered += [swap] if swap else []
+    for claim in doc.claims:
+        for key in keys[:2]:
+            added = make_fix(f"Cite [{key}]", doc, cite_sentence(doc, claim.sentence, [key]))
+            offered += [added] if added else []
+    chosen = data.draw(st.lists(st.sampled_from(offered), max_size=8) if offered else st.just([]))
+    renumber = data.draw(st.booleans())
+    try:
+        plan = plan_repairs(doc, chosen, renumber=renumber)
+    except RepairError:
+        return  # refused as a whole: nothing applied
+    assert prose_of(parse_structure(plan.result)) == prose_of(doc)
+    assert _missing(plan.result) <= _missing(text)
+    assert _structural(plan.result) <= _structural(text)

@@ -1,0 +1,183 @@
+"""Trust: repairs never break a reference, every citation is accounted for, numbers are numbers.
+
+Each test is a document a writer could have written, run through the real CLI (`main`), with its
+sources as local files (`--offline`: nothing is fetched).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citedesk.cli import main
+from citedesk.core.document import parse_document
+from citedesk.core.repair import prose_of
+
+SWAP_AND_ORPHAN = """# Cool streets
+
+Heat islands raise energy use for cooling in dense cities [1]. Streets with more than 40% tree canopy were on average 1.5 °C cooler in the afternoon [2]. Dense cities report more heat deaths in heatwaves [1].
+
+## References
+
+[1] Smith. Heat islands and energy. heat.txt
+[2] Jones. Rainfall in the Sahel. rain.txt
+[3] Moreau. Urban tree canopy cooling. canopy.txt
+"""
+SOURCES = {
+    "heat.txt": "Urban heat islands raise the energy used for cooling buildings in summer. Dense cities "
+    "report more heat-related deaths during heatwaves than rural areas do.",
+    "rain.txt": "Rainfall in the Sahel has varied strongly over the last century, with long droughts in "
+    "the 1970s and 1980s followed by partial recovery.",
+    "canopy.txt": "The survey measured afternoon temperatures in 120 streets. Streets with more than 40% "
+    "tree canopy were on average 1.5 °C cooler in the afternoon than streets with little canopy.",
+}
+LOCAL = ["--offline", "--judge", "heuristic", "--no-dense"]
+
+
+def write(folder: Path, text: str) -> Path:
+    for name, content in SOURCES.items():
+        (folder / name).write_text(content, encoding="utf-8")
+    document = folder / "draft.md"
+    document.write_text(text, encoding="utf-8")
+    return document
+
+
+def report_of(document: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> Any:
+    main(["audit", str(document), "--format", "json", *LOCAL, *extra])
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("renumber", [False, True])
+def test_fix_all_never_fabricates_a_citation_and_a_second_run_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], renumber: bool
+) -> None:
+    document = write(tmp_path, SWAP_AND_ORPHAN)
+    before = report_of(document, capsys)
+    kinds = {(f["kind"], f["reference"]): f for f in before["findings"]}
+    # each fix is right alone; together they used to cite a removed reference
+    assert kinds[("misattributed", "2")]["fixes"][0]["title"] == "Cite [3] instead of [2]"
+    assert kinds[("orphan_reference", "3")]["fixes"][0]["title"] == "Remove reference [3]"
+
+    flags = ["--renumber"] if renumber else []
+    assert main(["fix", str(document), "--kinds", "all", *flags, *LOCAL]) == 0
+    said = capsys.readouterr().err
+    assert "Cite [3] instead of [2]" in said
+    assert "Kept reference [3]: the repair cites it." in said
+    assert "Removed reference [2]: nothing cites it after this repair." in said
+    fixed = document.read_text(encoding="utf-8")
+    after = parse_document(fixed)
+    known = after.references.by_key()
+    assert all(key in known for marker in after.markers for key in marker.keys)  # nothing fabricated
+    cited = next(c for c in after.claims if "canopy" in c.text)
+    [key] = after.cited_keys(cited)
+    assert "Urban tree canopy cooling" in known[key].text  # the right source, whatever its number
+    assert prose_of(after) == prose_of(parse_document(SWAP_AND_ORPHAN))  # prose byte-identical
+    audited = report_of(document, capsys)
+    assert not [f for f in audited["findings"] if f["kind"] in ("fabricated", "orphan_reference")]
+
+    assert main(["fix", str(document), "--kinds", "all", *flags, *LOCAL]) == 0  # idempotent
+    assert "nothing to fix" in capsys.readouterr().err
+    assert document.read_text(encoding="utf-8") == fixed
+
+
+def test_a_malformed_markers_fix_keeps_the_references_it_cites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = tmp_path / "draft.md"
+    document.write_text(
+        "Coffee lowers the risk of diabetes [2,,3].\n\n## References\n\n[1] A. https://a.example\n"
+        "[2] B. https://b.example\n[3] C. https://c.example\n",
+        encoding="utf-8",
+    )
+    report = report_of(document, capsys)
+    orphans = [f["reference"] for f in report["findings"] if f["kind"] == "orphan_reference"]
+    assert orphans == ["1"]  # 2 and 3 are cited, by a malformed marker whose intent is clear
+    kinds = "fabricated,orphan_reference,malformed_marker"
+    assert main(["fix", str(document), "--kinds", kinds, "--renumber", "--no-sources"]) == 0
+    capsys.readouterr()
+    fixed = document.read_text(encoding="utf-8")
+    assert "risk of diabetes [1, 2]." in fixed
+    assert "[1] B. https://b.example\n[2] C. https://c.example\n" in fixed  # renumbered, both kept
+
+
+def test_a_malformed_marker_citing_missing_references_keeps_only_the_real_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = tmp_path / "draft.md"
+    document.write_text("Trees cool streets [1,,8,,9].\n\n## References\n\n[1] A. https://a.example\n")
+    report = report_of(document, capsys, "--no-sources")
+    [malformed] = [f for f in report["findings"] if f["kind"] == "malformed_marker"]
+    assert "[8], [9], which the reference list does not have" in malformed["message"]
+    assert malformed["fixes"][0]["title"] == "Rewrite as [1]"
+
+
+def test_every_citation_is_counted_checked_or_not_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = write(
+        tmp_path,
+        SWAP_AND_ORPHAN.replace("[2].", "[2, 4].").replace(
+            "[3] Moreau. Urban tree canopy cooling. canopy.txt",
+            "[3] Moreau. Urban tree canopy cooling. canopy.txt\n[5] Lee. Parks. https://parks.example/p",
+        )
+        + "",
+    )
+    text = document.read_text(encoding="utf-8").replace("heatwaves [1].", "heatwaves [1, 5].")
+    document.write_text(text, encoding="utf-8")
+    summary = report_of(document, capsys)["summary"]
+    assert summary["citations"] == 5
+    assert summary["checked"] + summary["unchecked"] == summary["citations"]
+    assert summary["unchecked_reasons"] == {"no such reference": 1, "offline": 1}
+    for fmt, needle in (
+        ("text", "3 of 5 citations checked; 2 not checked"),
+        ("markdown", "## Not checked (2)"),
+        ("html", "<h2>Not checked (2)</h2>"),
+    ):
+        main(["audit", str(document), "--format", fmt, *LOCAL])
+        shown = capsys.readouterr().out
+        assert needle in shown
+        assert "[5] offline" in shown or "offline" in shown
+    main(["audit", str(document), *LOCAL])
+    text_report = capsys.readouterr().out
+    assert "[5] offline — cited on line 3" in text_report
+    assert "[4] no such reference — cited on line 3" in text_report
+
+
+def test_a_wrong_figure_is_one_number_finding_not_a_contradiction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = write(
+        tmp_path,
+        "Streets with more than 40% tree canopy were on average 2.5 °C cooler in the afternoon [1].\n\n"
+        "## References\n\n[1] Moreau. Urban tree canopy cooling. canopy.txt\n",
+    )
+    for extra in ([], ["--no-dense"]):
+        main(["audit", str(document), "--format", "json", "--offline", "--judge", "heuristic", *extra])
+        findings = json.loads(capsys.readouterr().out)["findings"]
+        assert [f["kind"] for f in findings] == ["number_mismatch"]
+        assert findings[0]["severity"] == "error"
+        assert findings[0]["message"] == "The cited source [1] says 1.5 °C, not 2.5 °C."
+        start, end = findings[0]["span"]
+        assert document.read_text(encoding="utf-8")[start:end] == "2.5"
+
+
+def test_a_contradiction_shows_its_contradiction_and_the_judge_says_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = write(
+        tmp_path,
+        "Urban heat islands do not raise the energy used for cooling buildings in summer [1].\n\n"
+        "## References\n\n[1] Smith. Heat islands and energy. heat.txt\n",
+    )
+    report = report_of(document, capsys)
+    assert report["judge_note"].startswith("word-level judge, limited accuracy")
+    [verdict] = report["claims"][0]["verdicts"]
+    assert verdict["label"] == "contradicted"
+    [finding] = [f for f in report["findings"] if f["kind"] == "misattributed"]
+    assert f"contradiction {verdict['contradiction']:.2f}" in finding["message"]
+    assert "support" not in finding["message"].split("contradicts this sentence", 1)[1]
+    main(["audit", str(document), *LOCAL])
+    assert "judge: heuristic:words — word-level judge, limited accuracy" in capsys.readouterr().out
