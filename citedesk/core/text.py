@@ -113,16 +113,35 @@ def _detect_encoding(data: bytes) -> str | None:
     return str(best.encoding)
 
 
+_BREAK = re.compile(r"\r\n|\r|\n")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def unify_line_breaks(text: str) -> str:
+    """`text` with every lone CR made an LF: the same length, so each offset means the same character.
+
+    CommonMark ends a line at LF, CRLF or a lone CR (classic Mac files, or a mixture). The scanners
+    read LF and CRLF; they are given this copy, and every offset they return is an offset into the
+    original, whose line endings are never changed.
+    """
+    if "\r" not in text:
+        return text
+    return _LONE_CR.sub("\n", text)
+
+
 class LineIndex:
-    """Maps string offsets to 1-based (line, column) in O(log n)."""
+    """Maps string offsets to 1-based (line, column) in O(log n); LF, CRLF and a lone CR end a line."""
 
     def __init__(self, text: str) -> None:
         starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        if "\r" in text:
+            starts.extend(match.end() for match in _BREAK.finditer(text))
+        else:
+            find = text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
         self._starts = starts
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -139,17 +158,29 @@ class LineIndex:
 
 
 def iter_lines(text: str) -> list[tuple[int, int, int]]:
-    """Return (start, end, next_start) per line; `end` excludes the line ending (LF or CRLF)."""
+    """Return (start, end, next_start) per line; `end` excludes the line ending (LF, CRLF or CR)."""
     lines: list[tuple[int, int, int]] = []
-    n = len(text)
     start = 0
-    find = text.find
-    while start < n:
-        nl = find("\n", start)
-        if nl == -1:
-            lines.append((start, n, n))
-            break
-        end = nl - 1 if nl > start and text[nl - 1] == "\r" else nl
-        lines.append((start, end, nl + 1))
-        start = nl + 1
+    for match in _BREAK.finditer(text):
+        lines.append((start, match.start(), match.end()))
+        start = match.end()
+    if start < len(text):
+        lines.append((start, len(text), len(text)))
     return lines
+
+
+def line_start(text: str, offset: int) -> int:
+    """Offset of the first character of the line holding `offset`."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def line_end(text: str, offset: int) -> int:
+    """Offset of the line ending (or the end of the text) at or after `offset`."""
+    match = _BREAK.search(text, offset)
+    return len(text) if match is None else match.start()
+
+
+def next_line_start(text: str, offset: int) -> int:
+    """Offset just past the line ending at or after `offset` (CRLF is one ending)."""
+    match = _BREAK.search(text, offset)
+    return len(text) if match is None else match.end()
