@@ -16,12 +16,16 @@ MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Documents larger than this are refused with a clear message (a 10 MB draft is fine)."""
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
+    # UTF-32 LE before UTF-16 LE: its mark begins with UTF-16 LE's
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_MARKED = {codec: bom for bom, codec in _BOMS}
+SIG = "-sig"
+"""`utf-16-be-sig` and the like: that codec after its byte-order mark, as Python's `utf-8-sig`."""
 _DECLARED = re.compile(
     rb"""(?:^|\n)(?:encoding|charset)\s*:\s*["']?([A-Za-z0-9_.:-]{2,40})"""
     rb"""|<meta[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{2,40})""",
@@ -33,11 +37,30 @@ _SNIFF = 8192
 class DocumentError(Exception):
     """A document that cannot be read, with a message meant for the writer."""
 
+    @classmethod
+    def too_large(cls, size: int, max_bytes: int, *, at_least: bool = False) -> DocumentError:
+        what = "more than " if at_least else ""
+        return cls(
+            f"The file is {what}{size / 1e6:.1f} MB; CiteDesk reads documents up to "
+            f"{max_bytes / 1e6:.0f} MB. Split it into smaller documents."
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class DecodedText:
     text: str
     encoding: str
+    """What `encode_document` needs to write the text back as it was read: a Python codec name,
+    or `utf-16-le-sig`, `utf-16-be-sig`, `utf-32-le-sig`, `utf-32-be-sig` for UTF-16/32 with their
+    byte-order mark (`utf-8-sig` is Python's own), so a big-endian file stays big-endian."""
+
+
+def encode_document(text: str, encoding: str) -> bytes:
+    """The bytes of `text` in a DecodedText's `encoding`, byte-order mark included where it had one."""
+    base = encoding.removesuffix(SIG)
+    if encoding.endswith(SIG) and base in _MARKED:
+        return _MARKED[base] + text.encode(base)
+    return text.encode(encoding)
 
 
 def decode_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> DecodedText:
@@ -46,16 +69,15 @@ def decode_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> Deco
     Raises DocumentError with a plain-language reason for binary, oversized or undecodable input.
     """
     if len(data) > max_bytes:
-        raise DocumentError(
-            f"The file is {len(data) / 1e6:.1f} MB; CiteDesk reads documents up to "
-            f"{max_bytes / 1e6:.0f} MB. Split it into smaller documents."
-        )
+        raise DocumentError.too_large(len(data), max_bytes)
     for bom, encoding in _BOMS:
         if data.startswith(bom):
+            family = encoding[:6]  # utf-8, utf-16 or utf-32
             try:
-                return DecodedText(data.decode(encoding), encoding)
+                text = data[len(bom) :].decode(encoding)
             except UnicodeDecodeError as exc:
-                raise DocumentError(f"The file starts with a {encoding} mark but is not {encoding}.") from exc
+                raise DocumentError(f"The file starts with a {family} mark but is not {family}.") from exc
+            return DecodedText(text, "utf-8-sig" if family == "utf-8" else encoding + SIG)
     if looks_binary(data):
         raise DocumentError(
             "This looks like a binary file, not a text document. CiteDesk reads Markdown or plain text."
