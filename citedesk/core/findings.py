@@ -27,6 +27,7 @@ class Kind(StrEnum):
     FABRICATED_REFERENCE = "fabricated_reference"
     DOI_MISMATCH = "doi_mismatch"
     UNREADABLE_SOURCE = "unreadable_source"
+    UNCHECKED_SOURCE = "unchecked_source"
     MISATTRIBUTED = "misattributed"
     UNSUPPORTED_NUMBER = "unsupported_number"
     UNSUPPORTED_PART = "unsupported_part"
@@ -50,6 +51,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.FABRICATED_REFERENCE: Severity.ERROR,
     Kind.DOI_MISMATCH: Severity.ERROR,
     Kind.UNREADABLE_SOURCE: Severity.INFO,
+    Kind.UNCHECKED_SOURCE: Severity.INFO,
     Kind.MISATTRIBUTED: Severity.ERROR,
     Kind.UNSUPPORTED_NUMBER: Severity.WARNING,
     Kind.UNSUPPORTED_PART: Severity.WARNING,
@@ -65,6 +67,7 @@ _LABELS: dict[Kind, str] = {
     Kind.FABRICATED_REFERENCE: "Reference does not exist",
     Kind.DOI_MISMATCH: "DOI points to another work",
     Kind.UNREADABLE_SOURCE: "Unreadable source",
+    Kind.UNCHECKED_SOURCE: "Source not checked",
     Kind.MISATTRIBUTED: "Misattributed citation",
     Kind.UNSUPPORTED_NUMBER: "Number not in source",
     Kind.UNSUPPORTED_PART: "Part of the sentence unsupported",

@@ -169,14 +169,14 @@ def parse_link(url: str) -> httpx.URL:
     try:
         parts.port  # noqa: B018 - urllib checks the port only when asked
     except ValueError as exc:
-        raise InvalidLink(f"its port is not a number from 0 to 65535 ({exc})") from exc
+        raise InvalidLink(f"the port in {parts.netloc} is not a number from 0 to 65535") from exc
     if not parts.hostname:
         raise InvalidLink("it has no host name")
     try:
         parsed = httpx.URL(url)
         shown = parsed.host  # decodes punycode labels: a bad one (`xn--zz`) raises here, not later
     except (httpx.InvalidURL, ValueError) as exc:  # idna.IDNAError and UnicodeError are ValueErrors
-        raise InvalidLink(f"the host name {parts.hostname!r} is not a valid internet name ({exc})") from exc
+        raise InvalidLink(f"the host name {parts.hostname!r} is not a valid internet name") from exc
     if not _valid_host(parsed.raw_host.decode("ascii", "replace")):
         raise InvalidLink(f"the host name {shown!r} is not a valid internet name")
     return parsed
@@ -500,6 +500,9 @@ class Fetcher:
                 if not watchdog.fired:
                     base.status, base.message = FetchStatus.CONNECTION_ERROR, str(exc)
                     return base
+            except httpx.HTTPError:
+                if not watchdog.fired:
+                    raise
             if watchdog.fired:
                 # the watchdog shut the socket, and a body without a length reads that as its end:
                 # what arrived is a truncated page, never the page

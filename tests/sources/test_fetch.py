@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -253,8 +254,8 @@ def test_public_addresses(address: str) -> None:
     ("url", "why"),
     [
         ("http://[2001:db8::1/paper", "IPv6 address is not closed"),
-        ("http://127.0.0.1:80:90/x", "port is not a number"),
-        ("http://[::1]:99999/x", "port is not a number"),
+        ("http://127.0.0.1:80:90/x", "the port in 127.0.0.1:80:90 is not a number"),
+        ("http://[::1]:99999/x", "the port in [::1]:99999 is not a number"),
         ("http://ｅｘａｍｐｌｅ.com/x", "not a valid internet name"),
         ("http://exa mple.com/x", "not a valid internet name"),
         ("http://a..b/x", "not a valid internet name"),
@@ -265,7 +266,7 @@ def test_public_addresses(address: str) -> None:
 )
 @pytest.mark.parametrize("allow_private_network", [False, True])
 def test_malformed_links_are_an_outcome(url: str, why: str, allow_private_network: bool) -> None:
-    with pytest.raises(InvalidLink, match=why):
+    with pytest.raises(InvalidLink, match=re.escape(why)):
         parse_link(url)
     with Fetcher(FetchPolicy(allow_private_network=allow_private_network)) as f:
         result = f.fetch(url)
