@@ -25,7 +25,7 @@ from tests.conftest import REPO
 from tests.helpers.server import running
 
 GATHER = """
-import json, resource, sys, time
+import json, sys, time
 from citedesk.core.document import parse_document
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import SourceOptions, gather_sources
@@ -38,8 +38,8 @@ store = Store(folder + "/s.sqlite3")
 started = time.monotonic()
 gather_sources(list(parse_document(text).entries), SourceOptions(fetch=policy, budget=budget), store)
 store.close()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-print(json.dumps({"seconds": time.monotonic() - started, "max_rss_mib": peak}))
+from tests.reliability.limited_child import peak_rss_mib
+print(json.dumps({"seconds": time.monotonic() - started, "max_rss_mib": peak_rss_mib()}))
 """
 
 
