@@ -1,14 +1,18 @@
 from __future__ import annotations
 
+import contextlib
 import gzip
 import ipaddress
 import re
 import socket
+import ssl
 import threading
 import time
 import zlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -155,6 +159,7 @@ class _Counting(BaseHTTPRequestHandler):
 
     connections: ClassVar[int] = 0
     requests: ClassVar[int] = 0
+    hosts: ClassVar[list[str]] = []
 
     def log_message(self, *args: object) -> None:
         pass
@@ -165,6 +170,7 @@ class _Counting(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         type(self).requests += 1
+        type(self).hosts.append(self.headers["Host"])
         body = ARTICLE.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
@@ -176,6 +182,7 @@ class _Counting(BaseHTTPRequestHandler):
 @pytest.fixture
 def counting() -> Iterator[str]:
     _Counting.connections = _Counting.requests = 0
+    _Counting.hosts = []
     with running(_Counting) as base:
         yield base
 
@@ -191,6 +198,68 @@ def test_a_name_for_a_private_address_is_refused_before_connecting(counting: str
     with Fetcher(FetchPolicy(allow_private_network=True)) as allowed:
         assert allowed.fetch(url).ok
     assert _Counting.requests == 1
+    assert _Counting.hosts == [url.split("/")[2]]  # connected by address, asked by name
+
+
+def test_https_names_the_host_though_it_connects_to_the_checked_address(tmp_path: Path) -> None:
+    """TLS keeps the host name (SNI, and so the certificate check) when the socket is opened to the
+    address the guard resolved: a real TLS server on 127.0.0.1 records the name it was asked for."""
+    cert, key = _self_signed(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    names: list[str | None] = []
+    context.sni_callback = lambda _sock, name, _ctx: names.append(name)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve_one() -> None:
+        connection, _ = listener.accept()
+        with contextlib.suppress(OSError), context.wrap_socket(connection, server_side=True):
+            pass  # the handshake runs (and fails: the client does not trust this certificate)
+        connection.close()
+
+    thread = threading.Thread(target=serve_one)
+    thread.start()
+    try:
+        with Fetcher(FetchPolicy(allow_private_network=True, deadline=10.0)) as f:
+            result = f.fetch(f"https://localhost:{port}/article")
+    finally:
+        thread.join(timeout=10)
+        listener.close()
+    assert names == ["localhost"]
+    assert result.status is FetchStatus.CONNECTION_ERROR  # a self-signed certificate is not trusted
+    assert "CERTIFICATE_VERIFY_FAILED" in result.message
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    # cryptography comes with keyring (SecretStorage) on Linux, pinned in constraints.txt
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return cert_path, key_path
 
 
 def test_a_rebinding_name_never_reaches_the_private_address(
