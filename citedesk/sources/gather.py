@@ -129,6 +129,10 @@ def gather_sources(
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> dict[str, ResolvedSource]:
+    """Each reference's source (first entry per key), in the references' order; never raises for
+    what an entry or a server holds. With `options.budget`, network sources still running when it
+    runs out end as NOT_CHECKED, and those not started by then are not started."""
+    stop_at = None if options.budget is None else time.monotonic() + max(0.0, options.budget)
     unique: dict[str, Reference] = {}
     for ref in references:
         unique.setdefault(ref.key, ref)
@@ -160,7 +164,6 @@ def gather_sources(
     total = len(network)
     progress(0, total)
     if network:
-        stop_at = None if options.budget is None else time.monotonic() + max(0.0, options.budget)
         with (
             Fetcher(options.fetch, cancelled=cancelled, stop_at=stop_at) as fetcher,
             ThreadPoolExecutor(
