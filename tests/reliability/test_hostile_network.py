@@ -162,7 +162,7 @@ def test_a_download_cut_by_the_deadline_is_never_stored_as_the_page(
 ) -> None:
     store = tmp_path / "s.sqlite3"
     doc = _doc(tmp_path, f"{hostile}/good-then-slow", f"{hostile}/slow-new")
-    private = ("--allow-private-network", "--no-dense", "--timeout", "2")
+    private = ("--allow-private-network", "--no-dense", "--timeout", "5")
     first = _sources(_audit(doc, store, capsys, *private))
     assert first["1"]["status"] == "fetched"  # a good copy, on the first day
     assert first["2"]["status"] == "dead"

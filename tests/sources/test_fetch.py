@@ -351,10 +351,20 @@ def test_international_names_are_valid() -> None:
 # --- bodies: any chain of encodings stays bounded; a body cut short is never a page ------------------
 
 TEXT = b"<html><body><p>" + b"Tree canopy cools cities. " * 2000 + b"</p></body></html>"
-BOMB = gzip.compress(gzip.compress(b"\0" * (512 * 1024 * 1024), 9), 9)  # 512 MB in ~1 KB
+
+
+def _bomb() -> bytes:
+    """gzip of gzip of 256 MiB of zeros (about 1 KB), built in 1 MiB steps."""
+    inner = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b"\0" * (1024 * 1024)
+    layers = b"".join([*(inner.compress(block) for _ in range(256)), inner.flush()])
+    return gzip.compress(layers, 9)
 
 
 class _Encoded(BaseHTTPRequestHandler):
+    routes: ClassVar[dict[str, tuple[bytes, str]]] = {}
+    """Bodies made once, before the server starts (a read timeout of 1 s leaves no time for it)."""
+
     def log_message(self, *args: object) -> None:
         pass
 
@@ -368,16 +378,7 @@ class _Encoded(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        routes = {
-            "/gzip": (gzip.compress(TEXT), "gzip"),
-            "/deflate": (zlib.compress(TEXT), "deflate"),
-            "/raw-deflate": (zlib.compress(TEXT)[2:-4], "deflate"),
-            "/gzip-gzip": (gzip.compress(gzip.compress(TEXT)), "gzip, gzip"),
-            "/bomb": (BOMB, "gzip, gzip"),
-            "/triple": (gzip.compress(gzip.compress(gzip.compress(TEXT))), "gzip, gzip, gzip"),
-            "/br": (b"\x0b\x02\x80hello\x03", "br"),
-            "/damaged": (b"\x1f\x8b" + b"not gzip at all" * 10, "gzip"),
-        }
+        routes = self.routes
         if self.path in routes:
             self._send(*routes[self.path])
         elif self.path == "/short":  # says 100 KB, sends 1 KB and closes
@@ -400,6 +401,16 @@ class _Encoded(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def encoded() -> Iterator[str]:
+    _Encoded.routes = {
+        "/gzip": (gzip.compress(TEXT), "gzip"),
+        "/deflate": (zlib.compress(TEXT), "deflate"),
+        "/raw-deflate": (zlib.compress(TEXT)[2:-4], "deflate"),
+        "/gzip-gzip": (gzip.compress(gzip.compress(TEXT)), "gzip, gzip"),
+        "/bomb": (_bomb(), "gzip, gzip"),
+        "/triple": (gzip.compress(gzip.compress(gzip.compress(TEXT))), "gzip, gzip, gzip"),
+        "/br": (b"\x0b\x02\x80hello\x03", "br"),
+        "/damaged": (b"\x1f\x8b" + b"not gzip at all" * 10, "gzip"),
+    }
     with running(_Encoded) as base:
         yield base
 
