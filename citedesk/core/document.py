@@ -11,7 +11,7 @@ from citedesk.core.markers import MalformedMarker, Marker, find_markers
 from citedesk.core.references import Reference, ReferenceList, parse_references
 from citedesk.core.sentences import Sentence, split_sentences
 from citedesk.core.spans import SpanSet
-from citedesk.core.text import LineIndex
+from citedesk.core.text import LineIndex, unify_line_breaks
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,16 @@ class Document(Structure):
 
 
 def parse_structure(text: str) -> Structure:
-    layout = scan_markdown(text)
-    references = parse_references(text, layout)
+    """Markers and references of `text`; the scanners read it with every line break as LF or CRLF
+    (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`."""
+    scanned = unify_line_breaks(text)
+    layout = scan_markdown(scanned)
+    references = parse_references(scanned, layout)
     section = references.section
     blocks = tuple(
         (b.start, b.end) for b in layout.blocks if section is None or not (section[0] <= b.start < section[1])
     )
-    markers, malformed = find_markers(text, blocks, layout.opaque)
+    markers, malformed = find_markers(scanned, blocks, layout.opaque)
     return Structure(text, layout, tuple(markers), tuple(malformed), references, blocks)
 
 
@@ -117,7 +120,9 @@ def parse_document(text: str, path: str | None = None) -> Document:
     structure = parse_structure(text)
     layout = structure.layout
     not_words = SpanSet.of([*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)])
-    sentences = split_sentences(text, structure.prose_blocks, structure.markers, not_words, layout.code)
+    sentences = split_sentences(
+        unify_line_breaks(text), structure.prose_blocks, structure.markers, not_words, layout.code
+    )
     return Document(
         text=text,
         layout=layout,

@@ -34,6 +34,7 @@ class Kind(StrEnum):
     FABRICATED_REFERENCE = "fabricated_reference"
     DOI_MISMATCH = "doi_mismatch"
     UNREADABLE_SOURCE = "unreadable_source"
+    UNCHECKED_SOURCE = "unchecked_source"
     MISATTRIBUTED = "misattributed"
     UNSUPPORTED_NUMBER = "unsupported_number"
     NUMBER_MISMATCH = "number_mismatch"
@@ -58,6 +59,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.FABRICATED_REFERENCE: Severity.ERROR,
     Kind.DOI_MISMATCH: Severity.ERROR,
     Kind.UNREADABLE_SOURCE: Severity.INFO,
+    Kind.UNCHECKED_SOURCE: Severity.INFO,
     Kind.MISATTRIBUTED: Severity.ERROR,
     Kind.UNSUPPORTED_NUMBER: Severity.WARNING,
     Kind.NUMBER_MISMATCH: Severity.ERROR,
@@ -74,6 +76,7 @@ _LABELS: dict[Kind, str] = {
     Kind.FABRICATED_REFERENCE: "Reference does not exist",
     Kind.DOI_MISMATCH: "DOI points to another work",
     Kind.UNREADABLE_SOURCE: "Unreadable source",
+    Kind.UNCHECKED_SOURCE: "Source not checked",
     Kind.MISATTRIBUTED: "Misattributed citation",
     Kind.UNSUPPORTED_NUMBER: "Number not in source",
     Kind.NUMBER_MISMATCH: "Number differs from the source",

@@ -19,6 +19,7 @@ from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import Reference
 from citedesk.core.sentences import Sentence
+from citedesk.core.text import line_end, line_start, next_line_start
 from citedesk.errors import RepairError
 
 
@@ -323,25 +324,22 @@ _UNDERLINE_OR_RULE = re.compile(r"[ \t]{0,3}(?:=+|-+|(?:[-*_][ \t]*){3,})[ \t]*"
 def _starts_a_line(text: str, edit: TextEdit) -> bool:
     """An edit with only indentation before it on its line: what follows moves to a line start,
     where Markdown (headings, the reference section's title) can begin; such fixes are proven."""
-    line_start = text.rfind("\n", 0, edit.start) + 1
-    return not (text[line_start : edit.start] + edit.replacement).strip(" \t")
+    return not (text[line_start(text, edit.start) : edit.start] + edit.replacement).strip(" \t")
 
 
 def exposes_structure(text: str, edit: TextEdit) -> bool:
     """True when a deletion would turn its line into Markdown structure: a heading, list, quote,
     a setext underline or a rule (`- [1]` under a paragraph leaves `-`, which underlines it)."""
-    line_start = text.rfind("\n", 0, edit.start) + 1
-    line_end = text.find("\n", edit.end)
-    line_end = len(text) if line_end == -1 else line_end
-    remaining = text[line_start : edit.start] + edit.replacement + text[edit.end : line_end]
-    if remaining.strip() and _UNDERLINE_OR_RULE.fullmatch(remaining.rstrip("\r")):
+    start, end = line_start(text, edit.start), line_end(text, edit.end)
+    remaining = text[start : edit.start] + edit.replacement + text[edit.end : end]
+    if remaining.strip() and _UNDERLINE_OR_RULE.fullmatch(remaining):
         return True
-    prefix = text[line_start : edit.start] + edit.replacement
+    prefix = text[start : edit.start] + edit.replacement
     if prefix.strip(" \t"):
         return False  # words stay before it on the line: no new line start
-    rest = text[edit.end : line_end]
+    rest = text[edit.end : end]
     stripped = rest.lstrip(" \t")
-    if not stripped or stripped[0] == "\r":
+    if not stripped:
         return False
     if len(prefix) + len(rest) - len(stripped) >= 4:
         return True  # four spaces of indentation: the line would become a code block
@@ -415,7 +413,7 @@ def removal_edit(text: str, start: int, end: int, *, check: bool = True) -> Text
     s = start
     while s > 0 and text[s - 1] in " \t":
         s -= 1
-    if s == 0 or text[s - 1] == "\n":
+    if s == 0 or text[s - 1] in "\r\n":
         s = start  # leading indentation stays
     e = end
     while e < len(text) and text[e] in " \t":
@@ -423,7 +421,7 @@ def removal_edit(text: str, start: int, end: int, *, check: bool = True) -> Text
     previous = text[s - 1] if s > 0 else ""
     following = text[e] if e < len(text) else ""
     had_space = s < start or e > end
-    if previous in ("", "\n") or following in ("", "\n") or following in _TIGHT:
+    if previous in ("", "\n", "\r") or following in ("", "\n") or following in _TIGHT:
         replacement = ""
     else:
         replacement = " " if had_space else ""
@@ -444,11 +442,8 @@ def _joins_markup(previous: str, following: str) -> bool:
 
 
 def entry_removal_span(text: str, entry: Reference) -> tuple[int, int]:
-    """An entry's whole lines, with the line ending, so the list closes up."""
-    start = text.rfind("\n", 0, entry.start) + 1
-    newline = text.find("\n", entry.end)
-    end = len(text) if newline == -1 else newline + 1
-    return start, end
+    """An entry's whole lines, with the line ending (LF, CRLF or CR), so the list closes up."""
+    return line_start(text, entry.start), next_line_start(text, entry.end)
 
 
 def normalise_edits(edits: Iterable[TextEdit]) -> list[TextEdit]:

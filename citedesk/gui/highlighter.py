@@ -34,6 +34,7 @@ STYLES: dict[Kind, Style] = {
     Kind.DEAD_LINK: Style("#7d6608", DASH_DOT, "brown dash-dot"),
     Kind.DOI_MISMATCH: Style("#7d6608", DASH_DOT, "brown dash-dot"),
     Kind.UNREADABLE_SOURCE: Style("#7d6608", DASH_DOT, "brown dash-dot"),
+    Kind.UNCHECKED_SOURCE: Style("#7d6608", DASH_DOT, "brown dash-dot"),
     Kind.ORPHAN_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
     Kind.DUPLICATE_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
 }

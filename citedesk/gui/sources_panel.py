@@ -40,6 +40,9 @@ STATUS_WORDS = {
     "offline": "not fetched (offline)",
     "blocked": "blocked (private network)",
     "unlocated": "no link, DOI or file",
+    "invalid_link": "invalid link",
+    "outside": "outside the document's folder",
+    "not_checked": "not checked (time budget)",
 }
 
 

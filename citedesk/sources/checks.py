@@ -1,12 +1,13 @@
 """Findings about the sources themselves: dead links, identifiers that do not exist or name another work,
-and sources with no readable text."""
+sources with no readable text, and sources that were not checked (a malformed link, a file outside
+the allowed folders, the time budget run out) — each on its own reference, never stopping the rest."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Fix, Kind, make_finding
+from citedesk.core.findings import Finding, Fix, Kind, Severity, make_finding
 from citedesk.core.repair import Operation, RemoveCitation, RemoveReference, make_fix
 from citedesk.sources.gather import ResolvedSource, SourceStatus
 
@@ -23,10 +24,7 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
         where = source.location or "the source"
         details = {"location": source.location, "status": source.status.value}
         if source.status is SourceStatus.DEAD:
-            fallback = ""
-            if source.from_cache and source.fetched_at:
-                day = datetime.fromtimestamp(source.fetched_at, UTC).strftime("%Y-%m-%d")
-                fallback = f" CiteDesk is using the copy it saved on {day}."
+            fallback = _fallback(source)
             findings.append(
                 make_finding(
                     Kind.DEAD_LINK,
@@ -48,7 +46,40 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                     details=details,
                 )
             )
-        elif source.status is SourceStatus.MISMATCH or source.mismatches:
+        elif source.status is SourceStatus.INVALID_LINK:
+            findings.append(
+                make_finding(
+                    Kind.UNCHECKED_SOURCE,
+                    span,
+                    f"The link of {name} is not a valid web address: {source.message}. Its source could "
+                    "not be checked; correct the link.",
+                    reference=key,
+                    severity=Severity.WARNING,
+                    details=details,
+                )
+            )
+        elif source.status is SourceStatus.OUTSIDE:
+            findings.append(
+                make_finding(
+                    Kind.UNCHECKED_SOURCE,
+                    span,
+                    f"The source of {name} was not read: {source.message}.",
+                    reference=key,
+                    details=details,
+                )
+            )
+        elif source.status is SourceStatus.NOT_CHECKED:
+            findings.append(
+                make_finding(
+                    Kind.UNCHECKED_SOURCE,
+                    span,
+                    f"The source of {name} was not checked: the time budget for sources ran out before "
+                    f"it was.{_fallback(source)}",
+                    reference=key,
+                    details=details,
+                )
+            )
+        if source.status is SourceStatus.MISMATCH or source.mismatches:
             what = "; ".join(
                 f"the entry says {m.field} “{m.cited}” but the DOI's record says “{m.actual}”"
                 for m in source.mismatches
@@ -62,7 +93,7 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                     details={**details, "mismatches": [m.__dict__ for m in source.mismatches]},
                 )
             )
-        elif source.status is SourceStatus.UNREADABLE:
+        if source.status is SourceStatus.UNREADABLE:
             findings.append(
                 make_finding(
                     Kind.UNREADABLE_SOURCE,
@@ -74,6 +105,14 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                 )
             )
     return findings
+
+
+def _fallback(source: ResolvedSource) -> str:
+    """The sentence saying which saved copy is used in place of a source not reached now."""
+    if not (source.from_cache and source.fetched_at):
+        return ""
+    day = datetime.fromtimestamp(source.fetched_at, UTC).strftime("%Y-%m-%d")
+    return f" CiteDesk is using the copy it saved on {day}."
 
 
 def _remove_everywhere(document: Document, key: str) -> tuple[Fix, ...]:

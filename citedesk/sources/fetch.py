@@ -1,11 +1,17 @@
 """The one module that speaks HTTP: a guarded httpx client with typed outcomes.
 
-Only http(s); a host that resolves to a loopback, private, link-local or reserved address is refused
-unless the user allows it (a document must not be able to probe the writer's network); redirects are
-followed by hand, each hop checked, at most `max_redirects`; bodies are streamed and cut off at
-`max_bytes`; a whole fetch has a deadline, so a slow-loris server cannot hold it; 429 and 503 are
-retried with backoff honouring Retry-After — never sooner than asked: a server asking for more than
-`max_retry_wait` gets no retry, and the result carries its `retry_after` for the caller.
+Only http(s) links that parse as httpx will send them (a malformed link is an `invalid_url`
+outcome, never an exception); a host that resolves to a loopback, private, link-local or reserved
+address is refused unless the user allows it (a document must not be able to probe the writer's
+network). The check is made where the connection is opened: each host name is resolved once, every
+address is checked, and the socket connects to exactly the checked address, so a name whose DNS
+answer changes between a check and the connection (DNS rebinding) never gets a byte sent to a
+private address. Redirects are followed by hand, each hop checked, at most `max_redirects`; bodies
+are read raw and decoded in bounded steps (`decoding`), cut off at `max_bytes` whatever chain of
+compression they carry; a whole fetch has a deadline (and an audit may set an earlier one for all
+its fetches), so a slow-loris server cannot hold it, and a body the deadline cut short is a
+timeout, never a page; 429 and 503 are retried with backoff honouring Retry-After — never sooner than asked: a server asking for
+more than `max_retry_wait` gets no retry, and the result carries its `retry_after` for the caller.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -20,11 +27,20 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from citedesk import __version__
+from citedesk.sources.decoding import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    DamagedBody,
+    UnsupportedEncoding,
+    content_codings,
+    decode_body,
+)
 
 USER_AGENT = f"CiteDesk/{__version__} (citation checker; +https://github.com/citedesk/citedesk)"
 
@@ -62,6 +78,7 @@ class FetchStatus(StrEnum):
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED_TYPE = "unsupported_type"
     BLOCKED = "blocked"
+    INVALID_URL = "invalid_url"
     CANCELLED = "cancelled"
 
     @property
@@ -107,13 +124,32 @@ class _Blocked(Exception):
     pass
 
 
-class _DnsFailure(Exception):
+class InvalidLink(ValueError):
+    """A link that is not a valid web address; the message says why, for the writer."""
+
+
+class _RefusedAddress(httpcore.ConnectError):
+    """Raised by the guarded backend before connecting to a private address (see `_failure`)."""
+
+
+class _HostNotFound(httpcore.ConnectError):
     pass
 
 
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
+
+
 def is_private(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """Anything but the public internet: private, loopback, link-local, reserved, multicast,
+    unspecified, shared (100.64/10, carrier-grade NAT and VPN meshes) or otherwise not global; an
+    IPv6 address that carries an IPv4 one (mapped, 6to4) is judged by that one too (NAT64's
+    64:ff9b::/96 lies in reserved space, so it is refused whole)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = address.ipv4_mapped or address.sixtofour
+        if embedded is not None and is_private(embedded):
+            return True
+        if address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
     return (
         address.is_private
         or address.is_loopback
@@ -121,50 +157,158 @@ def is_private(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
         or address.is_reserved
         or address.is_multicast
         or address.is_unspecified
+        or not address.is_global
     )
 
 
-def check_url(url: str, *, allow_private_network: bool) -> None:
-    """Raise _Blocked for a non-http(s) URL or, unless allowed, one that resolves to a private address.
+def parse_link(url: str) -> httpx.URL:
+    """The link as it will be requested, or InvalidLink saying, in plain words, what is wrong with it.
 
-    The address is checked again on the open connection (`_check_peer`), so a host whose DNS answer
-    changes between this lookup and the connection (DNS rebinding) is still refused before any of
-    the body is read.
+    Everything that would make urllib or httpx raise later — an unclosed IPv6 bracket, a port that
+    is not a number from 0 to 65535, a host that is no internet name (spaces, full-width letters,
+    empty labels, a bad punycode label) — is found here, once, for the reference that holds it.
     """
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
-        raise _Blocked(f"only http and https links are fetched, not {parts.scheme or 'this'}: links")
-    host = parts.hostname
-    if not host:
-        raise _Blocked("the link has no host name")
-    if allow_private_network:
-        return
+    parts = _split(url)
     try:
-        infos = socket.getaddrinfo(host, parts.port or (443 if parts.scheme == "https" else 80))
-    except (socket.gaierror, UnicodeError) as exc:
-        raise _DnsFailure(f"the host name {host} could not be found") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if is_private(address):
-            raise _Blocked(
-                f"{host} is on a private or local network ({address}); allow private addresses to fetch it"
-            )
+        parts.port  # noqa: B018 - urllib checks the port only when asked
+    except ValueError as exc:
+        raise InvalidLink(f"the port in {parts.netloc} is not a number from 0 to 65535") from exc
+    if not parts.hostname:
+        raise InvalidLink("it has no host name")
+    try:
+        parsed = httpx.URL(url)
+        shown = parsed.host  # decodes punycode labels: a bad one (`xn--zz`) raises here, not later
+    except (httpx.InvalidURL, ValueError) as exc:  # idna.IDNAError and UnicodeError are ValueErrors
+        raise InvalidLink(f"the host name {parts.hostname!r} is not a valid internet name") from exc
+    if not _valid_host(parsed.raw_host.decode("ascii", "replace")):
+        raise InvalidLink(f"the host name {shown!r} is not a valid internet name")
+    return parsed
+
+
+def _split(url: str) -> SplitResult:
+    try:
+        return urlsplit(url)
+    except ValueError as exc:
+        if "IPv6" in str(exc):
+            raise InvalidLink("its IPv6 address is not closed with ']'") from exc
+        raise InvalidLink(str(exc)) from exc
+
+
+def _valid_host(host: str) -> bool:
+    """An IP address, or a name of letters, digits, hyphens (and underscores, which some hosts use)
+    in dot-separated labels of 1 to 63 characters: what DNS can look up."""
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return True
+    name = host.removesuffix(".")
+    if not name or len(name) > 253:
+        return False
+    labels = name.split(".")
+    return all(_HOST_LABEL.fullmatch(label) for label in labels) and not labels[-1].isdigit()
+
+
+def check_url(url: str) -> httpx.URL:
+    """The link to request: raises _Blocked for a scheme other than http(s), InvalidLink for a
+    malformed link. Addresses are checked when the connection opens (`_GuardedBackend`)."""
+    scheme = _split(url).scheme
+    if scheme.lower() not in ("http", "https"):
+        raise _Blocked(f"only http and https links are fetched, not {scheme or 'this'}: links")
+    return parse_link(url)
+
+
+class _GuardedBackend(httpcore.SyncBackend):
+    """httpcore's socket backend, resolving each host once and connecting only to checked addresses.
+
+    The addresses getaddrinfo gives are all checked (a name with one private address among public
+    ones is refused) and the socket connects to one of exactly those addresses, by number, so no
+    second lookup can answer differently. TLS still names the host (SNI and certificate checks use
+    the name from the URL, as does the Host header): only the lookup is done here.
+    """
+
+    def __init__(self, *, allow_private_network: bool) -> None:
+        self.allow_private_network = allow_private_network
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = self.resolve(host, port)
+        if not self.allow_private_network:
+            for address in addresses:
+                if is_private(ipaddress.ip_address(address)):
+                    raise _RefusedAddress(
+                        f"{host} is on a private or local network ({address}); "
+                        "allow private addresses to fetch it"
+                    )
+        failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+        for address in addresses:
+            try:
+                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+        assert failure is not None  # resolve() never returns an empty list
+        raise failure
+
+    @staticmethod
+    def resolve(host: str, port: int) -> list[str]:
+        """The host's addresses, in the resolver's order, each once (an IP address is itself)."""
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as exc:
+            raise _HostNotFound(f"the host name {host} could not be found") from exc
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        if not addresses:
+            raise _HostNotFound(f"the host name {host} could not be found")
+        return addresses
+
+
+class _GuardedTransport(httpx.HTTPTransport):
+    """httpx's own transport on the guarded backend.
+
+    httpx 0.28 takes no network backend (encode/httpx#3749 proposes one), so the connection pool
+    it builds is replaced by the same pool built on `_GuardedBackend`; requests, responses and the
+    mapping of httpcore's errors to httpx's stay httpx's own.
+    """
+
+    def __init__(self, backend: _GuardedBackend, limits: httpx.Limits) -> None:
+        super().__init__(limits=limits, trust_env=False)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=backend,
+        )
 
 
 class Fetcher:
     """One shared client; thread-safe; `fetch_many` bounds concurrency overall and per host."""
 
     def __init__(
-        self, policy: FetchPolicy | None = None, *, cancelled: Callable[[], bool] | None = None
+        self,
+        policy: FetchPolicy | None = None,
+        *,
+        cancelled: Callable[[], bool] | None = None,
+        stop_at: float | None = None,
     ) -> None:
+        """`stop_at` (a `time.monotonic()` value) ends every fetch still running then, whatever
+        its own deadline: an audit's time budget for all its sources."""
         self.policy = policy or FetchPolicy()
         self._cancelled = cancelled or (lambda: False)
+        self.stop_at = stop_at
         self._wake = threading.Event()
         self._client = httpx.Client(
             follow_redirects=False,
             timeout=httpx.Timeout(self.policy.read_timeout, connect=self.policy.connect_timeout),
-            headers={"User-Agent": USER_AGENT},
-            limits=httpx.Limits(max_connections=self.policy.concurrency * 2),
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+            transport=_GuardedTransport(
+                _GuardedBackend(allow_private_network=self.policy.allow_private_network),
+                httpx.Limits(max_connections=self.policy.concurrency * 2),
+            ),
             trust_env=False,
         )
         self._host_locks: dict[str, threading.Semaphore] = {}
@@ -180,8 +324,15 @@ class Fetcher:
         self.close()
 
     def fetch(self, url: str, *, accept: str | None = None) -> FetchResult:
-        """Fetch one URL; at most `per_host` fetches to one host run at once, whoever calls."""
-        host = (urlsplit(url).hostname or "").lower()
+        """Fetch one URL; at most `per_host` fetches to one host run at once, whoever calls.
+
+        Never raises for what a link or a server does: every outcome is a FetchResult."""
+        try:
+            host = check_url(url).raw_host.decode("ascii")
+        except _Blocked as exc:
+            return FetchResult(url, FetchStatus.BLOCKED, url, message=str(exc))
+        except InvalidLink as exc:
+            return FetchResult(url, FetchStatus.INVALID_URL, url, message=f"not a valid web address: {exc}")
         with self._lock:
             gate = self._host_locks.setdefault(host, threading.Semaphore(self.policy.per_host))
         with gate:
@@ -198,26 +349,37 @@ class Fetcher:
             results = pool.map(lambda u: self.fetch(u, accept=accept), unique)
             return dict(zip(unique, results, strict=True))
 
+    def _deadline(self, started: float) -> float:
+        own = started + self.policy.deadline
+        return own if self.stop_at is None else min(own, self.stop_at)
+
     def _fetch(self, url: str, accept: str | None, started: float) -> FetchResult:
         redirects: list[str] = []
         current = url
         attempt = 0
+        deadline = self._deadline(started)
         while True:
             if self._cancelled():
                 return FetchResult(url, FetchStatus.CANCELLED, message="cancelled")
+            if time.monotonic() >= deadline:
+                return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
             try:
-                check_url(current, allow_private_network=self.policy.allow_private_network)
+                target = check_url(current)
             except _Blocked as exc:
                 return FetchResult(url, FetchStatus.BLOCKED, current, message=str(exc), redirects=redirects)
-            except _DnsFailure as exc:
+            except InvalidLink as exc:
                 return FetchResult(
-                    url, FetchStatus.DNS_FAILURE, current, message=str(exc), redirects=redirects
+                    url,
+                    FetchStatus.INVALID_URL,
+                    current,
+                    message=f"it redirected to an address that is not valid: {exc}",
+                    redirects=redirects,
                 )
-            watchdog = _Watchdog(started + self.policy.deadline, self._cancelled)
+            watchdog = _Watchdog(deadline, self._cancelled)
             try:
-                outcome = self._one(url, current, accept, started, redirects, watchdog)
+                outcome = self._one(url, target, accept, deadline, redirects, watchdog)
             except httpx.HTTPError as exc:
-                return _failure(url, current, exc, watchdog)
+                return self._failure(url, current, exc, watchdog)
             finally:
                 watchdog.stop()
             if isinstance(outcome, str):  # a redirect target
@@ -242,7 +404,7 @@ class Fetcher:
                 if asked > self.policy.max_retry_wait:
                     return outcome.result()  # asked to wait longer than we may: never retry sooner than asked
                 wait = asked if asked > 0 else min(2.0**attempt, self.policy.max_retry_wait)
-                if time.monotonic() - started + wait > self.policy.deadline:
+                if time.monotonic() + wait > deadline:
                     return outcome.result()
                 attempt += 1
                 self._wake.wait(wait)
@@ -252,9 +414,9 @@ class Fetcher:
     def _one(
         self,
         original: str,
-        url: str,
+        target: httpx.URL,
         accept: str | None,
-        started: float,
+        deadline: float,
         redirects: list[str],
         watchdog: _Watchdog,
     ) -> FetchResult | _Retry | str:
@@ -265,13 +427,11 @@ class Fetcher:
                 "Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
             }
         )
+        url = str(target)
         with self._client.stream(
-            "GET", url, headers=headers, extensions={"trace": watchdog.trace}
+            "GET", target, headers=headers, extensions={"trace": watchdog.trace}
         ) as response:
             watchdog.watch(response.extensions.get("network_stream"))
-            peer = self._check_peer(response)
-            if peer is not None:
-                return FetchResult(original, FetchStatus.BLOCKED, url, message=peer)
             code = response.status_code
             if code in (301, 302, 303, 307, 308):
                 location = response.headers.get("location")
@@ -279,7 +439,16 @@ class Fetcher:
                     return FetchResult(
                         original, FetchStatus.CLIENT_ERROR, url, code, message="a redirect with no target"
                     )
-                return str(urljoin(url, location))
+                try:
+                    return str(urljoin(url, location))
+                except ValueError as exc:
+                    return FetchResult(
+                        original,
+                        FetchStatus.INVALID_URL,
+                        url,
+                        code,
+                        message=f"it redirected to an address that is not valid: {exc}",
+                    )
             content_type = response.headers.get("content-type", "").split(";")[0].strip().lower() or None
             base = FetchResult(original, FetchStatus.OK, url, code, content_type, redirects=list(redirects))
             if code in (404, 410):
@@ -314,57 +483,72 @@ class Fetcher:
                     f"CiteDesk cannot read {content_type} content",
                 )
                 return base
+            try:
+                codings = content_codings(response.headers.get("content-encoding"))
+            except UnsupportedEncoding as exc:
+                base.status, base.message = FetchStatus.UNSUPPORTED_TYPE, str(exc)
+                return base
             chunks: list[bytes] = []
-            size = 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > self.policy.max_bytes:
-                    base.status, base.message = (
-                        FetchStatus.TOO_LARGE,
-                        "the page is larger than the size limit",
-                    )
+            try:
+                for piece in decode_body(response.iter_raw(), codings, self.policy.max_bytes):
+                    if self._cancelled():
+                        base.status, base.message = FetchStatus.CANCELLED, "cancelled"
+                        return base
+                    if time.monotonic() > deadline:
+                        base.status, base.message = FetchStatus.TIMEOUT, self._timed_out("download")
+                        return base
+                    chunks.append(piece)
+            except BodyTooLarge as exc:
+                base.status, base.message = FetchStatus.TOO_LARGE, str(exc)
+                return base
+            except DamagedBody as exc:
+                if not watchdog.fired:
+                    base.status, base.message = FetchStatus.CONNECTION_ERROR, str(exc)
                     return base
-                if time.monotonic() - started > self.policy.deadline or self._cancelled():
-                    base.status = FetchStatus.CANCELLED if self._cancelled() else FetchStatus.TIMEOUT
-                    base.message = "cancelled" if self._cancelled() else "the page took too long to download"
-                    return base
-                chunks.append(chunk)
+            except httpx.HTTPError:
+                if not watchdog.fired:
+                    raise
+            if watchdog.fired:
+                # the watchdog shut the socket, and a body without a length reads that as its end:
+                # what arrived is a truncated page, never the page
+                base.status = FetchStatus.CANCELLED if self._cancelled() else FetchStatus.TIMEOUT
+                base.message = "cancelled" if self._cancelled() else self._timed_out("download")
+                return base
             base.body = b"".join(chunks)
             return base
 
-    def _check_peer(self, response: httpx.Response) -> str | None:
-        """Why the address actually connected to is refused, or None (see `check_url`)."""
-        if self.policy.allow_private_network:
-            return None
-        stream = response.extensions.get("network_stream")
-        peer = stream.get_extra_info("server_addr") if stream is not None else None
-        if not peer:
-            return None
-        try:
-            address = ipaddress.ip_address(peer[0])
-        except ValueError:
-            return None
-        if is_private(address):
-            host = response.request.url.host
-            return f"{host} led to a private or local network address ({address}); it was not read"
-        return None
+    def _timed_out(self, what: str) -> str:
+        verb = "to answer" if what == "answer" else "to download the page"
+        return f"timed out: the server took too long {verb} (limit {self.policy.deadline:g} s)"
 
-
-def _failure(url: str, current: str, exc: httpx.HTTPError, watchdog: _Watchdog) -> FetchResult:
-    """The typed outcome of a fetch that raised."""
-    if watchdog.fired:  # the watchdog shut the connection: the deadline passed or the audit stopped
-        if watchdog.cancelled():
-            return FetchResult(url, FetchStatus.CANCELLED, current, message="cancelled")
-        return FetchResult(url, FetchStatus.TIMEOUT, current, message="the server took too long to answer")
-    if isinstance(exc, httpx.TimeoutException):
-        return FetchResult(url, FetchStatus.TIMEOUT, current, message="the server took too long to answer")
-    if isinstance(exc, httpx.ConnectError):
-        if "Name or service not known" in str(exc) or "getaddrinfo" in str(exc):
+    def _failure(self, url: str, current: str, exc: httpx.HTTPError, watchdog: _Watchdog) -> FetchResult:
+        """The typed outcome of a fetch that raised."""
+        if watchdog.fired:  # the watchdog shut the connection: the deadline passed or the audit stopped
+            if watchdog.cancelled():
+                return FetchResult(url, FetchStatus.CANCELLED, current, message="cancelled")
+            return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
+        if isinstance(exc, httpx.TimeoutException):
+            return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
+        cause = exc.__cause__
+        if isinstance(cause, _RefusedAddress):
+            return FetchResult(url, FetchStatus.BLOCKED, current, message=str(cause))
+        if isinstance(cause, _HostNotFound):
+            return FetchResult(url, FetchStatus.DNS_FAILURE, current, message=str(cause))
+        if isinstance(exc, httpx.ConnectError):
             return FetchResult(
-                url, FetchStatus.DNS_FAILURE, current, message=f"the host could not be found: {exc}"
+                url, FetchStatus.CONNECTION_ERROR, current, message=f"could not connect: {exc}"
             )
-        return FetchResult(url, FetchStatus.CONNECTION_ERROR, current, message=f"could not connect: {exc}")
-    return FetchResult(url, FetchStatus.CONNECTION_ERROR, current, message=f"the connection failed: {exc}")
+        if isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith("Invalid URL in location"):
+            # httpx reads a redirect's target even when it does not follow it
+            return FetchResult(
+                url,
+                FetchStatus.INVALID_URL,
+                current,
+                message=f"it redirected to an address that is not valid ({exc})",
+            )
+        return FetchResult(
+            url, FetchStatus.CONNECTION_ERROR, current, message=f"the connection failed: {exc}"
+        )
 
 
 class _Watchdog:

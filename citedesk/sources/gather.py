@@ -3,11 +3,18 @@
 Order of preference for a reference's content: a file named by its key in `--sources DIR`, a local
 path named in the entry, then its DOI, arXiv id or URL (the cache first unless refreshing; nothing
 from the network when offline). An unreachable link keeps using its last good cached copy.
+
+Each reference is isolated: whatever its entry holds (a malformed link, a file outside the allowed
+folders, a server that never answers), the outcome is a status on that reference, never an
+exception that stops the audit. Local files are read only from the allowed folders (`local`); the
+network sources together can be given a time budget, after which those not finished are "not
+checked" — neither dead nor fabricated.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,8 +25,17 @@ from typing import Any
 
 from citedesk.core.references import LabelStyle, Reference
 from citedesk.errors import UsageError
+from citedesk.files import FileTooLargeError, NotRegularFileError, read_regular_file
 from citedesk.sources.extract import Extracted, extract
-from citedesk.sources.fetch import PDF_ACCEPT, Fetcher, FetchPolicy, FetchResult, FetchStatus
+from citedesk.sources.fetch import (
+    PDF_ACCEPT,
+    Fetcher,
+    FetchPolicy,
+    FetchResult,
+    FetchStatus,
+    InvalidLink,
+    parse_link,
+)
 from citedesk.sources.identifiers import (
     ARXIV_BASE,
     CROSSREF_BASE,
@@ -34,6 +50,7 @@ from citedesk.sources.identifiers import (
     expects_pdf,
     parse_csl,
 )
+from citedesk.sources.local import allowed_roots, is_within, outside_message
 from citedesk.sources.passages import Passage, split_passages
 from citedesk.store import SourceRecord, Store
 
@@ -52,6 +69,12 @@ class SourceStatus(StrEnum):
     OFFLINE = "offline"  # not in the cache and fetching is off
     BLOCKED = "blocked"  # refused by the network guard
     UNLOCATED = "unlocated"  # the entry names no URL, DOI, arXiv id or file
+    INVALID_LINK = "invalid_link"  # the entry's link is not a valid web address
+    OUTSIDE = "outside"  # the entry names a file outside the folders sources may come from
+    NOT_CHECKED = "not_checked"  # the time budget for sources ran out before it was checked
+
+
+NOT_CHECKED_MESSAGE = "not checked: the time budget for sources ran out"
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,15 @@ class SourceOptions:
     crossref_base: str = CROSSREF_BASE
     arxiv_base: str = ARXIV_BASE
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
+    local_roots: tuple[Path, ...] = ()
+    """Folders besides the document's and `sources_dir` that named files may come from (a
+    bibliography's folder, the Zotero data folder)."""
+    allow_local_paths: bool = False
+    """Read a file the document names wherever it is (`--allow-local-path`)."""
+    budget: float | None = None
+    """Seconds for all the network sources together, from the start of `gather_sources`; those not
+    finished then are NOT_CHECKED (a cached copy, if any, is still used). None: each fetch has
+    only its own deadline (`fetch.deadline`)."""
 
 
 @dataclass
@@ -98,6 +130,10 @@ def gather_sources(
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> dict[str, ResolvedSource]:
+    """Each reference's source (first entry per key), in the references' order; never raises for
+    what an entry or a server holds. With `options.budget`, network sources still running when it
+    runs out end as NOT_CHECKED, and those not started by then are not started."""
+    stop_at = None if options.budget is None else time.monotonic() + max(0.0, options.budget)
     unique: dict[str, Reference] = {}
     for ref in references:
         unique.setdefault(ref.key, ref)
@@ -130,17 +166,38 @@ def gather_sources(
     progress(0, total)
     if network:
         with (
-            Fetcher(options.fetch, cancelled=cancelled) as fetcher,
+            Fetcher(options.fetch, cancelled=cancelled, stop_at=stop_at) as fetcher,
             ThreadPoolExecutor(
                 max_workers=max(1, options.fetch.concurrency), thread_name_prefix="source"
             ) as pool,
         ):
-            futures = {ref.key: pool.submit(_resolve_remote, ref, options, fetcher) for ref in network}
+            futures = {
+                ref.key: pool.submit(_resolve_in_time, ref, options, fetcher, stop_at) for ref in network
+            }
             for done, (key, future) in enumerate(futures.items(), start=1):
                 outcome = future.result()
                 results[key] = _record_outcome(key, unique[key], outcome, store)
                 progress(done, total)
     return {key: results[key] for key in unique}
+
+
+def _resolve_in_time(
+    ref: Reference, options: SourceOptions, fetcher: Fetcher, stop_at: float | None
+) -> _Remote:
+    """`_resolve_remote`, unless the budget ran out first; a fetch the budget cut is not checked."""
+
+    def over() -> bool:
+        return stop_at is not None and time.monotonic() >= stop_at
+
+    locator = locator_of(ref)
+    assert locator is not None
+    if over():
+        return _Remote(locator, SourceStatus.NOT_CHECKED, None, message=NOT_CHECKED_MESSAGE)
+    remote = _resolve_remote(ref, options, fetcher)
+    cut = remote.fetch is not None and remote.fetch.status in (FetchStatus.TIMEOUT, FetchStatus.CANCELLED)
+    if cut and over() and remote.status not in (SourceStatus.FETCHED, SourceStatus.MISMATCH):
+        return _Remote(locator, SourceStatus.NOT_CHECKED, remote.fetch, message=NOT_CHECKED_MESSAGE)
+    return remote
 
 
 def refresh_source(locator: str, options: SourceOptions, store: Store) -> ResolvedSource:
@@ -192,7 +249,10 @@ def _location(ref: Reference) -> str | None:
 
 # local files ------------------------------------------------------------------------------------
 def _local_source(ref: Reference, options: SourceOptions, store: Store) -> ResolvedSource | None:
-    candidates: list[tuple[Path, str]] = [(Path(p), str(p)) for k, p in options.attached if k == ref.key]
+    """The reference's local file: attached by the writer (always read), `--sources DIR/KEY.ext`, or
+    a path in the entry — the last two only inside the allowed folders (see `local`)."""
+    attached = [(Path(p), str(p)) for k, p in options.attached if k == ref.key]
+    candidates: list[tuple[Path, str]] = []
     if options.sources_dir is not None:
         candidates.extend(
             (options.sources_dir / f"{ref.key}{ext}", f"{ref.key}{ext}") for ext in LOCAL_EXTENSIONS
@@ -203,10 +263,28 @@ def _local_source(ref: Reference, options: SourceOptions, store: Store) -> Resol
         if not named.is_absolute() and options.document_dir is not None:
             named = options.document_dir / named
         candidates.append((named, ref.path))
+    roots = allowed_roots(options.document_dir, options.sources_dir, extra=options.local_roots)
+    refused = False
+    for path, shown in attached:
+        if os.path.isfile(path):
+            return _read_local(ref.key, path, store, shown)
     for path, shown in candidates:
-        if path.is_file():
+        if not options.allow_local_paths and not is_within(path, roots):
+            refused = refused or path is named  # nothing is looked at outside the allowed folders
+            continue
+        # the --sources folder is probed by name; a file the entry names is read if anything is
+        # there, so a pipe or device says what it is (`_read_local` refuses it unopened)
+        if os.path.isfile(path) or (path is named and os.path.exists(path) and not os.path.isdir(path)):
             return _read_local(ref.key, path, store, shown)
     if named is not None and not (ref.url or ref.doi or ref.arxiv):
+        if refused:
+            return ResolvedSource(
+                ref.key,
+                SourceStatus.OUTSIDE,
+                None,
+                ref.path,
+                message=outside_message(ref.path or str(named), options.document_dir is not None),
+            )
         return ResolvedSource(
             ref.key, SourceStatus.DEAD, None, str(named), message=f"the file {ref.path} does not exist"
         )
@@ -214,18 +292,26 @@ def _local_source(ref: Reference, options: SourceOptions, store: Store) -> Resol
 
 
 def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSource:
-    resolved = path.resolve()
+    resolved = Path(os.path.realpath(path))  # never raises, even on a loop of symbolic links
     locator = f"file:{resolved}"
-    size = resolved.stat().st_size
-    if size > MAX_LOCAL_BYTES:
+    try:
+        data = read_regular_file(resolved, MAX_LOCAL_BYTES)
+    except FileTooLargeError as exc:
+        more = "more than " if exc.at_least else ""
+        problem = f"the file is {more}{exc.size / 1e6:.1f} MB, over the {MAX_LOCAL_BYTES / 1e6:.0f} MB limit"
+        return ResolvedSource(key, SourceStatus.UNREADABLE, locator, shown, message=problem)
+    except NotRegularFileError as exc:
+        return ResolvedSource(
+            key, SourceStatus.UNREADABLE, locator, shown, message=f"it is {exc.kind}, not a file"
+        )
+    except OSError as exc:
         return ResolvedSource(
             key,
             SourceStatus.UNREADABLE,
             locator,
             shown,
-            message=f"the file is {size / 1e6:.1f} MB, over the 20 MB limit",
+            message=f"the file cannot be read: {exc.strerror or exc}",
         )
-    data = resolved.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     cached = store.source(locator)
     if cached is not None and cached.content_hash == digest and cached.status == "ok":
@@ -342,15 +428,35 @@ def _resolve_remote(ref: Reference, options: SourceOptions, fetcher: Fetcher) ->
         else:
             page_url = work.url or doi_url(ref.doi, options.doi_base)
             page = fetcher.fetch(page_url, accept=PDF_ACCEPT if expects_pdf(page_url) else None)
-            extracted = (
-                extract(page.body, page.content_type) if page.ok else Extracted("", "html", title=work.title)
-            )
+            if page.status in _UNREACHED:
+                # the work exists, but its page could not be had now: a dead link for the moment
+                # (the last good copy is used), not a page without text
+                return _Remote(
+                    locator,
+                    SourceStatus.DEAD,
+                    page,
+                    message=f"its page could not be reached: {page.message}",
+                    mismatches=mismatches,
+                    title=work.title,
+                    work=work,
+                )
+            if page.ok:
+                extracted = extract(page.body, page.content_type)
+            else:
+                extracted = Extracted(
+                    "", "html", title=work.title, problem=f"its page could not be read: {page.message}"
+                )
             extracted.title = extracted.title or work.title
             extracted.date = extracted.date or work.year
         status = SourceStatus.MISMATCH if mismatches else SourceStatus.FETCHED
         return _Remote(locator, status, meta, extracted, mismatches=mismatches, title=work.title, work=work)
     url = arxiv_abs_url(ref.arxiv, options.arxiv_base) if ref.arxiv else ref.url
     assert url is not None
+    if not ref.arxiv:
+        try:
+            parse_link(url)
+        except InvalidLink as exc:
+            return _Remote(locator, SourceStatus.INVALID_LINK, None, message=str(exc))
     result = fetcher.fetch(url, accept=PDF_ACCEPT if expects_pdf(url) else None)
     if not result.ok:
         if ref.arxiv and result.status is FetchStatus.NOT_FOUND:
@@ -388,12 +494,29 @@ def _doi_metadata(
     return meta, None
 
 
+_UNREACHED = frozenset(
+    {
+        FetchStatus.TIMEOUT,
+        FetchStatus.CANCELLED,
+        FetchStatus.DNS_FAILURE,
+        FetchStatus.CONNECTION_ERROR,
+        FetchStatus.SERVER_ERROR,
+    }
+)
+"""Fetch outcomes that say nothing about the page, only that it could not be had now."""
+
+
 def _failure(result: FetchResult) -> SourceStatus:
+    """A failed fetch's source status. A malformed redirect target is the server's fault, so it is
+    a dead link; the entry's own malformed link is found before fetching (INVALID_LINK)."""
     if result.status is FetchStatus.BLOCKED:
         return SourceStatus.BLOCKED
-    if result.status is FetchStatus.UNSUPPORTED_TYPE:
+    if result.status in (FetchStatus.UNSUPPORTED_TYPE, FetchStatus.TOO_LARGE):
         return SourceStatus.UNREADABLE
     return SourceStatus.DEAD
+
+
+_KEEPS_LAST_COPY = (SourceStatus.DEAD, SourceStatus.NOT_CHECKED)
 
 
 def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> ResolvedSource:
@@ -453,8 +576,8 @@ def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> 
     resolved = ResolvedSource(
         key, remote.status, remote.locator, location, message=remote.message, mismatches=remote.mismatches
     )
-    if previous is not None and previous.status == "ok" and remote.status is SourceStatus.DEAD:
-        cached = _from_record(key, previous, SourceStatus.DEAD, store, location=location, ref=ref)
+    if previous is not None and previous.status == "ok" and remote.status in _KEEPS_LAST_COPY:
+        cached = _from_record(key, previous, remote.status, store, location=location, ref=ref)
         cached.message = remote.message
         cached.from_cache = True
         return cached

@@ -123,7 +123,10 @@ PDF_HOSTS = {
 
 def expects_pdf(url: str) -> bool:
     """True for links that serve a PDF: a path ending in .pdf, or a known host's PDF route."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a malformed link: the fetcher says what is wrong with it
+        return False
     path = parts.path.lower()
     if path.endswith(".pdf"):
         return True

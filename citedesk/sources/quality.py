@@ -92,7 +92,10 @@ def authority(url: str | None, *, has_doi: bool = False, local: bool = False) ->
         return 0.95
     if not url:
         return 0.6 if local else 0.4
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    try:
+        host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    except ValueError:  # a malformed link has no domain to judge
+        host = ""
 
     def on(domains: tuple[str, ...]) -> bool:
         return any(host == d or host.endswith("." + d) for d in domains)

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
-from citedesk.core.text import DocumentError, LineIndex, decode_document, iter_lines
+from citedesk.core.text import DocumentError, LineIndex, decode_document, encode_document, iter_lines
 
 
 def test_utf8_and_boms() -> None:
@@ -52,3 +54,23 @@ def test_line_index() -> None:
     assert index.line_col(4) == (2, 2)
     assert index.line_col(text.index("e")) == (3, 1)
     assert [text[s:e] for s, e, _ in iter_lines(text)] == ["ab", "cd", "ef"]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-be", "utf-16-le", "utf-32-be", "utf-32-le"])
+def test_utf16_and_utf32_are_written_back_in_their_byte_order(codec: str) -> None:
+    bom = {
+        "utf-16-be": codecs.BOM_UTF16_BE,
+        "utf-16-le": codecs.BOM_UTF16_LE,
+        "utf-32-be": codecs.BOM_UTF32_BE,
+        "utf-32-le": codecs.BOM_UTF32_LE,
+    }[codec]
+    data = bom + "Größe [1]\r\n".encode(codec)
+    decoded = decode_document(data)
+    assert decoded.text == "Größe [1]\r\n"  # the mark is not part of the text
+    assert encode_document(decoded.text, decoded.encoding) == data
+
+
+def test_plain_codecs_encode_as_python_does() -> None:
+    assert encode_document("café", "utf-8") == "café".encode()
+    assert encode_document("café", "utf-8-sig") == codecs.BOM_UTF8 + "café".encode()
+    assert encode_document("café", "cp1252") == b"caf\xe9"

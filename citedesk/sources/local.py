@@ -1,0 +1,41 @@
+"""Which local files a document may name as its sources.
+
+A reference may name a file (`1. My notes. notes/interview.txt`). Read blindly, that would let any
+document pull in any file the writer can read — `../secret/private.txt`, `/home/me/.ssh/id_rsa` —
+show it as evidence and, with Claude assistance on, send it away. So a file named by a document is
+read only when, with its symbolic links resolved, it lies inside a folder the writer chose: the
+document's own folder (and below), the `--sources` folder, and whatever else the caller lists (a
+bibliography's folder, the Zotero data folder). Anything else is refused, without looking at it,
+unless the writer allows every local path (`--allow-local-path`, or a confirmation in the window).
+Files the writer attached to a reference by hand are theirs, and always read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def allowed_roots(*folders: Path | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
+    """The folders sources may come from, resolved (symbolic links followed), each once."""
+    roots: dict[Path, None] = {}
+    for folder in (*folders, *extra):
+        if folder is not None:
+            roots.setdefault(Path(os.path.realpath(folder)), None)
+    return tuple(roots)
+
+
+def is_within(path: Path, roots: Iterable[Path]) -> bool:
+    """True when `path`, resolved, is one of `roots` or below one of them.
+
+    `..` and symbolic links are resolved first (the file a link points to is what would be read),
+    and the comparison is by path components, so `/docs-private` is not inside `/docs`.
+    """
+    resolved = Path(os.path.realpath(path))
+    return any(resolved == root or resolved.is_relative_to(root) for root in roots)
+
+
+def outside_message(shown: str, has_document_folder: bool) -> str:
+    where = "the document's folder" if has_document_folder else "the folders CiteDesk reads sources from"
+    return f"the file {shown} is outside {where}: allow it with --allow-local-path"
