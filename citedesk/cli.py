@@ -206,9 +206,16 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         type=_positive_seconds,
-        default=60.0,
+        default=300.0,
         metavar="SECONDS",
-        help="give up on a source that has not arrived whole after this long (default: 60)",
+        help="time for the whole audit, sources and judging together (default: 300; one source gets at "
+        "most 60): what is not done by then is reported as not checked",
+    )
+    parser.add_argument(
+        "--allow-local-path",
+        action="store_true",
+        help="read files named in references wherever they are (default: only below the document's "
+        "folder and --sources)",
     )
     parser.add_argument(
         "--allow-private-network",
@@ -266,7 +273,9 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
         check_sources=not args.no_sources,
         sources_dir=sources_dir,
         allow_private_network=args.allow_private_network,
-        fetch_timeout=args.timeout,
+        fetch_timeout=min(60.0, args.timeout),
+        time_budget=args.timeout,
+        allow_local_paths=args.allow_local_path,
         refresh=args.refresh,
         store_path=Path(args.store) if args.store else None,
         judge=args.judge,

@@ -43,6 +43,14 @@ class AuditOptions:
     allow_private_network: bool = False
     fetch_timeout: float = 60.0
     """Seconds after which a source that has not arrived whole is given up (slow or stuck servers)."""
+    time_budget: float | None = None
+    """Seconds for the whole audit — sources and judging together (`--timeout`); what is not done
+    by then is reported as not checked ("time budget ran out"), never guessed. None: no limit."""
+    allow_local_paths: bool = False
+    """Read files named in references wherever they are (`--allow-local-path`); else only from the
+    document's folder, the sources folder and the bibliography's or Zotero's folders."""
+    local_roots: tuple[Path, ...] = ()
+    """More folders local sources may be read from (a bibliography's, Zotero's)."""
     refresh: bool = False
     refresh_keys: frozenset[str] = frozenset()
     """Fetch only these references again (the window's per-source Refresh)."""
@@ -74,6 +82,8 @@ class AuditState:
     total: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     """Wall time spent in each stage so far, by stage name (for benchmarks and the report)."""
+    deadline: float | None = None
+    """`time.monotonic()` by which the audit must be done (its time budget), or None."""
     _stage_started: float = field(default_factory=time.perf_counter)
 
     def cancel(self) -> None:
@@ -86,6 +96,12 @@ class AuditState:
     def check(self) -> None:
         if self.cancelled:
             raise Cancelled
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
     def progress(self, stage: str, done: int = 0, total: int = 0) -> None:
         """Report progress; only real changes are passed on, so callers are never flooded."""
@@ -114,6 +130,8 @@ def audit_text(
 
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
+    if options.time_budget is not None and state.deadline is None:
+        state.deadline = time.monotonic() + options.time_budget
     findings = structural_findings(document)
     summaries: list[SourceSummary] = []
     judge_name: str | None = None
@@ -138,7 +156,11 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             state.progress("fetching sources", 0, len(document.entries))
             resolved = gather_sources(
                 list(document.entries),
-                source_options(options, Path(document.path).resolve().parent if document.path else None),
+                source_options(
+                    options,
+                    Path(document.path).resolve().parent if document.path else None,
+                    state.remaining(),
+                ),
                 store,
                 cancelled=lambda: state.cancelled,
                 progress=lambda done, total: state.progress("fetching sources", done, total),
@@ -159,7 +181,13 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         if store is not None:
             store.close()
     state.progress("checking citations")
-    verdicts = _every_citation(document, verdicts, _why_not_checked(document, resolved))
+    verdicts = _every_citation(document, verdicts, _why_not_checked(document, resolved, state.out_of_time()))
+    offline = options.offline or any(s.status.value == "offline" for s in (resolved or {}).values())
+    if offline and not options.offline and resolved:
+        notices.append(
+            "No host could be reached: this machine seems to be offline. Links are not reported as "
+            "dead; the citations of sources not in the cache are listed as not checked."
+        )
     report = Report(
         document=document,
         findings=findings,
@@ -169,7 +197,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         source_hashes=hashes,
         assist=assist,
         notices=notices,
-        coverage=coverage_of(document, verdicts),
+        coverage=coverage_of(document, verdicts, offline=offline),
         judge_note=judge_note,
     )
     if reviews:
@@ -180,7 +208,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
 
 
 def _why_not_checked(
-    document: Document, resolved: dict[str, ResolvedSource] | None
+    document: Document, resolved: dict[str, ResolvedSource] | None, out_of_time: bool = False
 ) -> Callable[[str], NotChecked]:
     """Why a citation of `key` got no verdict: no such reference, sources not looked at, a source
     with no text (and why), or no judge."""
@@ -196,7 +224,7 @@ def _why_not_checked(
             from citedesk.sources.coverage import why_not_checked  # noqa: PLC0415
 
             return why_not_checked(source)
-        return NotChecked.NO_JUDGE
+        return NotChecked.OUT_OF_TIME if out_of_time else NotChecked.NO_JUDGE
 
     return why
 
@@ -294,6 +322,7 @@ def _judge(
         uncited=uncited,
         atoms=atoms,
         progress=state.progress,
+        out_of_time=state.out_of_time,
     )
     claude_offers = {}
     if client is not None and assist is not None:
@@ -381,7 +410,9 @@ def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None =
     return Store(options.store_path or default_store_path(), on_wait=on_wait)
 
 
-def source_options(options: AuditOptions, document_dir: Path | None = None) -> SourceOptions:
+def source_options(
+    options: AuditOptions, document_dir: Path | None = None, budget: float | None = None
+) -> SourceOptions:
     from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
     from citedesk.sources.gather import SourceOptions  # noqa: PLC0415
 
@@ -392,6 +423,9 @@ def source_options(options: AuditOptions, document_dir: Path | None = None) -> S
         refresh=options.refresh,
         refresh_keys=options.refresh_keys,
         attached=options.attached,
+        local_roots=options.local_roots,
+        allow_local_paths=options.allow_local_paths,
+        budget=budget,
         fetch=FetchPolicy(
             allow_private_network=options.allow_private_network,
             deadline=options.fetch_timeout,

@@ -181,3 +181,75 @@ def test_a_contradiction_shows_its_contradiction_and_the_judge_says_what_it_is(
     assert "support" not in finding["message"].split("contradicts this sentence", 1)[1]
     main(["audit", str(document), *LOCAL])
     assert "judge: heuristic:words — word-level judge, limited accuracy" in capsys.readouterr().out
+
+
+# --- offline is not dead -----------------------------------------------------------------------------
+UNREACHABLE = (
+    "Trees cool streets in summer [1]. Parks cut heat deaths by half [2].\n\n## References\n\n"
+    "[1] Moreau. Canopy. https://canopy.invalid/report\n[2] Lee. Parks. https://parks.invalid/study\n"
+)
+
+
+def test_with_no_host_reachable_nothing_is_a_dead_link_and_the_report_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = tmp_path / "draft.md"
+    document.write_text(UNREACHABLE, encoding="utf-8")  # `.invalid` never resolves (RFC 2606)
+    for extra in ([], ["--offline"]):
+        report = report_of(document, capsys, *extra)
+        assert not [f for f in report["findings"] if f["kind"] == "dead_link"]
+        summary = report["summary"]
+        assert summary["offline"] is True
+        assert (summary["citations"], summary["checked"], summary["unchecked"]) == (2, 0, 2)
+        assert summary["unchecked_reasons"] == {"offline": 2}
+    main(["audit", str(document), *LOCAL[1:]])  # without --offline: it tried, and says so once
+    text = capsys.readouterr().out
+    assert text.count("this machine seems to be offline") == 1
+    assert "0 of 2 citations checked; 2 not checked (offline 2)" in text
+
+
+def test_a_host_that_does_not_exist_is_a_dead_link_while_others_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.helpers.server import serve
+
+    with serve() as base:
+        document = tmp_path / "draft.md"
+        document.write_text(
+            UNREACHABLE.replace("https://canopy.invalid/report", f"{base}/article"), encoding="utf-8"
+        )
+        main(["audit", str(document), "--format", "json", "--allow-private-network", *LOCAL[1:]])
+        report = json.loads(capsys.readouterr().out)
+    dead = [f for f in report["findings"] if f["kind"] == "dead_link"]
+    assert [f["reference"] for f in dead] == ["2"]
+    assert report["summary"]["offline"] is False
+
+
+def test_the_time_budget_bounds_the_whole_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    from tests.helpers.server import serve
+
+    with serve() as base:
+        entries = "\n".join(f"[{n}] Slow source {n}. {base}/slow?n={n}" for n in range(1, 21))
+        claims = " ".join(f"Finding {n} held in the survey [{n}]." for n in range(1, 21))
+        document = tmp_path / "slow.md"
+        document.write_text(f"{claims}\n\n## References\n\n{entries}\n", encoding="utf-8")
+        started = time.monotonic()
+        main(
+            [
+                "audit",
+                str(document),
+                "--format",
+                "json",
+                "--allow-private-network",
+                "--timeout",
+                "3",
+                *LOCAL[1:],
+            ]
+        )
+        elapsed = time.monotonic() - started
+        report = json.loads(capsys.readouterr().out)
+    assert elapsed < 30  # 3 s of budget, then the clean-up; it was 31 s and growing with the sources
+    assert report["summary"]["unchecked_reasons"].get("time budget ran out", 0) >= 1
+    assert not [f for f in report["findings"] if f["kind"] in ("dead_link", "fabricated_reference")]

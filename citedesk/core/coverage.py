@@ -30,6 +30,7 @@ class NotChecked(StrEnum):
     SCANNED = "scanned PDF (no text)"
     UNREADABLE = "unreadable source"
     NO_SOURCE = "no source: attach a file"
+    INVALID_LINK = "invalid link"
     NOT_ALLOWED = "file outside the allowed folders"
     BLOCKED = "private-network link (blocked)"
     NO_SUCH_WORK = "identifier does not exist"

@@ -92,10 +92,11 @@ def assess_evidence(
     uncited: Sequence[Finding] = (),
     atoms: dict[str, list[Atom]] | None = None,
     progress: Progress = _no_progress,
+    out_of_time: Callable[[], bool] = lambda: False,
 ) -> EvidenceResult:
     usable = {key: s for key, s in sources.items() if s.usable}
     prepared = prepare(usable, embedder, progress)
-    judging = Judging(prepared, headings(document), judge, embedder, store)
+    judging = Judging(prepared, headings(document), judge, embedder, store, out_of_time)
     verdicts = judge_citations(document, judging, progress)
     parts = judge_parts(atoms or {}, verdicts, judging)
 
@@ -296,6 +297,8 @@ def _number_mismatches(
     findings: list[Finding] = []
     explained: set[tuple[str, str]] = set()
     for claim_id, claim_verdicts in verdicts.items():
+        if judging.out_of_time():
+            break
         claim = document.claim_by_id[claim_id]
         sources = [
             judging.prepared[v.reference].source.text
@@ -471,7 +474,7 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
     claims = document.claim_by_id
     offers: dict[str, Offer] = {}
     for finding in uncited:
-        if finding.claim_id is None:
+        if finding.claim_id is None or judging.out_of_time():
             continue
         claim = claims[finding.claim_id]
         best = suggestion(judging.rank_others(claim.text, claim.id, set()))

@@ -35,6 +35,8 @@ MODEL_WINDOWS = 3
 """A judge that reads windows one by one reads this many of the best, and the best one decides."""
 CANDIDATES = 2
 """A model judge is asked about only this many other references (the heuristic judge's best)."""
+BATCH = 64
+"""Citations judged between two looks at the audit's time budget."""
 
 Progress = Callable[[str, int, int], None]
 
@@ -82,6 +84,8 @@ class Judging:
     judge: Judge
     embedder: Embedder | None
     cache: JudgementCache | None
+    out_of_time: Callable[[], bool] = lambda: False
+    """True once the audit's time budget is spent: what is not judged by then is not checked."""
 
     def ask(self, claim_id: str, claim_text: str, key: str) -> Question:
         context = self.context.get(claim_id, "")
@@ -176,17 +180,23 @@ def judge_citations(
 ) -> dict[str, list[Verdict]]:
     """Claim id → one verdict per cited reference whose source has text (the others are not
     checked; the pipeline says why)."""
-    questions = [
-        judging.ask(claim.id, claim.text, key)
+    pending = [
+        (claim.id, claim.text, key)
         for claim in document.claims
         for key in document.cited_keys(claim)
         if key in judging.prepared
     ]
-    progress("judging", 0, len(questions))
-    answers = judging.answer(questions, progress)
     verdicts: dict[str, list[Verdict]] = {}
-    for question, answer in zip(questions, answers, strict=True):
-        verdicts.setdefault(question.claim_id, []).append(judging.verdict(question, answer))
+    done = 0
+    progress("judging", 0, len(pending))
+    for start in range(0, len(pending), BATCH):  # the budget is looked at between batches
+        if judging.out_of_time():
+            break
+        questions = [judging.ask(*item) for item in pending[start : start + BATCH]]
+        for question, answer in zip(questions, judging.answer(questions), strict=True):
+            verdicts.setdefault(question.claim_id, []).append(judging.verdict(question, answer))
+        done += len(questions)
+        progress("judging", done, len(pending))
     return verdicts
 
 

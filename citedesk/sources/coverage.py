@@ -12,6 +12,9 @@ _BY_STATUS = {
     SourceStatus.BLOCKED: NotChecked.BLOCKED,
     SourceStatus.UNLOCATED: NotChecked.NO_SOURCE,
     SourceStatus.MISMATCH: NotChecked.UNREADABLE,
+    SourceStatus.INVALID_LINK: NotChecked.INVALID_LINK,
+    SourceStatus.OUTSIDE: NotChecked.NOT_ALLOWED,
+    SourceStatus.NOT_CHECKED: NotChecked.OUT_OF_TIME,
 }
 
 
@@ -24,6 +27,8 @@ def why_not_checked(source: ResolvedSource) -> NotChecked:
         if any(word in message for word in ("paywall", "login", "log in", "sign in", "web page")):
             return NotChecked.PAYWALL
         return NotChecked.UNREADABLE
-    if "took too long" in source.message or "timed out" in source.message:
+    if source.status is SourceStatus.DEAD and (
+        "took too long" in source.message or "timed out" in source.message
+    ):
         return NotChecked.TIMED_OUT
     return _BY_STATUS.get(source.status, NotChecked.UNREADABLE)

@@ -174,11 +174,31 @@ def gather_sources(
             futures = {
                 ref.key: pool.submit(_resolve_in_time, ref, options, fetcher, stop_at) for ref in network
             }
+            outcomes: dict[str, _Remote] = {}
             for done, (key, future) in enumerate(futures.items(), start=1):
-                outcome = future.result()
-                results[key] = _record_outcome(key, unique[key], outcome, store)
+                outcomes[key] = future.result()
                 progress(done, total)
+        offline = _no_network(list(outcomes.values()))
+        for key, outcome in outcomes.items():
+            if offline and outcome.status is SourceStatus.DEAD:
+                outcome = replace(outcome, status=SourceStatus.OFFLINE, message=OFFLINE_MESSAGE)
+            results[key] = _record_outcome(key, unique[key], outcome, store)
     return {key: results[key] for key in unique}
+
+
+OFFLINE_MESSAGE = "not checked: no host could be reached (this machine seems to be offline)"
+_NETWORK_FAILURES = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.TIMEOUT)
+
+
+def _no_network(outcomes: list[_Remote]) -> bool:
+    """Whether the machine is offline, as far as this audit can tell: no host answered anything at
+    all, and every fetch failed at the network level (a name that did not resolve, a connection
+    that did not open). A host that does not exist is a dead link only while others answer; with
+    no network, every link would look dead, and that is not a property of the citations."""
+    fetches = [o.fetch for o in outcomes if o.fetch is not None]
+    if not fetches or any(f.http_status is not None for f in fetches):
+        return False
+    return all(f.status in _NETWORK_FAILURES for f in fetches)
 
 
 def _resolve_in_time(
@@ -516,7 +536,7 @@ def _failure(result: FetchResult) -> SourceStatus:
     return SourceStatus.DEAD
 
 
-_KEEPS_LAST_COPY = (SourceStatus.DEAD, SourceStatus.NOT_CHECKED)
+_KEEPS_LAST_COPY = (SourceStatus.DEAD, SourceStatus.NOT_CHECKED, SourceStatus.OFFLINE)
 
 
 def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> ResolvedSource:

@@ -93,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        path = self.path
+        path = self.path.split("?", 1)[0]  # a query tells requests apart; the route is the path
         self.hits[path] = self.hits.get(path, 0) + 1
         if path == "/article":
             self._send(200, ARTICLE.encode())

@@ -244,14 +244,15 @@ def test_hostile_sources_end_with_a_message_each(
     sources = {s["key"]: s for s in report["sources"]}
     assert set(sources) == {str(n) for n in range(1, len(refs) + 1)}
     for source in sources.values():
-        assert source["status"] in ("dead", "unreadable", "fetched"), source
+        # --timeout 3 is the whole audit's budget too: a source the budget cut is "not checked"
+        assert source["status"] in ("dead", "unreadable", "fetched", "not_checked"), source
         if source["status"] != "fetched":
             assert source["message"], source
     message = {int(k): s["message"].lower() for k, s in sources.items()}
     assert "size limit" in message[1] or "over the limit" in message[1]  # the bomb is cut off
     assert "redirect loop" in message[3]
-    assert "too long" in message[4]  # slow-loris headers: the watchdog ends it
-    assert "too long" in message[5]  # slow-loris body
+    assert "too long" in message[4] or "time budget" in message[4]  # slow-loris headers: ended
+    assert "too long" in message[5] or "time budget" in message[5]  # slow-loris body: ended
     assert message[6] == "it is not a pdf (it is a web page, perhaps a login or an error page)"
     assert message[7] == "the pdf is damaged and could not be read"
     assert message[8] == "it is not a pdf (it is a zip archive or an office document)"
