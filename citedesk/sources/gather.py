@@ -213,9 +213,11 @@ def _resolve_in_time(
     assert locator is not None
     if over():
         return _Remote(locator, SourceStatus.NOT_CHECKED, None, message=NOT_CHECKED_MESSAGE)
+    own_deadline = time.monotonic() + options.fetch.deadline
     remote = _resolve_remote(ref, options, fetcher)
     cut = remote.fetch is not None and remote.fetch.status in (FetchStatus.TIMEOUT, FetchStatus.CANCELLED)
-    if cut and over() and remote.status not in (SourceStatus.FETCHED, SourceStatus.MISMATCH):
+    by_budget = stop_at is not None and stop_at < own_deadline  # else its own deadline cut it: timed out
+    if cut and over() and by_budget and remote.status not in (SourceStatus.FETCHED, SourceStatus.MISMATCH):
         return _Remote(locator, SourceStatus.NOT_CHECKED, remote.fetch, message=NOT_CHECKED_MESSAGE)
     return remote
 
