@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,24 +162,21 @@ def remove_model(name: str) -> None:
     shutil.rmtree(target)
 
 
-def pull_model(name: str) -> Path:
-    """Download a registry model (needs huggingface_hub and a network)."""
-    from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
+def pull_model(
+    name: str,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Path:
+    """Download a registry model (by name or hub id) and install it, checked; returns its folder.
 
-    entry = find_entry(name)
-    hub_id = entry.hub_id if entry else name
-    try:
-        from huggingface_hub import snapshot_download  # noqa: PLC0415
-    except ImportError as exc:
-        raise ModelError("downloading needs huggingface_hub (pip install huggingface_hub)") from exc
-    target = models_dir() / (entry.name if entry else hub_id.replace("/", "--"))
-    try:
-        snapshot_download(hub_id, local_dir=str(target))  # shows its own progress bars
-    except Exception as exc:
-        raise ModelError(
-            f"could not download {hub_id}: {exc}. Download it elsewhere and run `citedesk models import FOLDER`"
-        ) from exc
-    return target
+    `progress(done, total)` in bytes, `cancelled()` polled between chunks; raises the typed errors
+    of `citedesk.evidence.download` (`NoNetwork`, `ModelNotFound`, `DiskFull`, `DownloadCancelled`,
+    all `ModelError`s). `download.pull` gives the details (commit, bytes, known pairs right).
+    """
+    from citedesk.evidence.download import pull  # noqa: PLC0415 - huggingface_hub on first use only
+
+    return pull(name, progress=progress, cancelled=cancelled).path
 
 
 def registry_lines() -> list[str]:
