@@ -183,8 +183,8 @@ def registry_lines() -> list[str]:
     """What `citedesk models list` prints about the registry: the recommended models with their
     published figure and its source, how each reads its input, and the ones not offered and why."""
     lines = [
-        "Recommended judges, most accurate first (`citedesk models pull NAME` where a network exists;",
-        "accuracy figures are published ones, not measured here):",
+        "Recommended judges, most accurate first (`citedesk models pull NAME` where a network exists).",
+        "Accuracy figures are published ones, not measured here; balanced accuracy: 50 is chance.",
     ]
     for entry in recommended():
         lines.append(f"  {entry.name:26} {entry.hub_id:46} ≈{entry.size_mb:,} MB  {entry.licence}")
@@ -196,9 +196,11 @@ def registry_lines() -> list[str]:
     lines.append("Listed, not offered for download:")
     for entry in REGISTRY:
         if not entry.one_click:
-            figure = f"{entry.benchmark} ({entry.source}); " if entry.benchmark else ""
             lines.append(f"  {entry.name:26} {entry.hub_id:46} {entry.licence}")
-            lines.append(f"      {figure}not offered: {entry.not_offered}")
+            if entry.benchmark:
+                lines.append(f"      {entry.benchmark}")
+                lines.append(f"        source: {entry.source}")
+            lines.append(f"      not offered: {entry.not_offered}")
     return lines
 
 
