@@ -15,6 +15,7 @@ import argparse
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -144,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
         "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
     )
     models.add_argument("--name", help="install under this name (import)")
+    models.add_argument(
+        "--as",
+        dest="registry_name",
+        metavar="NAME",
+        help="import: the folder is this registry model (its format)",
+    )
     for command in commands.choices.values():  # `citedesk audit FILE --debug` works too
         command.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
@@ -168,6 +175,10 @@ def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = 
     except KeyboardInterrupt:
         print("citedesk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`citedesk audit … | head`): stop, as a pipe does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13
     except Exception:
         if args.debug:
             raise
@@ -449,18 +460,31 @@ def _models(args: argparse.Namespace) -> int:
         )
         for model in found:
             print(f" {'*' if model.default else ' '} {model.name:28} {model.description}")
-        print("\nRecommended (`citedesk models pull NAME` where a network exists):")
+        print()
         for line in models.recommended():
-            print(f"   {line}")
+            print(line)
         print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
         return EXIT_OK
     if not args.target:
         raise UsageError(f"`citedesk models {args.action}` needs a target")
     if args.action == "import":
-        model = models.import_model(args.target, args.name)
+        model = models.import_model(args.target, args.name, args.registry_name)
         print(f"installed {model.name} ({model.description})")
     elif args.action == "pull":
-        print(f"installed {models.pull_model(args.target).name}")
+        shown = [0.0]
+
+        def show(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - shown[0] >= 0.5 or done >= total:
+                shown[0] = now
+                print(f"\r  {models.progress_text(done, total)}", end="", file=sys.stderr, flush=True)
+
+        pulled = models.pull_model(args.target, progress=show)
+        print(file=sys.stderr)
+        print(
+            f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
+            f"{pulled.right}/{pulled.pairs} known pairs right"
+        )
     elif args.action == "remove":
         models.remove_model(args.target)
         print(f"removed {args.target}")

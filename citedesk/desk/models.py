@@ -6,6 +6,7 @@ typed rows to show, and the jobs — import, download, verify, remove, choose th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,26 +48,81 @@ def installed() -> list[InstalledModel]:
 
 
 def recommended() -> list[str]:
-    """One line per recommended model (name, hub id, size, licence, labels, speed)."""
+    """What `citedesk models list` says about the registry: the recommended models with their
+    published accuracy and its source, how each reads its input, and those not offered and why."""
     from citedesk.evidence import models  # noqa: PLC0415
 
-    return [
-        f"{e.name:24} {e.hub_id:48} {e.size_mb:5} MB  {e.licence:10} {e.labels}; {e.speed}"
-        for e in models.REGISTRY
-    ]
+    return models.registry_lines()
 
 
-def import_model(folder: str | Path, name: str | None = None) -> InstalledModel:
+@dataclass(frozen=True)
+class Offer:
+    """A model the window can offer to download on first use."""
+
+    name: str
+    hub_id: str
+    size_mb: int
+    figure: str
+
+
+def download_offers() -> list[Offer]:
+    """The recommended models that can be downloaded, most accurate first."""
+    from citedesk.evidence.registry import recommended as offered  # noqa: PLC0415
+
+    return [Offer(e.name, e.hub_id, e.size_mb, e.benchmark) for e in offered()]
+
+
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the model hub answers (blocks up to `timeout`: call it off the GUI thread)."""
+    from citedesk.evidence.download import hub_reachable as reachable  # noqa: PLC0415
+
+    return reachable(timeout=timeout)
+
+
+def progress_text(done: int, total: int) -> str:
+    from citedesk.evidence.download import progress_text as text  # noqa: PLC0415
+
+    return text(done, total)
+
+
+def import_model(
+    folder: str | Path, name: str | None = None, registry_name: str | None = None
+) -> InstalledModel:
     from citedesk.evidence import models  # noqa: PLC0415
 
-    target = models.import_model(Path(folder), name)
+    target = models.import_model(Path(folder), name, registry_name)
     return InstalledModel(target.name, target, models.describe(target), False)
 
 
-def pull_model(name: str) -> Path:
-    from citedesk.evidence import models  # noqa: PLC0415
+@dataclass(frozen=True)
+class Pulled:
+    name: str
+    hub_id: str
+    commit: str
+    megabytes: float
+    right: int
+    pairs: int
 
-    return models.pull_model(name)
+
+def pull_model(
+    name: str,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Pulled:
+    """Download, check and install a registry model (`NoNetwork`, `ModelNotFound`, `DiskFull`:
+    `ModelError`s with a message; `DownloadCancelled` when `cancelled` says so)."""
+    from citedesk.evidence.download import pull  # noqa: PLC0415
+
+    result = pull(name, progress=progress, cancelled=cancelled)
+    return Pulled(
+        result.entry.name,
+        result.entry.hub_id,
+        result.commit,
+        result.downloaded / 1e6,
+        result.right,
+        result.pairs,
+    )
 
 
 def remove_model(name: str) -> None:

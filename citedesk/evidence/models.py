@@ -1,8 +1,10 @@
-"""NLI models: the registry of recommended ones, the installed ones, and choosing the judge.
+"""NLI models: the installed ones, installing and removing them, and choosing the judge.
 
 Models live in `<user data>/citedesk/models/<name>/` (a Hugging Face model folder). `import`
 copies a folder the user already has (checked: it loads and its labels say which output means
-entailment); `pull` downloads a registry model with huggingface_hub where a network exists;
+entailment; a registry model is recognised by the hub id in its config and gets its input format);
+`pull` downloads a registry model (`registry.py`, ranked by published accuracy) with
+huggingface_hub where a network exists (`download.py`: progress, cancel, nothing half-installed);
 `verify` runs known pairs through it. No weights are ever shipped in the repository.
 """
 
@@ -10,58 +12,21 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.errors import UsageError
 from citedesk.evidence.judges.base import Judge, Pair
+from citedesk.evidence.registry import REGISTRY, RegistryEntry, find_entry, recommended
 
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder
     from citedesk.store import Store
 
+__all__ = ["REGISTRY", "RegistryEntry", "find_entry", "recommended"]  # `models.REGISTRY` for the CLI
 
-@dataclass(frozen=True)
-class RegistryEntry:
-    name: str
-    hub_id: str
-    size_mb: int
-    licence: str
-    labels: str
-    speed: str
-    note: str
-
-
-REGISTRY = (
-    RegistryEntry(
-        "minilm-nli",
-        "cross-encoder/nli-MiniLM2-L6-H768",
-        320,
-        "Apache-2.0",
-        "contradiction / entailment / neutral",
-        "~50 pairs/s fp32, ~100 int8 on 2 CPU cores",
-        "small and fast; generic NLI (SNLI/MNLI)",
-    ),
-    RegistryEntry(
-        "deberta-v3-base-nli",
-        "MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli",
-        740,
-        "MIT",
-        "entailment / neutral / contradiction",
-        "~8 pairs/s on 2 CPU cores",
-        "stronger on real-world claims (MNLI, FEVER, ANLI)",
-    ),
-    RegistryEntry(
-        "alignscore-like-roberta",
-        "vectara/hallucination_evaluation_model",
-        1400,
-        "Apache-2.0",
-        "consistent / hallucinated (2-way)",
-        "~5 pairs/s on 2 CPU cores",
-        "grounding judge trained for summaries against sources",
-    ),
-)
 
 # known pairs for `citedesk models verify`: (evidence, claim, entailed?)
 VERIFY_PAIRS = (
@@ -104,7 +69,8 @@ def installed() -> list[Path]:
     root = models_dir()
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if (p / "config.json").is_file())
+    # hidden folders are downloads and imports in progress
+    return sorted(p for p in root.iterdir() if not p.name.startswith(".") and (p / "config.json").is_file())
 
 
 def default_model() -> Path | None:
@@ -138,22 +104,53 @@ def find_model(spec: str) -> Path:
     )
 
 
-def import_model(source: Path, name: str | None = None) -> Path:
-    """Copy a model folder into the models folder after checking that it works as a judge."""
-    from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
+def recognised(folder: Path) -> RegistryEntry | None:
+    """The registry model a folder holds, told by the hub id its config.json names
+    (`_name_or_path`, which the Hub's copies of the registry models carry), or None."""
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    origin = str(config.get("_name_or_path") or "")
+    entry = find_entry(origin) if origin.count("/") == 1 else None
+    return entry if entry is not None and entry.one_click else None
+
+
+def import_model(source: Path, name: str | None = None, registry_name: str | None = None) -> Path:
+    """Copy a model folder into the models folder after checking that it works as a judge.
+
+    A registry model (named by `registry_name`, or recognised from its config) is recorded with its
+    input format, so the judge reads it as it was trained; any other folder is read as a sentence
+    pair with labels from its `id2label`.
+    """
+    from citedesk.evidence.judges.nli import ModelError, NliJudge, read_format, write_format  # noqa: PLC0415
 
     source = Path(source).expanduser().resolve()
     if not (source / "config.json").is_file():
         raise ModelError(f"{source} is not a model folder (no config.json)")
-    NliJudge(source).load()  # refuses unusable labels or weights before anything is copied
+    entry = find_entry(registry_name) if registry_name else recognised(source)
+    if registry_name and entry is None:
+        raise ModelError(f"no registry model {registry_name!r} (`citedesk models list`)")
+    input_format = entry.input_format if entry is not None else read_format(source)
+    try:  # refuses unusable labels or weights before anything is copied
+        NliJudge(source, input_format=input_format, shared=False).load()
+    except ModelError as exc:
+        hint = "" if entry else "; if it is a registry model, import it naming which (`--as NAME`)"
+        raise ModelError(f"{exc}{hint}") from exc
     target = models_dir() / (name or source.name)
     if target.exists():
         raise ModelError(f"a model named {target.name} is already installed; remove it first or pick --name")
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f".{target.name}.partial")
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(source, partial)
-    partial.rename(target)
+    try:
+        shutil.copytree(source, partial)
+        if entry is not None:
+            write_format(partial, entry.input_format, registry=entry.name, hub_id=entry.hub_id)
+        partial.rename(target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     return target
 
 
@@ -166,24 +163,46 @@ def remove_model(name: str) -> None:
     shutil.rmtree(target)
 
 
-def pull_model(name: str) -> Path:
-    """Download a registry model (needs huggingface_hub and a network)."""
-    from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
+def pull_model(
+    name: str,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Path:
+    """Download a registry model (by name or hub id) and install it, checked; returns its folder.
 
-    entry = next((e for e in REGISTRY if name in (e.name, e.hub_id)), None)
-    hub_id = entry.hub_id if entry else name
-    try:
-        from huggingface_hub import snapshot_download  # noqa: PLC0415
-    except ImportError as exc:
-        raise ModelError("downloading needs huggingface_hub (pip install huggingface_hub)") from exc
-    target = models_dir() / (entry.name if entry else hub_id.replace("/", "--"))
-    try:
-        snapshot_download(hub_id, local_dir=str(target))  # shows its own progress bars
-    except Exception as exc:
-        raise ModelError(
-            f"could not download {hub_id}: {exc}. Download it elsewhere and run `citedesk models import FOLDER`"
-        ) from exc
-    return target
+    `progress(done, total)` in bytes, `cancelled()` polled between chunks; raises the typed errors
+    of `citedesk.evidence.download` (`NoNetwork`, `ModelNotFound`, `DiskFull`, `DownloadCancelled`,
+    all `ModelError`s). `download.pull` gives the details (commit, bytes, known pairs right).
+    """
+    from citedesk.evidence.download import pull  # noqa: PLC0415 - huggingface_hub on first use only
+
+    return pull(name, progress=progress, cancelled=cancelled).path
+
+
+def registry_lines() -> list[str]:
+    """What `citedesk models list` prints about the registry: the recommended models with their
+    published figure and its source, how each reads its input, and the ones not offered and why."""
+    lines = [
+        "Recommended judges, most accurate first (`citedesk models pull NAME` where a network exists).",
+        "Accuracy figures are published ones, not measured here; balanced accuracy: 50 is chance.",
+    ]
+    for entry in recommended():
+        lines.append(f"  {entry.name:26} {entry.hub_id:46} ≈{entry.size_mb:,} MB  {entry.licence}")
+        lines.append(f"      {entry.benchmark}")
+        lines.append(f"        source: {entry.source}")
+        lines.append(f"      {entry.note}")
+        lines.append(f"      input: {entry.input_format.describe()}")
+        lines.append(f"      speed: {entry.speed}")
+    lines.append("Listed, not offered for download:")
+    for entry in REGISTRY:
+        if not entry.one_click:
+            lines.append(f"  {entry.name:26} {entry.hub_id:46} {entry.licence}")
+            if entry.benchmark:
+                lines.append(f"      {entry.benchmark}")
+                lines.append(f"        source: {entry.source}")
+            lines.append(f"      not offered: {entry.not_offered}")
+    return lines
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,30 @@
 """The transformers NLI judge: any local sequence-classification NLI / grounding model folder.
 
-Labels are read from the model's `id2label` (3-way entailment/neutral/contradiction, or 2-way
-supported/unsupported, in any order and spelling); a model whose labels say nothing
-(`LABEL_0`, `LABEL_1`) is refused with a message, never guessed. Pairs are batched in length order;
-the evidence is truncated, never the claim; evidence longer than the model's window is split into
-sentence chunks that each fit, and the chunk that supports most decides (max aggregation).
-torch and transformers load on first use, in whatever thread judges first.
+Each model is read the way it was trained (its `InputFormat`): the evidence is always the premise
+(the document) and the claim the hypothesis, but a generic MNLI cross-encoder takes them as the
+tokenizer's sentence pair (`[CLS] evidence [SEP] claim [SEP]`), while MiniCheck's RoBERTa and
+DeBERTa checkpoints take one sequence, `evidence + eos_token + claim`. A model installed from the
+registry carries its format in `citedesk-model.json`; any other folder is read as a sentence pair.
+
+Labels come from the format when the model's own `id2label` says nothing (MiniCheck ships
+`{0: "0", 1: "1"}`, 1 = supported), else from `id2label` (3-way entailment/neutral/contradiction,
+or 2-way supported/unsupported, in any order and spelling); a model whose labels say nothing and
+that no format describes is refused with a message, never guessed. Pairs are batched in length
+order; the evidence is cut, never the claim: evidence longer than the model's window is split into
+sentence chunks that each fit (a single over-long sentence is cut at a token boundary), and the
+chunk that supports most decides (max aggregation). torch and transformers load on first use, in
+whatever thread judges first.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
@@ -43,6 +52,71 @@ class LabelScheme:
     """None for 2-way models (supported / unsupported)."""
 
 
+FORMAT_FILE = "citedesk-model.json"
+"""Written into a model folder by `models pull` / `models import`: the registry entry it came from
+and the input format the judge must use."""
+
+DEFAULT_MAX_LENGTH = 256
+"""Tokens per input for a model whose format does not say (speed over context on a CPU)."""
+
+
+@dataclass(frozen=True)
+class InputFormat:
+    """How a model reads an (evidence, claim) pair. The premise is always the evidence (the source's
+    text), the hypothesis the claim (the writer's sentence)."""
+
+    kind: Literal["pair", "joined"] = "pair"
+    """`pair`: the tokenizer's sentence-pair encoding, evidence first, as MNLI-style cross-encoders
+    were trained (`tokenizer(premise, hypothesis)`); `joined`: one sequence
+    `evidence + tokenizer.eos_token + claim`, as MiniCheck's RoBERTa / DeBERTa checkpoints were
+    (MiniCheck `Inferencer.batch_tokenize`)."""
+    entail: int | None = None
+    """The output index meaning "supported", when the model's `id2label` does not say; None reads
+    it from `id2label`."""
+    contradict: int | None = None
+    """The output index meaning "contradicted" (None: a 2-way model, or read from `id2label`)."""
+    max_length: int | None = None
+    """Tokens per input the model was evaluated with (None: `DEFAULT_MAX_LENGTH`)."""
+    chunk_tokens: int | None = None
+    """At most this many evidence tokens per chunk (MiniCheck: 400), else whatever fits."""
+
+    def describe(self) -> str:
+        """One line for `models list`: what goes where, and which output means what."""
+        if self.kind == "joined":
+            layout = "evidence + end-of-sequence token + claim, one sequence"
+        else:
+            layout = "sentence pair: premise = evidence, hypothesis = claim"
+        limits = f"{self.max_length or DEFAULT_MAX_LENGTH} tokens"
+        if self.chunk_tokens:
+            limits += f", evidence in chunks of ≤{self.chunk_tokens} tokens (best chunk decides)"
+        if self.entail is None:
+            labels = "labels from the model's id2label"
+        else:
+            labels = f"output {self.entail} = supported"
+            labels += f", {self.contradict} = contradicted" if self.contradict is not None else " (2-way)"
+        return f"{layout}; {limits}; {labels}"
+
+
+def write_format(folder: Path, input_format: InputFormat, **about: str) -> None:
+    """Record in the model folder how it must be read (and where it came from)."""
+    record = {"format": asdict(input_format), **about}
+    (Path(folder) / FORMAT_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def read_format(folder: Path) -> InputFormat | None:
+    """The input format recorded in a model folder, or None (an unknown folder: a sentence pair,
+    labels from id2label)."""
+    try:
+        record = json.loads((Path(folder) / FORMAT_FILE).read_text(encoding="utf-8"))
+        return InputFormat(**record["format"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        raise ModelError(
+            f"{Path(folder) / FORMAT_FILE} is unreadable ({exc}); remove it or re-import the model"
+        ) from exc
+
+
 def label_scheme(id2label: dict[int, str]) -> LabelScheme:
     """Which output index means entailment (and contradiction), from the model's own label names."""
     entail: int | None = None
@@ -64,24 +138,42 @@ def label_scheme(id2label: dict[int, str]) -> LabelScheme:
     return LabelScheme(entail, contradict)
 
 
+def scheme_for(input_format: InputFormat, id2label: dict[int, str], num_labels: int) -> LabelScheme:
+    """The label scheme: the format's indices where it gives them, else the model's own labels."""
+    if input_format.entail is None:
+        return label_scheme(id2label)
+    indices = [input_format.entail, input_format.contradict]
+    if any(i is not None and not 0 <= i < num_labels for i in indices):
+        raise ModelError(f"the model has {num_labels} outputs; its format names output {indices}")
+    return LabelScheme(input_format.entail, input_format.contradict)
+
+
 class NliJudge:
     def __init__(
         self,
         model_dir: Path,
         *,
         batch_size: int = 16,
-        max_length: int = 256,
+        max_length: int | None = None,
         quantize: bool = False,
         threads: int | None = None,
         name: str | None = None,
+        input_format: InputFormat | None = None,
+        shared: bool = True,
     ) -> None:
+        """`input_format` None reads the folder's `citedesk-model.json` (a sentence pair without
+        one); `max_length` None takes the format's; `shared` False loads a private copy (checking a
+        download) instead of the process-wide one every audit reuses."""
         self.model_dir = Path(model_dir)
         self.batch_size = batch_size
-        self.max_length = max_length
+        self.requested_length = max_length
+        self.max_length = max_length or DEFAULT_MAX_LENGTH
         self.quantize = quantize
         self.threads = threads
+        self.shared = shared
         self.name = f"nli:{name or self.model_dir.name}" + (":int8" if quantize else "")
         self.policy = MODEL_POLICY
+        self.input_format = input_format
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenizer: Any = None
@@ -93,6 +185,7 @@ class NliJudge:
                 return
             if not (self.model_dir / "config.json").is_file():
                 raise ModelError(f"no model at {self.model_dir} (a folder with config.json and weights)")
+            input_format = self.input_format or read_format(self.model_dir) or InputFormat()
             import torch  # noqa: PLC0415 - heavy; first use only
             from transformers import (  # noqa: PLC0415
                 AutoConfig,
@@ -107,13 +200,22 @@ class NliJudge:
             configure_threads(torch, self.threads)
 
             def read() -> tuple[Any, Any, LabelScheme, int]:
-                config = AutoConfig.from_pretrained(str(self.model_dir))
-                scheme = label_scheme({int(k): v for k, v in (config.id2label or {}).items()})
+                try:  # never trust_remote_code: a model that needs its own code is refused here
+                    config = AutoConfig.from_pretrained(str(self.model_dir))
+                except (OSError, ValueError) as exc:
+                    raise ModelError(f"the model at {self.model_dir} could not be read: {exc}") from exc
+                labels = {int(k): v for k, v in (config.id2label or {}).items()}
+                scheme = scheme_for(input_format, labels, int(config.num_labels))
                 try:
                     tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
                     model = AutoModelForSequenceClassification.from_pretrained(str(self.model_dir)).eval()
                 except (OSError, ValueError) as exc:
                     raise ModelError(f"the model at {self.model_dir} could not be loaded: {exc}") from exc
+                if input_format.kind == "joined" and not tokenizer.eos_token:
+                    raise ModelError(
+                        f"the model at {self.model_dir} is read as evidence + end-of-sequence token + "
+                        "claim, but its tokenizer has no end-of-sequence token"
+                    )
                 limits = [getattr(config, "max_position_embeddings", 100_000)]
                 if 0 < getattr(tokenizer, "model_max_length", 0) < 100_000:
                     limits.append(int(tokenizer.model_max_length))
@@ -126,19 +228,53 @@ class NliJudge:
                         )
                 return tokenizer, model, scheme, min(limits)
 
-            tokenizer, model, scheme, positions = shared_model("nli", self.model_dir, self.quantize, read)
-            self.max_length = min(self.max_length, positions)  # never more tokens than positions
+            if self.shared:
+                tokenizer, model, scheme, positions = shared_model(
+                    "nli", self.model_dir, (self.quantize, input_format), read
+                )
+            else:
+                tokenizer, model, scheme, positions = read()
+            wanted = self.requested_length or input_format.max_length or DEFAULT_MAX_LENGTH
+            self.max_length = min(wanted, positions)  # never more tokens than positions
+            self.input_format = input_format
             self._tokenizer, self._model, self.scheme = tokenizer, model, scheme
 
+    def encode(self, evidence: Sequence[str], claims: Sequence[str]) -> Any:
+        """The model's input for (evidence, claim) pairs, in the model's own format (torch tensors)."""
+        assert self.input_format is not None, "load() first"
+        if self.input_format.kind == "joined":
+            joiner = self._tokenizer.eos_token
+            return self._tokenizer(
+                [f"{e}{joiner}{c}" for e, c in zip(evidence, claims, strict=True)],
+                padding=True,
+                truncation=True,  # chunks() already made the evidence fit, so the claim stays whole
+                max_length=self.max_length,
+                return_tensors="pt",
+            )
+        return self._tokenizer(
+            list(evidence),
+            list(claims),
+            padding=True,
+            truncation="only_first",
+            max_length=self.max_length,
+            return_tensors="pt",
+        )
+
     def chunks(self, pair: Pair) -> list[str]:
-        """The evidence cut into pieces that fit beside the whole claim (sentences kept whole)."""
-        budget = self.max_length - len(self._tokenizer.tokenize(pair.claim)) - 4
+        """The evidence cut into pieces that fit beside the whole claim (sentences kept whole, but
+        for one longer than a whole piece, which is cut at a token boundary)."""
+        assert self.input_format is not None, "load() first"
+        budget = max(16, self.max_length - len(self._tokenizer.tokenize(pair.claim)) - 4)
+        if self.input_format.chunk_tokens:
+            budget = min(budget, self.input_format.chunk_tokens)
         sentences = list(pair.sentences) or [pair.evidence]
         pieces: list[str] = []
         current: list[str] = []
         used = 0
         for sentence in sentences:
             size = len(self._tokenizer.tokenize(sentence))
+            if size > budget:
+                sentence, size = self._cut(sentence, budget), budget
             if current and used + size > budget:
                 pieces.append(" ".join(current))
                 current, used = [], 0
@@ -147,6 +283,14 @@ class NliJudge:
         if current:
             pieces.append(" ".join(current))
         return pieces
+
+    def _cut(self, text: str, tokens: int) -> str:
+        """The longest prefix of `text` that is at most `tokens` tokens, cut at a token boundary."""
+        if self._tokenizer.is_fast:
+            offsets = self._tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+            return text[: offsets["offset_mapping"][tokens - 1][1]]
+        kept = self._tokenizer.tokenize(text)[:tokens]
+        return str(self._tokenizer.convert_tokens_to_string(kept))
 
     def judge(
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
@@ -165,13 +309,8 @@ class NliJudge:
         with torch.inference_mode():
             for begin in range(0, len(jobs), self.batch_size):
                 batch = jobs[begin : begin + self.batch_size]
-                encoded = self._tokenizer(
-                    [evidence for _, evidence, _ in batch],
-                    [claim for _, _, claim in batch],
-                    padding=True,
-                    truncation="only_first",
-                    max_length=self.max_length,
-                    return_tensors="pt",
+                encoded = self.encode(
+                    [evidence for _, evidence, _ in batch], [claim for _, _, claim in batch]
                 )
                 probabilities = torch.softmax(self._model(**encoded).logits, dim=-1).numpy()
                 for (index, _, _), row in zip(batch, probabilities, strict=True):

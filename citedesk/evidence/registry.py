@@ -1,0 +1,157 @@
+"""The models CiteDesk recommends as judges, ranked by published accuracy, each with how it must be read.
+
+A grounding judge answers "does this source passage support this sentence?", which is what the
+LLM-AggreFact benchmark measures: 11 human-labelled sets of (document, claim) pairs taken from
+summaries, RAG answers and post-hoc grounding (Tang, Laban & Durrett, "MiniCheck: Efficient
+Fact-Checking of LLMs on Grounding Documents", EMNLP 2024; leaderboard at llm-aggrefact.github.io).
+Its score is balanced accuracy (the mean of the recalls of "supported" and "unsupported"), so 50 is
+chance. The figures below are the leaderboard's per-set scores (as listed in September 2024, when
+the RAGTruth set had been added) averaged over its 11 sets; they are published figures, not
+measured here. Generic NLI models are not on that leaderboard; their entries quote their own model
+cards' NLI benchmarks, which measure sentence-level entailment, an easier task than grounding a
+claim in a document.
+
+Each entry says how the model reads its input (`InputFormat`), so the judge feeds it the way it was
+trained and reads the right output; `one_click` is False for models the judge cannot run safely
+or at all (custom code, a text-to-text model), which are listed with the reason instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citedesk.evidence.judges.nli import InputFormat
+
+LEADERBOARD = "LLM-AggreFact leaderboard (llm-aggrefact.github.io, Sept 2024; mean of 11 sets)"
+
+MINICHECK_FORMAT = InputFormat(kind="joined", entail=1, contradict=None, max_length=512, chunk_tokens=400)
+"""MiniCheck's RoBERTa / DeBERTa checkpoints: `document_chunk + eos_token + claim` as one sequence,
+400-token document chunks, the best chunk decides; output 1 = supported (their config's id2label is
+`{0: "0", 1: "1"}`). From MiniCheck's `minicheck/inference.py` (`Inferencer`, `chunk_size` 400)."""
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    name: str
+    """What `citedesk models pull NAME` takes and the folder it installs as."""
+    hub_id: str
+    size_mb: int
+    """Download size (weights in the format fetched, plus tokenizer files)."""
+    licence: str
+    labels: str
+    """What the model outputs, in words."""
+    speed: str
+    """Throughput on a 2-core CPU: the model's cost relative to the MiniLM-size model, timed on its
+    architecture (`python -m tests.bench.model_speed`), applied to that model's 57 pairs/s measured
+    on a quiet 2-core machine (`tests.bench.audit_speed`); hence "estimated"."""
+    note: str
+    benchmark: str = ""
+    """The published figure, with what it measures."""
+    source: str = ""
+    """Where the figure is published, and when."""
+    input_format: InputFormat = field(default_factory=InputFormat)
+    one_click: bool = True
+    """False: listed for information, never downloaded (see `not_offered`)."""
+    not_offered: str = ""
+    """Why a model is not offered for one-click install."""
+    revision: str = "main"
+
+
+REGISTRY = (
+    RegistryEntry(
+        "minicheck-roberta-large",
+        "lytang/MiniCheck-RoBERTa-Large",
+        1430,
+        "MIT",
+        "2-way: supported / unsupported",
+        "≈3 pairs/s at 128 tokens on 2 CPU cores, ≥4x slower at 512 (estimated)",
+        "grounding judge: RoBERTa-large (AlignScore's) fine-tuned on MiniCheck's synthetic grounding data",
+        benchmark="LLM-AggreFact balanced accuracy 73.5",
+        source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
+        input_format=MINICHECK_FORMAT,
+    ),
+    RegistryEntry(
+        "minicheck-deberta-large",
+        "lytang/MiniCheck-DeBERTa-v3-Large",
+        1750,
+        "MIT",
+        "2-way: supported / unsupported",
+        "≈2 pairs/s at 128 tokens on 2 CPU cores, ≥4x slower at 512 (estimated)",
+        "grounding judge: DeBERTa-v3-large fine-tuned on ANLI and MiniCheck's synthetic grounding data",
+        benchmark="LLM-AggreFact balanced accuracy 73.1",
+        source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
+        input_format=MINICHECK_FORMAT,
+    ),
+    RegistryEntry(
+        "deberta-v3-base-nli",
+        "MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli",
+        740,
+        "MIT",
+        "3-way: entailment / neutral / contradiction",
+        "≈12 pairs/s at 128 tokens on 2 CPU cores (estimated)",
+        "generic NLI (MNLI, FEVER-NLI, ANLI); sentence-level, not trained for grounding in documents",
+        benchmark="ANLI test accuracy R1 0.712, R3 0.495 (NLI, not grounding; not on LLM-AggreFact)",
+        source="model card, Hugging Face automatic evaluation (model-index, verified)",
+        input_format=InputFormat(kind="pair", max_length=256),
+    ),
+    RegistryEntry(
+        "minilm-nli",
+        "cross-encoder/nli-MiniLM2-L6-H768",
+        330,
+        "Apache-2.0",
+        "3-way: contradiction / entailment / neutral",
+        "≈30 pairs/s at 128 tokens on 2 CPU cores (estimated)",
+        "small and fast generic NLI (SNLI, MNLI); sentence-level, not trained for grounding in documents",
+        benchmark="AllNLI dev accuracy 0.890 (NLI, not grounding; not on LLM-AggreFact)",
+        source="CESoftmaxAccuracyEvaluator_AllNLI-dev_results.csv in the model repository (June 2021)",
+        input_format=InputFormat(kind="pair", entail=1, contradict=0, max_length=256),
+    ),
+    RegistryEntry(
+        "minicheck-flan-t5-large",
+        "lytang/MiniCheck-Flan-T5-Large",
+        3130,
+        "MIT",
+        "2-way, read from two token logits of a text-to-text model",
+        "not measured",
+        "MiniCheck's most accurate small model (0.8B parameters)",
+        benchmark="LLM-AggreFact balanced accuracy 75.0",
+        source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
+        one_click=False,
+        not_offered="a text-to-text (Flan-T5) model; the judge runs sequence-classification models only",
+    ),
+    RegistryEntry(
+        "alignscore-large",
+        "yzha/AlignScore",
+        4900,
+        "MIT",
+        "3-way alignment head",
+        "not measured",
+        "AlignScore (Zha et al., ACL 2023)",
+        benchmark="LLM-AggreFact balanced accuracy 70.5",
+        source=LEADERBOARD,
+        one_click=False,
+        not_offered="a training checkpoint for the alignscore package, not a transformers model folder",
+    ),
+    RegistryEntry(
+        "hhem-2.1-open",
+        "vectara/hallucination_evaluation_model",
+        440,
+        "Apache-2.0",
+        "2-way: consistent / hallucinated",
+        "not measured",
+        "Vectara's HHEM-2.1-Open (T5-base with its own HHEMv2 model class)",
+        one_click=False,
+        not_offered="needs trust_remote_code (runs Python code shipped with the download); CiteDesk never does",
+    ),
+)
+
+
+def find_entry(name: str) -> RegistryEntry | None:
+    """A registry entry by its short name or its hub id (case-insensitive)."""
+    wanted = name.strip().lower()
+    return next((e for e in REGISTRY if wanted in (e.name.lower(), e.hub_id.lower())), None)
+
+
+def recommended() -> list[RegistryEntry]:
+    """The entries `models pull` installs, in the order they are recommended."""
+    return [entry for entry in REGISTRY if entry.one_click]
