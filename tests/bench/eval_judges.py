@@ -126,13 +126,8 @@ def _topics(row: dict[str, Any]) -> list[str]:
     return keys
 
 
-def swap_partners(rows: list[dict[str, Any]], seed: int = SWAP_SEED) -> list[int]:
-    """For each row, the row whose evidence it is paired with in the artefact guard.
-
-    Rows sharing any topic key (`_topics`) form one group (union-find). Groups are put in a seeded
-    random order, rows within a group too, and row p of that sequence gets the evidence of row
-    p + L (cyclically), L being the largest group's size: a permutation, so every evidence is used
-    exactly once, and never within a group (that needs L <= N/2, true of every set here)."""
+def topic_groups(rows: list[dict[str, Any]]) -> list[int]:
+    """Each row's group: rows sharing any topic key (`_topics`) are one group (union-find)."""
     parent = list(range(len(rows)))
 
     def root(i: int) -> int:
@@ -148,16 +143,26 @@ def swap_partners(rows: list[dict[str, Any]], seed: int = SWAP_SEED) -> list[int
                 parent[root(i)] = root(owner[key])
             else:
                 owner[key] = i
+    return [root(i) for i in range(len(rows))]
+
+
+def swap_partners(rows: list[dict[str, Any]], seed: int = SWAP_SEED) -> list[int]:
+    """For each row, the row whose evidence it is paired with in the artefact guard.
+
+    Groups (`topic_groups`) are put in a seeded random order, rows within a group too, and row p of
+    that sequence gets the evidence of row p + L (cyclically), L being the largest group's size: a
+    permutation, so every evidence is used exactly once, and never within a group (that needs
+    L <= N/2, true of every set here)."""
     groups: dict[int, list[int]] = {}
-    for i in range(len(rows)):
-        groups.setdefault(root(i), []).append(i)
+    for i, group in enumerate(topic_groups(rows)):
+        groups.setdefault(group, []).append(i)
     rng = random.Random(seed)
     ordered = list(groups.values())
     rng.shuffle(ordered)
-    for group in ordered:
-        rng.shuffle(group)
-    sequence = [i for group in ordered for i in group]
-    shift = max(len(g) for g in ordered)
+    for members in ordered:
+        rng.shuffle(members)
+    sequence = [i for members in ordered for i in members]
+    shift = max(len(members) for members in ordered)
     if 2 * shift > len(rows):
         raise ValueError(f"one topic holds {shift} of {len(rows)} rows: no derangement across topics")
     partner = [0] * len(rows)
