@@ -1,8 +1,8 @@
 """Evaluation harness: evidence retrieval and judges on the labelled sets in ../shared/eval/ (not a test).
 
 Headline figures are **leave-one-dataset-out** (LODO): for each dataset, a heuristic judge is fitted
-on the *other* datasets' fit splits only (weights, and the `supported` threshold, all chosen on that
-fit data), then measured on the held-out dataset's dev split. Those are the figures to quote: they
+on the *other* datasets' fit splits only (weights and both thresholds, `supported` and `partial`,
+all chosen on that fit data: `fit_weights`), then measured on the held-out dataset's dev split. Those are the figures to quote: they
 say what the judge does on data it has never seen. The shipped judge (fitted on every fit split,
 WiCE and HealthVer dev included) is printed below them, labelled in-sample where it saw the set.
 
@@ -433,26 +433,27 @@ def main() -> int:
         return 0
 
     variant = "heuristic+minilm" if dense else "heuristic:words"
-    figures["judge"] = variant
-    figures["lodo"] = {}
+    figures["retrieval"] = {variant: figures["retrieval"]}
+    held_out = {}
     for name in NAMES:
-        held_out = fit_model({n: r for n, r in readings.items() if n != name}, dense)
-        figures["lodo"][name] = measure(
-            heuristic.HeuristicJudge(embedder, model=held_out), dev[name], swapped[name]
-        )
-    shipped = heuristic.HeuristicJudge(embedder)
-    figures["shipped"] = {}
+        model = fit_model({n: r for n, r in readings.items() if n != name}, dense)
+        held_out[name] = measure(heuristic.HeuristicJudge(embedder, model=model), dev[name], swapped[name])
+    shipped_judge = heuristic.HeuristicJudge(embedder)
+    shipped = {}
     for name in NAMES:
-        figures["shipped"][name] = measure(shipped, dev[name], swapped[name])
-        figures["shipped"][name]["in_sample"] = FIT[name] == DEV[name]
-    figures["other_judges"] = {}
+        shipped[name] = measure(shipped_judge, dev[name], swapped[name])
+        shipped[name]["in_sample"] = FIT[name] == DEV[name]
+    figures["judges"] = {variant: {"lodo": held_out, "shipped": shipped}}
     if args.nli:
         from citedesk.evidence.judges.nli import NliJudge
 
         nli = NliJudge(Path(args.nli))
-        figures["other_judges"][nli.name] = {name: measure(nli, dev[name], swapped[name]) for name in NAMES}
-    report(figures)
-    if args.save_baseline:
+        figures["judges"][nli.name] = {"shipped": {n: measure(nli, dev[n], swapped[n]) for n in NAMES}}
+    baseline = json.loads(BASELINE.read_text(encoding="utf-8")) if BASELINE.is_file() else {}
+    report(figures, baseline)
+    if args.save_baseline:  # the other variants' and judges' figures are kept
+        for key in ("retrieval", "judges"):
+            figures[key] = {**baseline.get(key, {}), **figures[key]}
         BASELINE.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
         print(f"baseline written to {BASELINE}")
     return 0
@@ -475,43 +476,37 @@ def measure(judge: Judge, examples: list[Example], swapped: list[Example]) -> di
     }
 
 
-def report(figures: dict[str, Any]) -> None:
-    baseline = json.loads(BASELINE.read_text(encoding="utf-8")) if BASELINE.is_file() else {}
-    same_variant = baseline.get("judge") == figures["judge"]
-    print(f"\n{'':<28}{'dataset':<11}{'bal.acc':>8}{'AUROC':>8}{'swapped':>9}{'pairs/s':>9}   vs baseline")
-    sections = [("LODO " + figures["judge"], "lodo"), ("shipped " + figures["judge"], "shipped")]
-    sections += [(name, name) for name in figures["other_judges"]]
-    for title, key in sections:
-        rows = figures[key] if key in ("lodo", "shipped") else figures["other_judges"][key]
-        old_rows = (
-            baseline.get(key, {})
-            if key in ("lodo", "shipped")
-            else baseline.get("other_judges", {}).get(key, {})
-        )
-        for name, row in rows.items():
-            old = old_rows.get(name) if (same_variant or key not in ("lodo", "shipped")) else None
-            delta = (
-                f"{row['balanced_accuracy'] - old['balanced_accuracy']:+.3f} / {row['auroc'] - old['auroc']:+.3f}"
-                f" / {row['swapped_supported'] - old['swapped_supported']:+.3f}"
-                if old
-                else "(none)"
-            )
-            flag = " (in-sample)" if row.get("in_sample") else ""
-            bar = " !" if row["swapped_supported"] > SWAPPED_LIMIT else ""
-            print(
-                f"{title:<28}{name:<11}{row['balanced_accuracy']:>8.3f}{row['auroc']:>8.3f}"
-                f"{row['swapped_supported']:>8.1%}{bar:<1}{row['pairs_per_s']:>9.1f}   {delta}{flag}"
-            )
+def report(figures: dict[str, Any], baseline: dict[str, Any]) -> None:
+    print(f"\n{'':<28}{'dataset':<11}{'bal.acc':>8}{'AUROC':>8}{'swapped':>10}{'pairs/s':>9}   vs baseline")
+    for judge, sections in figures["judges"].items():
+        for section, rows in sections.items():
+            title = f"{'LODO' if section == 'lodo' else 'shipped'} {judge}"
+            old_rows = baseline.get("judges", {}).get(judge, {}).get(section, {})
+            for name, row in rows.items():
+                old = old_rows.get(name)
+                delta = (
+                    f"{row['balanced_accuracy'] - old['balanced_accuracy']:+.3f} / "
+                    f"{row['auroc'] - old['auroc']:+.3f} / {row['swapped_supported'] - old['swapped_supported']:+.3f}"
+                    if old
+                    else "(none)"
+                )
+                over = "!" if row["swapped_supported"] >= SWAPPED_LIMIT else " "
+                print(
+                    f"{title[:27]:<28}{name:<11}{row['balanced_accuracy']:>8.3f}{row['auroc']:>8.3f}"
+                    f"{row['swapped_supported']:>9.1%}{over}{row['pairs_per_s']:>9.1f}   {delta}"
+                    + (" (in-sample: fitted on this split)" if row.get("in_sample") else "")
+                )
     print(
-        "swapped: share of claims paired with another claim's evidence that read as supported"
-        f" (bar: {SWAPPED_LIMIT:.0%}; '!' marks a set above it)"
+        "LODO: fitted without the set (quote these); swapped: share of claims paired with another claim's"
+        f" evidence that read as supported (bar: under {SWAPPED_LIMIT:.0%}, '!' at or above it)"
     )
-    old_retrieval = baseline.get("retrieval")
-    if old_retrieval:
-        print(
-            "retrieval vs baseline:",
-            {k: round(v - old_retrieval.get(k, 0), 3) for k, v in figures["retrieval"].items()},
-        )
+    for variant, recall in figures["retrieval"].items():
+        old_recall = baseline.get("retrieval", {}).get(variant)
+        if old_recall:
+            print(
+                f"retrieval ({variant}) vs baseline:",
+                {k: round(v - old_recall.get(k, 0), 3) for k, v in recall.items()},
+            )
 
 
 if __name__ == "__main__":
