@@ -34,6 +34,9 @@ class Policy:
     best one decides (max aggregation: how sentence-pair models are meant to be used)."""
     note: str = ""
     """What a verdict of this judge is worth, said beside its name in every report and the window."""
+    fingerprint: str = ""
+    """What produced the judge's numbers (its weights, for the heuristic judge): judgements cached
+    under another fingerprint are not reused."""
 
     def label(self, support: float, contradiction: float) -> VerdictLabel:
         if contradiction >= self.contradicted and contradiction > support:

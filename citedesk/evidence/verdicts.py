@@ -284,9 +284,10 @@ def _judge_cached(
 ) -> list[Judgement]:
     results: list[Judgement | None] = [None] * len(pairs)
     keys = [_cache_key(p) for p in pairs]
+    namespace = f"{judge.name}@{judge.policy.fingerprint}" if judge.policy.fingerprint else judge.name
     if cache is not None:
         for i, key in enumerate(keys):
-            cached = cache.get_judgement(key, judge.name)
+            cached = cache.get_judgement(key, namespace)
             if cached is not None:
                 data = json.loads(cached)
                 results[i] = Judgement(float(data["support"]), float(data["contradiction"]))
@@ -297,7 +298,7 @@ def _judge_cached(
             results[i] = judgement
         if cache is not None:
             cache.put_judgements(
-                judge.name,
+                namespace,
                 {
                     keys[i]: json.dumps({"support": j.support, "contradiction": j.contradiction})
                     for i, j in zip(todo, fresh, strict=True)
