@@ -323,6 +323,7 @@ def _judge(
         atoms=atoms,
         progress=state.progress,
         out_of_time=state.out_of_time,
+        local=local if claude_judge is not None else None,
     )
     claude_offers = {}
     if client is not None and assist is not None:

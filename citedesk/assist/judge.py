@@ -113,6 +113,7 @@ def what_would_be_judged(text: str, path: str | None = None) -> tuple[int, str]:
     if pairs:
         shown.append(
             f"(One request per passage, up to {MODEL_WINDOWS} per pair; where a citation fails, the "
-            "document's other references are asked about in the same way to find a better one.)"
+            "document's other references are asked about in the same way to find a better one. "
+            "Files read from outside the document's folder are never sent: they are judged here.)"
         )
     return len(pairs), "\n".join(shown)

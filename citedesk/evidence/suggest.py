@@ -93,10 +93,14 @@ def assess_evidence(
     atoms: dict[str, list[Atom]] | None = None,
     progress: Progress = _no_progress,
     out_of_time: Callable[[], bool] = lambda: False,
+    local: Judge | None = None,
 ) -> EvidenceResult:
+    """The verdicts and the findings they make. With `local`, sources marked private (read from
+    outside the allowed folders) are judged by it, never by `judge` (Claude)."""
     usable = {key: s for key, s in sources.items() if s.usable}
     prepared = prepare(usable, embedder, progress)
-    judging = Judging(prepared, headings(document), judge, embedder, store, out_of_time)
+    private = frozenset(key for key, s in usable.items() if s.private) if local is not None else frozenset()
+    judging = Judging(prepared, headings(document), judge, embedder, store, out_of_time, local, private)
     verdicts = judge_citations(document, judging, progress)
     parts = judge_parts(atoms or {}, verdicts, judging)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from citedesk.core.claims import Atom
@@ -86,13 +86,30 @@ class Judging:
     cache: JudgementCache | None
     out_of_time: Callable[[], bool] = lambda: False
     """True once the audit's time budget is spent: what is not judged by then is not checked."""
+    local: Judge | None = None
+    """The judge for `local_only` sources, when `judge` sends text away (Claude)."""
+    local_only: frozenset[str] = frozenset()
+    """References whose text must not leave the machine (files read from outside the allowed
+    folders): their pairs are judged by `local`."""
 
     def ask(self, claim_id: str, claim_text: str, key: str) -> Question:
         context = self.context.get(claim_id, "")
         return _ask(claim_id, claim_text, self.prepared[key], context, self.embedder)
 
     def answer(self, questions: list[Question], progress: Progress = _no_progress) -> list[Judgement]:
-        return _answer(self.judge, questions, self.cache, progress)
+        if self.local is None or not any(q.key in self.local_only for q in questions):
+            return _answer(self.judge, questions, self.cache, progress)
+        kept = [i for i, q in enumerate(questions) if q.key in self.local_only]
+        sent = [i for i, q in enumerate(questions) if q.key not in self.local_only]
+        answers: dict[int, Judgement] = {}
+        local = _answer(self.local, [questions[i] for i in kept], self.cache, progress)
+        answers.update(
+            (i, replace(a, judge=a.judge or self.local.name)) for i, a in zip(kept, local, strict=True)
+        )
+        answers.update(
+            zip(sent, _answer(self.judge, [questions[i] for i in sent], self.cache, progress), strict=True)
+        )
+        return [answers[i] for i in range(len(questions))]
 
     def verdict(self, question: Question, answer: Judgement) -> Verdict:
         return Verdict(

@@ -116,6 +116,9 @@ class ResolvedSource:
     from_cache: bool = False
     fetched_at: float | None = None
     date: str | None = None
+    private: bool = False
+    """Read from outside the folders sources may come from, because the writer allowed every local
+    path: its text is used here, and never sent to Claude (its pairs are judged locally)."""
 
     @property
     def usable(self) -> bool:
@@ -297,7 +300,9 @@ def _local_source(ref: Reference, options: SourceOptions, store: Store) -> Resol
         # the --sources folder is probed by name; a file the entry names is read if anything is
         # there, so a pipe or device says what it is (`_read_local` refuses it unopened)
         if os.path.isfile(path) or (path is named and os.path.exists(path) and not os.path.isdir(path)):
-            return _read_local(ref.key, path, store, shown)
+            found = _read_local(ref.key, path, store, shown)
+            found.private = not is_within(path, roots)
+            return found
     if named is not None and not (ref.url or ref.doi or ref.arxiv):
         if refused:
             return ResolvedSource(

@@ -334,3 +334,45 @@ def test_pairs_claude_cannot_judge_are_judged_locally_under_the_local_name_and_a
 def _local_report(document: Path, capsys: pytest.CaptureFixture[str]) -> str:
     main(["audit", str(document), "--offline", "--no-dense", "--judge", "heuristic", "--format", "json"])
     return capsys.readouterr().out
+
+
+def test_a_file_read_from_outside_the_documents_folder_is_never_sent_to_claude(
+    tmp_path: Path, claude_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "elsewhere" / "private.txt"
+    secret.parent.mkdir()
+    secret.write_text(
+        "Confidential interview notes. Street trees lowered summer temperatures in the old town by "
+        "two degrees, the planner said.",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "doc"
+    folder.mkdir()
+    (folder / "public.txt").write_text(
+        "Parks reduce heat in the surrounding streets by several degrees in summer.", encoding="utf-8"
+    )
+    document = folder / "draft.md"
+    document.write_text(
+        "Street trees lowered summer temperatures in the old town [1]. Parks reduce heat nearby [2].\n\n"
+        f"## References\n\n[1] My notes. {secret}\n[2] A report. public.txt\n",
+        encoding="utf-8",
+    )
+
+    def judge(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        evidence = last_user_text(body).split("EVIDENCE: ", 1)[1]
+        return message(
+            json.dumps({"label": "entailment", "confidence": 0.8, "quote": evidence.split(".")[0]})
+        )
+
+    with messages_api(judge) as base:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base)
+        args = ["audit", str(document), "--offline", "--no-dense", "--judge", "claude", "--format", "json"]
+        main([*args, "--allow-local-path"])
+        report = json.loads(capsys.readouterr().out)
+    sent = " ".join(last_user_text(r) for r in FakeMessages.requests)
+    assert "Parks reduce heat" in sent  # the document's own sources go to the Claude judge
+    assert "Confidential" not in sent  # the outside file never does
+    assert "planner" not in sent
+    judges = {v["reference"]: v["judge"] for c in report["claims"] for v in c["verdicts"]}
+    assert judges["1"].startswith("heuristic")  # judged here instead, and shown as such
+    assert judges["2"] == "claude:claude-sonnet-5"
