@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from citedesk.assist.client import ClaudeClient, Request
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document, parse_structure
-from citedesk.core.findings import Kind
-from citedesk.core.repair import AddCitation, apply_edits, build_edits, cite_sentence, prose_of
-from citedesk.errors import AssistError
+from citedesk.core.findings import Fix, Kind
+from citedesk.core.plan import plan_repairs
+from citedesk.core.repair import AddCitation, cite_sentence, prose_of
+from citedesk.errors import AssistError, RepairError
 
 SYSTEM = (
     "You add citations to a writer's sentence. You may ONLY insert citation markers such as [2] "
@@ -210,7 +211,10 @@ def _audit_with(document: Document, suggested: dict[str, list[str]]) -> set[str]
     operations: list[AddCitation] = []
     for claim_id, keys in suggested.items():
         operations.extend(cite_sentence(document, document.claim_by_id[claim_id].sentence, keys))
-    text = apply_edits(document.text, build_edits(document, operations)) if operations else document.text
+    try:  # every repair is one checked plan, Claude's insertions too
+        text = plan_repairs(document, [Fix("Claude's citations", (), tuple(operations))]).result
+    except RepairError:
+        return {c.id for c in document.claims if c.id in suggested}
     audited = parse_document(text, document.path)
     uncited = {
         audited.claim_by_id[f.claim_id].fingerprint
