@@ -33,9 +33,8 @@ from citedesk.sources.fetch import (
     FetchPolicy,
     FetchResult,
     FetchStatus,
-    InvalidLink,
-    parse_link,
 )
+from citedesk.sources.guard import InvalidLink, parse_link
 from citedesk.sources.identifiers import (
     ARXIV_BASE,
     CROSSREF_BASE,

@@ -23,10 +23,8 @@ from citedesk.sources.fetch import (
     Fetcher,
     FetchPolicy,
     FetchStatus,
-    InvalidLink,
-    is_private,
-    parse_link,
 )
+from citedesk.sources.guard import InvalidLink, is_private, parse_link
 from citedesk.sources.identifiers import expects_pdf
 from tests.helpers.server import ARTICLE, running, serve
 
