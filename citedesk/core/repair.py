@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citedesk.core.document import Structure, parse_structure
+from citedesk.core.document import Structure, parse_structure, reparse
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import Reference
@@ -106,7 +106,7 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
         return None
     if _needs_proof(structure, operations, edits):
         result = apply_edits(structure.text, edits)
-        if prose_of(parse_structure(result)) != prose_of(structure):
+        if prose_of(reparse(structure, result)) != prose_of(structure):
             return None
     return Fix(title, tuple(edits), tuple(operations))
 
@@ -165,6 +165,10 @@ def citation_offset(structure: Structure, start: int, end: int) -> int:
 
 
 def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+    if structure.pandoc:  # keys of a bibliography: edits in citation syntax
+        from citedesk.core.citekey_repair import pandoc_edits  # noqa: PLC0415 - it builds on this module
+
+        return pandoc_edits(structure, operations)
     text = structure.text
     markers = structure.markers
     entries = structure.references.entries
