@@ -61,6 +61,9 @@ class AuditOptions:
     folder (`~/Zotero`) when it holds a library. Always read-only."""
     zotero: bool = True
     """Look for attachments in Zotero at all (`--no-zotero` turns it off)."""
+    document_dir: Path | None = None
+    """The folder an untitled document's relative names (its bibliography, its source files)
+    resolve against: the folder of the sample it is a copy of. A document with a path uses its own."""
     refresh: bool = False
     refresh_keys: frozenset[str] = frozenset()
     """Fetch only these references again (the window's per-source Refresh)."""
@@ -140,9 +143,10 @@ def audit_text(
     state.progress("parsing")
     from citedesk.sources.citeworks import cited_works  # noqa: PLC0415 - YAML and Zotero only when needed
 
+    named = Path(path) if path else (options.document_dir / "Untitled" if options.document_dir else None)
     cited = cited_works(
         text,
-        Path(path) if path else None,
+        named,
         options.bibliographies,
         zotero_dir=options.zotero_dir,
         use_zotero=options.zotero,
@@ -185,7 +189,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                 targets,
                 source_options(
                     options,
-                    Path(document.path).resolve().parent if document.path else None,
+                    Path(document.path).resolve().parent if document.path else options.document_dir,
                     state.remaining(),
                 ),
                 store,

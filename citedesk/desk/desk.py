@@ -108,10 +108,12 @@ class Desk:
 
         return DocumentSession.read(self, Path(path))
 
-    def untitled(self, text: str = "") -> DocumentSession:
+    def untitled(self, text: str = "", *, folder: Path | None = None) -> DocumentSession:
+        """A document with no file yet; `folder` is where its relative names (a bibliography, source
+        files) are found — the folder of the sample it is a copy of."""
         from citedesk.desk.session import DocumentSession  # noqa: PLC0415
 
-        return DocumentSession(self, None, text)
+        return DocumentSession(self, None, text, folder=folder)
 
     def audit_files(
         self, paths: Sequence[str | os.PathLike[str]], *, done: Callable[[FileAudit], None] | None = None

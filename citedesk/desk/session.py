@@ -76,9 +76,13 @@ def parse_kinds(spec: str) -> frozenset[Kind]:
 class DocumentSession:
     """A document, from disk or unsaved, and the jobs done on it."""
 
-    def __init__(self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8") -> None:
+    def __init__(
+        self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8", *, folder: Path | None = None
+    ) -> None:
         self.desk = desk
         self.path = path.resolve() if path is not None else None
+        self.folder = folder.resolve() if folder is not None else None
+        """Where an untitled document's relative names resolve (a sample copy's folder)."""
         self.shown_path = str(path) if path is not None else None
         """The path as the writer gave it: what reports print."""
         self.text = text
@@ -120,6 +124,7 @@ class DocumentSession:
             attached=tuple((key, Path(p)) for key, p in sorted(attached.items())),
             sources_dir=sources_dir,
             bibliographies=(*base.bibliographies, *((own,) if own is not None else ())),
+            document_dir=self.folder if self.path is None else None,
             refresh_keys=refresh,
             assist=assist or base.assist,
             judge=judge or base.judge,
@@ -357,8 +362,9 @@ class DocumentSession:
 
         options = self.options()
         try:
+            named = self.path or (self.folder / "Untitled" if self.folder else None)
             cited = cited_works(
-                self.text if text is None else text, self.path, options.bibliographies, use_zotero=False
+                self.text if text is None else text, named, options.bibliographies, use_zotero=False
             )
         except InputError:
             return []

@@ -83,6 +83,7 @@ def cited_works(
     if not files and inline is None:
         return None
     loaded = [_read_cached(path) for path in files]
+    shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
     notices: list[str] = []
     library = _zotero(zotero_dir, use_zotero, notices) if loaded else None
     works: dict[str, BibReference] = {}
@@ -90,16 +91,16 @@ def cited_works(
     if inline is not None:
         sources.append((inline, None))
     for bibliography, owner in sources:
-        notices.extend(f"{bibliography.source or 'the bibliography'}: {w}" for w in bibliography.warnings)
+        name = shown.get(id(bibliography), bibliography.source or "the document's front matter")
+        notices.extend(f"{name}: {w}" for w in bibliography.warnings)
         for entry in bibliography.entries:
             if entry.key in works:
                 notices.append(
-                    f"the key {entry.key!r} is in {works[entry.key].source} and in {bibliography.source}; "
-                    "the first is used"
+                    f"the key {entry.key!r} is in {works[entry.key].source} and in {name}; the first is used"
                 )
                 continue
             path = _local_copy(entry, owner, library)
-            works[entry.key] = BibReference.from_entry(entry, path=path, source=bibliography.source)
+            works[entry.key] = BibReference.from_entry(entry, path=path, source=name)
     folders = [b.path.parent for b in loaded]
     if library is not None:
         folders.append(library.data_dir)
@@ -137,7 +138,9 @@ _libraries: dict[tuple[str, int, int], ZoteroLibrary] = {}
 
 
 def _read_cached(path: Path) -> LoadedBibliography:
-    """`read_bibliography`, reused while the file keeps its size and modification time."""
+    """`read_bibliography`, reused while the file keeps its size and modification time; read by
+    its absolute path, so its attachments resolve to absolute paths."""
+    path = Path(os.path.abspath(path))
     stamp = _stamp(path)
     if stamp is None:
         return read_bibliography(path)  # it says why it cannot be read
