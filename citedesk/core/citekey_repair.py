@@ -165,6 +165,7 @@ def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[
     groups = structure.citations
     renames = {op.duplicate: op.into for op in operations if isinstance(op, MergeReference)}
     ops: list[KeyOperation] = []
+    additions: list[KeyOperation] = []  # after the swaps and removals, which mean the citations as written
     for op in operations:
         if isinstance(op, RemoveCitation):
             ops.append(RemoveKey(op.marker, op.key))
@@ -173,7 +174,7 @@ def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[
         elif isinstance(op, RetargetCitation):
             ops.append(SwapKey(op.marker, op.old, renames.get(op.new, op.new)))
         elif isinstance(op, AddCitation):
-            ops.append(CiteAt(op.offset, renames.get(op.key, op.key)))
+            additions.append(CiteAt(op.offset, renames.get(op.key, op.key)))
         elif not isinstance(op, MergeReference):
             raise RepairError(
                 "a pandoc document's bibliography is never edited and its citations have no numbers; "
@@ -182,7 +183,7 @@ def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[
     citing = structure.markers_citing
     for duplicate, into in renames.items():
         ops.extend(SwapKey(index, duplicate, into) for index in citing.get(duplicate, ()))
-    return key_edits(structure.text, groups, ops)
+    return key_edits(structure.text, groups, [*ops, *additions])
 
 
 def new_group_edit(text: str, groups: Sequence[CitationGroup], offset: int, keys: Sequence[str]) -> TextEdit:

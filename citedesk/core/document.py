@@ -252,16 +252,16 @@ def _note_references(text: str, layout: Layout, blocks: Sequence[tuple[int, int]
 def _spoken(structure: Structure) -> list[tuple[int, int, str]]:
     """In-text citations (`@moreau2021 says`) as the words a reader hears: the first author's family
     name, or the key when the bibliography has no such entry or names no author. `-@key` (the
-    author suppressed) is not said."""
+    author suppressed) says nothing, but still starts the sentence it opens."""
     if not structure.pandoc:
         return []
     works = structure.work_by_key
     spoken = []
     for group in structure.citations:
         item = group.items[0] if group.items else None
-        if item is None or not item.in_text or item.suppress_author:
+        if item is None or not item.in_text:
             continue
         work = works.get(item.key)
         name = work.family_name if isinstance(work, BibReference) else None
-        spoken.append((item.token[0], item.token[1], name or item.key))
+        spoken.append((item.token[0], item.token[1], "" if item.suppress_author else name or item.key))
     return spoken

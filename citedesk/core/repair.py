@@ -157,10 +157,14 @@ def citation_offset(structure: Structure, start: int, end: int) -> int:
     text = structure.text
     if end <= start or text[end - 1] not in ".!?":
         return end
-    inside = sum(1 for m in structure.markers if text[m.end : m.end + 1] in (".", "!", "?"))
-    outside = sum(
-        1 for m in structure.markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?")
-    )
+    # an in-text citation (`@doe99 says`) is a word of its sentence, not where citations go
+    markers = [
+        m
+        for i, m in enumerate(structure.markers)
+        if not (structure.pandoc and structure.citations[i].in_text)
+    ]
+    inside = sum(1 for m in markers if text[m.end : m.end + 1] in (".", "!", "?"))
+    outside = sum(1 for m in markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?"))
     return end - 1 if inside >= outside else end
 
 
