@@ -107,13 +107,19 @@ def summary_table(audits: Sequence[FileAudit], *, markdown: bool = False) -> str
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in body]
         return "\n".join(lines) + "\n"
-    widths = [max(len(r[i]) for r in [header, *body] if i < len(r)) for i in range(len(header))]
+    measured = [header, *(cells for cells in body if not cells[-1].startswith("error:"))]
+    widths = [max(len(cells[i]) for cells in measured) for i in range(len(header))]
+    widths[0] = max(widths[0], *(len(cells[0]) for cells in body))
     lines = []
     for cells in [header, *body]:
-        padded = [
-            cell.ljust(widths[i]) if i == 0 or cell.startswith("error:") else cell.rjust(widths[i])
-            for i, cell in enumerate(cells)
-        ]
+        if cells[-1].startswith("error:"):  # after the counts, as long as it needs to be
+            padded = [
+                cells[0].ljust(widths[0]),
+                *(c.rjust(w) for c, w in zip(cells[1:4], widths[1:4], strict=True)),
+            ]
+            lines.append("  ".join([*padded, cells[-1]]))
+            continue
+        padded = [cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(cells)]
         lines.append("  ".join(padded).rstrip())
     return "\n".join(lines) + "\n"
 
