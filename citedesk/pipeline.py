@@ -26,7 +26,6 @@ from citedesk.errors import Cancelled, StoreError
 if TYPE_CHECKING:
     from citedesk.assist.client import ClaudeClient
     from citedesk.core.claims import Atom
-    from citedesk.core.works import CitedEntry
     from citedesk.evidence.judges.base import Judge
     from citedesk.evidence.suggest import EvidenceResult, Offer
     from citedesk.sources.gather import ResolvedSource, SourceOptions
@@ -172,7 +171,9 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     reviews: dict[str, Review] = {}
     notices: list[str] = []
     resolved: dict[str, ResolvedSource] | None = None
-    targets = works_to_check(document, options)
+    from citedesk.sources.citeworks import works_to_check  # noqa: PLC0415
+
+    targets = works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
     check_sources = options.check_sources and bool(targets)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
@@ -236,38 +237,6 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     state.progress("done")
     report.timings = dict(state.stage_seconds)
     return report
-
-
-MAX_UNCITED_CANDIDATES = 200
-"""Uncited bibliography entries with a local copy read as candidates for swaps and additions."""
-
-
-def works_to_check(document: Document, options: AuditOptions) -> list[CitedEntry]:
-    """The works whose sources an audit looks at: every entry of a document's reference list. Of a
-    bibliography (often a reference manager's whole library), the cited keys, and — so that a
-    wrong key can be swapped for the right one, and an uncited sentence offered a key — the
-    uncited entries whose copy is on this machine (a `file` attachment, Zotero's copy, a file in
-    the sources folder or attached by hand), never fetched: up to MAX_UNCITED_CANDIDATES."""
-    if not document.pandoc:
-        return list(document.entries)
-    works = document.work_by_key
-    cited = [works[key] for key in document.markers_citing if key in works]
-    attached = {key for key, _ in options.attached}
-    local = [
-        replace(w, url=None, doi=None, arxiv=None)  # read from this machine only, never fetched
-        for w in document.bibliography or ()
-        if w.key not in document.markers_citing and (w.key in attached or _has_local_copy(w, options))
-    ]
-    return [*cited, *local[:MAX_UNCITED_CANDIDATES]]
-
-
-def _has_local_copy(work: CitedEntry, options: AuditOptions) -> bool:
-    from citedesk.sources.gather import LOCAL_EXTENSIONS  # noqa: PLC0415
-
-    if work.path and Path(work.path).is_file():
-        return True
-    folder = options.sources_dir
-    return folder is not None and any((folder / f"{work.key}{ext}").is_file() for ext in LOCAL_EXTENSIONS)
 
 
 def _why_not_checked(

@@ -15,6 +15,12 @@ through `plan_repairs`, which
    added, and every marker still points at the same works as the repair meant — renumbering
    included.
 
+A pandoc document (`Structure.pandoc`) goes through the same plan: its fixes are written in
+citation syntax (`citekey_repair.pandoc_edits`), its result is re-parsed with the same
+bibliography (`document.reparse`), a "missing reference" is a key in no bibliography, a work is
+its bibliography entry (by key), and since uncited bibliography entries are no orphans, nothing is
+ever removed from the bibliography (which is never edited).
+
 What the plan decided on its own is said in `notes`; a plan that would break something raises
 `RepairError` naming what, and nothing is applied.
 """

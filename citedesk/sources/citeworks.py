@@ -23,14 +23,16 @@ document re-audited as the writer types, reuse the parsed entries while the file
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
 from citedesk.core.bibliography import BibEntry, Bibliography
-from citedesk.core.works import BibReference
+from citedesk.core.document import Document
+from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.bibfiles import (
     LoadedBibliography,
     front_matter_bibliographies,
@@ -42,6 +44,8 @@ from citedesk.sources.zotero import ZoteroError, ZoteroLibrary, default_data_dir
 _T = TypeVar("_T")
 READABLE_SUFFIXES = (".pdf", ".html", ".htm", ".txt", ".md", ".markdown")
 _CACHE_SIZE = 8
+MAX_CANDIDATES = 40
+"""Uncited entries with a local copy read as candidates for swaps and additions, at most."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,47 @@ def cited_works(
     if library is not None:
         folders.append(library.data_dir)
     return CitedWorks(tuple(works.values()), tuple(files), tuple(dict.fromkeys(folders)), tuple(notices))
+
+
+def works_to_check(
+    document: Document, sources_dir: Path | None = None, attached: frozenset[str] = frozenset()
+) -> list[CitedEntry]:
+    """The works whose sources an audit looks at: every entry of a numbered document's reference
+    list. Of a bibliography (often a reference manager's whole library): the cited keys, and — so
+    that a wrong key can be swapped for the right one, and an uncited sentence offered a key — up
+    to MAX_CANDIDATES uncited entries whose copy is on this machine (a `file` attachment, Zotero's
+    copy, a file named by key in `sources_dir`, or one attached by hand), those whose titles share
+    the most words with the document first. Candidates are read from this machine only, never
+    fetched."""
+    if document.bibliography is None:
+        return list(document.entries)
+    citing = document.markers_citing
+    works = document.work_by_key
+    cited = [works[key] for key in citing if key in works]
+    local = [
+        w
+        for w in document.bibliography
+        if w.key not in citing and (w.key in attached or _has_local_copy(w, sources_dir))
+    ]
+    if len(local) > MAX_CANDIDATES:
+        words = _words(" ".join(claim.text for claim in document.claims))
+        local.sort(key=lambda w: -len(_words(w.title or "") & words))  # stable: bibliography order next
+    return [*cited, *(replace(w, url=None, doi=None, arxiv=None) for w in local[:MAX_CANDIDATES])]
+
+
+def _has_local_copy(work: BibReference, sources_dir: Path | None) -> bool:
+    from citedesk.sources.gather import LOCAL_EXTENSIONS  # noqa: PLC0415 - gather loads httpx
+
+    if work.path and os.path.isfile(work.path):
+        return True
+    return sources_dir is not None and any(
+        os.path.isfile(sources_dir / f"{work.key}{ext}") for ext in LOCAL_EXTENSIONS
+    )
+
+
+def _words(text: str) -> set[str]:
+    """Content words (four letters or more), lower case: enough to rank titles by topic."""
+    return {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
 
 def read_bibliographies(paths: Sequence[Path]) -> list[Bibliography]:

@@ -139,3 +139,38 @@ def test_each_bibliography_is_parsed_once_until_it_changes(tmp_path: Path) -> No
 def test_a_missing_bibliography_says_which(tmp_path: Path) -> None:
     with pytest.raises(BibliographyError, match=r"missing\.bib: the file does not exist"):
         cited_works("---\nbibliography: missing.bib\n---\n[@a]\n", tmp_path / "doc.md")
+
+
+def test_uncited_entries_with_a_local_copy_are_candidates_never_fetched_most_relevant_first(
+    tmp_path: Path,
+) -> None:
+    from citedesk.core.document import parse_document
+    from citedesk.sources.citeworks import MAX_CANDIDATES, works_to_check
+
+    entries = []
+    for n in range(MAX_CANDIDATES + 20):
+        write(tmp_path / "papers" / f"w{n}.txt", f"Work {n}.")
+        entries.append(
+            f"@article{{w{n}, title = {{Unrelated topic number {n}}}, doi = {{10.1/w{n}}}, file = {{papers/w{n}.txt}}}}"
+        )
+    write(tmp_path / "papers" / "canopy.txt", "Canopy cover grew.")
+    entries.append(
+        "@report{canopy, title = {Canopy cover survey}, doi = {10.1/c}, file = {papers/canopy.txt}}"
+    )
+    entries.append("@article{cited, title = {Street trees}, url = {https://example.org/cited}}")
+    entries.append("@article{nocopy, title = {Canopy cover without a copy}, doi = {10.1/n}}")
+    bib = write(tmp_path / "refs.bib", "\n".join(entries) + "\n")
+    text = "The canopy cover of the city grew by a third [@cited].\n"
+    cited = cited_works(text, None, [bib], use_zotero=False)
+    assert cited is not None
+    document = parse_document(text, None, cited.works)
+    works = works_to_check(document)
+    assert works[0].key == "cited"
+    assert works[0].url == "https://example.org/cited"  # a cited entry is fetched as it says
+    candidates = works[1:]
+    assert len(candidates) == MAX_CANDIDATES
+    assert candidates[0].key == "canopy"  # its title shares the sentence's words
+    assert "nocopy" not in {w.key for w in candidates}
+    assert all(w.doi is None and w.url is None and w.arxiv is None for w in candidates)
+    by_folder = works_to_check(parse_document(text, None, cited.works[-2:]), tmp_path / "papers")
+    assert [w.key for w in by_folder] == ["cited"]  # no file named `nocopy.*` in the folder
