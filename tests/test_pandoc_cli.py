@@ -14,6 +14,7 @@ import pytest
 from citedesk.cli import main
 from citedesk.core.citekey_repair import citation_prose
 from citedesk.core.citekeys import find_citations
+from tests.conftest import SAMPLES
 from tests.sources.test_zotero import Library, zotero  # noqa: F401 - the fixture
 
 TEXTS = {
@@ -266,3 +267,22 @@ def test_a_key_without_a_file_is_read_from_zotero_by_doi_and_zotero_is_not_writt
     # without Zotero, the DOI is all there is, and offline it is not checked (with why)
     code, report = audit_json(capsys, *flags, "--zotero-dir", str(zotero.data), "--no-zotero")
     assert report["summary"]["unchecked_reasons"] == {"offline": 1}
+
+
+def test_the_bundled_pandoc_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["samples"]) == 0
+    assert f"pandoc\t{SAMPLES / 'pandoc.md'}" in capsys.readouterr().out
+    code, report = audit_json(capsys, str(SAMPLES / "pandoc.md"), *JUDGE)
+    assert code == 1
+    assert [(f["kind"], f["reference"], [x["title"] for x in f["fixes"]]) for f in report["findings"]] == [
+        ("fabricated", "lindqvist2018", ["Remove @lindqvist2018"]),
+        ("misattributed", "moreau2021", ["Cite @forestry2019 instead of @moreau2021"]),
+    ]
+    # every local copy read through the .bib's `file` fields (Zotero, Better BibTeX, JabRef forms)
+    assert {s["key"]: s["status"] for s in report["sources"]} == {
+        "climateoffice": "local",
+        "moreau2021": "local",
+    }
+    assert (report["summary"]["citations"], report["summary"]["checked"]) == (6, 5)
+    # the duplicate entries of one book are not reported: neither is cited
+    assert len(report["references"]) == 5

@@ -16,6 +16,9 @@ sources may be read from: a file they name elsewhere is refused like any file a 
 outside the allowed folders (`sources.local`), since a bibliography may come with someone else's
 document.
 
+An audit reads the sources of the cited keys (`works_to_check`), and of a few uncited entries
+whose copy is on this machine, as candidates for a swap or an added key — never fetched.
+
 Bibliography files are parsed once per content: a book's chapters audited one after another, or a
 document re-audited as the writer types, reuse the parsed entries while the file is unchanged.
 """

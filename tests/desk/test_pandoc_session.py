@@ -36,6 +36,9 @@ def test_a_chosen_bibliography_is_kept_with_the_document_and_makes_it_a_pandoc_d
     report = again.audit()
     assert report.document.pandoc
     assert [(f.kind.value, f.reference) for f in report.findings] == [("fabricated", "ghost")]
+    assert report.coverage is not None
+    # an entry with no file, link or DOI: its citation is not checked, and the writer is told why
+    assert report.coverage.reasons == {"key not in the bibliography": 1, "no source: attach a file": 1}
     assert again.citation_keys() == [("cool2020", "Cool streets")]
     again.set_bibliography(None)
     assert desk.open(document).bibliography() is None
