@@ -61,8 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    audit = commands.add_parser("audit", help="audit a document and print a report")
-    audit.add_argument("file", help="a Markdown or text document")
+    audit = commands.add_parser(
+        "audit",
+        help="audit documents and print a report (several: each report, then a summary table)",
+    )
+    audit.add_argument("file", nargs="+", help="Markdown or text documents")
     audit.add_argument(
         "--format", choices=sorted(RENDERERS), default="text", help="report format (default: text)"
     )
@@ -213,6 +216,20 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
     )
+    parser.add_argument(
+        "--bibliography",
+        action="append",
+        metavar="FILE",
+        help="a bibliography (.bib, CSL .json/.yaml, .ris) for pandoc citations ([@key]), besides "
+        "those the document's front matter names; repeat for several. Never modified",
+    )
+    parser.add_argument(
+        "--zotero-dir",
+        metavar="DIR",
+        help="Zotero's data folder, for the attachments of cited keys (default: ~/Zotero when it "
+        "holds a library); read-only",
+    )
+    parser.add_argument("--no-zotero", action="store_true", help="do not look for attachments in Zotero")
     parser.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
     parser.add_argument(
         "--timeout",
@@ -279,6 +296,9 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
         raise InputError(f"--sources {args.sources}: no such folder")
+    zotero_dir = Path(args.zotero_dir) if args.zotero_dir else None
+    if zotero_dir is not None and not zotero_dir.is_dir():
+        raise InputError(f"--zotero-dir {args.zotero_dir}: no such folder")
     options = AuditOptions(
         offline=args.offline,
         check_sources=not args.no_sources,
@@ -294,6 +314,9 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
         reviews=not getattr(args, "ignore_reviews", False),
         assist=args.assist,
         assist_model=args.assist_model,
+        bibliographies=tuple(Path(p) for p in args.bibliography or ()),
+        zotero_dir=zotero_dir,
+        zotero=not args.no_zotero,
     )
     return Desk.from_environment(options, notice=notice)
 
@@ -301,18 +324,52 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
 # --- commands ---------------------------------------------------------------------------------------
 def _audit(args: argparse.Namespace) -> int:
     policy = FailPolicy.parse(args.fail_on)
-    session = _desk(args, sending=not args.assist_preview).open(args.file)
+    if len(args.file) > 1:
+        return _audit_many(args, policy)
+    (name,) = args.file
+    session = _desk(args, sending=not args.assist_preview).open(name)
     if args.assist_preview:
         return _assist_preview(session, args.judge)
     report = session.audit()
-    colour = args.format == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    colour = _colour(args)
     output = session.render(report, args.format, colour=colour)
     if args.out:
         session.export(report, args.out, args.format)
-        print(f"{args.file}: report written to {args.out}", file=sys.stderr)
+        print(f"{name}: report written to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(output if args.format != "text" else _printable(output, keep_colour=colour))
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
+def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
+    """Each file audited on its own, then one summary table (`core.batch`)."""
+    from citedesk.core.batch import render_batch  # noqa: PLC0415
+
+    if args.format == "html":
+        raise UsageError("an HTML report holds one document: use --format text, markdown or json for several")
+    if args.assist_preview:
+        raise UsageError("--assist-preview shows what one document would send: give one file")
+    desk = _desk(args)
+    audits = desk.audit_files(args.file)
+    colour = _colour(args)
+    output = render_batch(audits, args.format, colour=colour)
+    if args.out:
+        desk.write_report(args.out, output)
+        print(f"{len(audits)} files: report written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(output if args.format != "text" else _printable(output, keep_colour=colour))
+    for audit in audits:
+        if audit.report is None:
+            print(f"citedesk: {_printable(audit.path)}: {_printable(audit.error or '')}", file=sys.stderr)
+    if any(audit.report is None for audit in audits):
+        return EXIT_USAGE
+    return (
+        EXIT_FINDINGS if any(a.report is not None and a.report.failing(policy) for a in audits) else EXIT_OK
+    )
+
+
+def _colour(args: argparse.Namespace) -> bool:
+    return args.format == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def _review(args: argparse.Namespace) -> int:

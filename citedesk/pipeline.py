@@ -51,6 +51,18 @@ class AuditOptions:
     document's folder, the sources folder and the bibliography's or Zotero's folders."""
     local_roots: tuple[Path, ...] = ()
     """More folders local sources may be read from (a bibliography's, Zotero's)."""
+    bibliographies: tuple[Path, ...] = ()
+    """Bibliography files (`--bibliography`, the window's per-document setting) besides those the
+    document's front matter names. A document with any bibliography is read as a pandoc document
+    (`[@key]` citations of its entries); without one, as a numbered document."""
+    zotero_dir: Path | None = None
+    """Zotero's data folder, for the attachments of cited keys (`--zotero-dir`); None: the usual
+    folder (`~/Zotero`) when it holds a library. Always read-only."""
+    zotero: bool = True
+    """Look for attachments in Zotero at all (`--no-zotero` turns it off)."""
+    document_dir: Path | None = None
+    """The folder an untitled document's relative names (its bibliography, its source files)
+    resolve against: the folder of the sample it is a copy of. A document with a path uses its own."""
     refresh: bool = False
     refresh_keys: frozenset[str] = frozenset()
     """Fetch only these references again (the window's per-source Refresh)."""
@@ -123,10 +135,27 @@ class AuditState:
 def audit_text(
     text: str, path: str | None = None, options: AuditOptions | None = None, state: AuditState | None = None
 ) -> Report:
+    """Audit a document's text: a pandoc document (one that names a bibliography, or is given one
+    in `options.bibliographies`) against its bibliography's entries, any other as numbered."""
     state = state or AuditState()
+    options = options or AuditOptions()
     state.progress("parsing")
-    document = parse_document(text, path)
-    return audit(document, options or AuditOptions(), state)
+    from citedesk.sources.citeworks import cited_works  # noqa: PLC0415 - YAML and Zotero only when needed
+
+    named = Path(path) if path else (options.document_dir / "Untitled" if options.document_dir else None)
+    cited = cited_works(
+        text,
+        named,
+        options.bibliographies,
+        zotero_dir=options.zotero_dir,
+        use_zotero=options.zotero,
+    )
+    if cited is None:
+        return audit(parse_document(text, path), options, state)
+    document = parse_document(text, path, cited.works)
+    report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)
+    report.notices[:0] = list(cited.notices)
+    return report
 
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
@@ -142,7 +171,10 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     reviews: dict[str, Review] = {}
     notices: list[str] = []
     resolved: dict[str, ResolvedSource] | None = None
-    check_sources = options.check_sources and bool(document.entries)
+    from citedesk.sources.citeworks import works_to_check  # noqa: PLC0415
+
+    targets = works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
+    check_sources = options.check_sources and bool(targets)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
     if store is not None:
@@ -153,12 +185,12 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
             from citedesk.sources.checks import source_findings  # noqa: PLC0415 - httpx loads only when needed
             from citedesk.sources.gather import gather_sources  # noqa: PLC0415
 
-            state.progress("fetching sources", 0, len(document.entries))
+            state.progress("fetching sources", 0, len(targets))
             resolved = gather_sources(
-                list(document.entries),
+                targets,
                 source_options(
                     options,
-                    Path(document.path).resolve().parent if document.path else None,
+                    Path(document.path).resolve().parent if document.path else options.document_dir,
                     state.remaining(),
                 ),
                 store,
@@ -212,11 +244,11 @@ def _why_not_checked(
 ) -> Callable[[str], NotChecked]:
     """Why a citation of `key` got no verdict: no such reference, sources not looked at, a source
     with no text (and why), or no judge."""
-    entries = document.references.by_key()
+    entries = document.work_by_key
 
     def why(key: str) -> NotChecked:
         if key not in entries:
-            return NotChecked.NO_REFERENCE
+            return NotChecked.NOT_IN_BIBLIOGRAPHY if document.pandoc else NotChecked.NO_REFERENCE
         if resolved is None:
             return NotChecked.SOURCES_OFF
         source = resolved.get(key)
@@ -327,7 +359,9 @@ def _judge(
     )
     claude_offers = {}
     if client is not None and assist is not None:
-        if options.assist == "claude":
+        if options.assist == "claude" and document.pandoc:
+            assist.rejected.append("Claude does not suggest citations for pandoc documents yet")
+        elif options.assist == "claude":
             claude_offers = _claude_citations(document, uncited, result, local, client, assist, state)
         if claude_judge is not None:
             assist.rejected.extend(claude_judge.errors)
@@ -451,10 +485,15 @@ def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) ->
         for index in claim.sentence.markers:
             for key in document.markers[index].keys:
                 citing.setdefault(key, []).append(claim.text)
-    entries = document.references.by_key()
+    entries = document.work_by_key
     described = []
     for key, source in resolved.items():
+        if document.pandoc and key not in document.markers_citing:
+            continue  # an uncited candidate for swaps: not one of the document's sources
         entry = entries[key]
+        # a bibliography entry names its work exactly: its title and authors are what the writer
+        # knows it by (a numbered entry's title is a guess from its text: the source's wins)
+        title = (entry.title or source.title) if document.pandoc else source.title
         quality = None
         if source.usable:
             quality = assess_quality(
@@ -470,11 +509,12 @@ def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) ->
                 key=key,
                 status=source.status.value,
                 location=source.location,
-                title=source.title,
+                title=title,
                 passages=len(source.passages),
                 cached=source.from_cache,
                 message=source.message,
                 quality=quality,
+                authors=entry.authors if document.pandoc else None,
             )
         )
     return described

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from citedesk.core.citekey_checks import citekey_findings
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.markers import MalformedMarker, Marker, find_markers, format_numeric
@@ -22,6 +23,10 @@ from citedesk.core.spans import SpanSet
 
 def structural_findings(document: Document) -> list[Finding]:
     findings: list[Finding] = []
+    if document.pandoc:  # keys of a bibliography: its own checks, and no reference list in the text
+        findings.extend(citekey_findings(document))
+        findings.extend(uncited_claims(document))
+        return sorted(findings, key=lambda f: (f.start, f.kind.value))
     findings.extend(fabricated_markers(document))
     findings.extend(malformed_markers(document))
     findings.extend(orphan_references(document))

@@ -19,8 +19,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citedesk.core.citekeys import CitationGroup, CiteItem, render_key
+from citedesk.core.document import Structure
 from citedesk.core.findings import TextEdit
-from citedesk.core.repair import exposes_structure, normalise_edits, removal_edit
+from citedesk.core.repair import (
+    AddCitation,
+    MergeReference,
+    Operation,
+    RemoveCitation,
+    RemoveMarker,
+    RetargetCitation,
+    exposes_structure,
+    normalise_edits,
+    removal_edit,
+)
 from citedesk.errors import RepairError
 
 
@@ -142,6 +153,37 @@ def key_edits(
     for offset, keys in sorted(additions.items()):
         edits.append(new_group_edit(text, groups, offset, keys))
     return normalise_edits(edits)
+
+
+def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+    """`core.repair`'s operations on a pandoc document, as citation-syntax edits (`key_edits`):
+    a citation removed is a key taken out of its group, a retarget swaps the key in place, an
+    added citation joins the group ending there or is a new `[@key]`, a merge of two entries
+    cites the first wherever the second was. The bibliography is never edited, so an operation on
+    reference entries (remove, renumber) or on malformed markers (which pandoc documents do not
+    have) is refused with a RepairError."""
+    groups = structure.citations
+    renames = {op.duplicate: op.into for op in operations if isinstance(op, MergeReference)}
+    ops: list[KeyOperation] = []
+    additions: list[KeyOperation] = []  # after the swaps and removals, which mean the citations as written
+    for op in operations:
+        if isinstance(op, RemoveCitation):
+            ops.append(RemoveKey(op.marker, op.key))
+        elif isinstance(op, RemoveMarker):
+            ops.extend(RemoveKey(op.marker, key) for key in groups[op.marker].keys)
+        elif isinstance(op, RetargetCitation):
+            ops.append(SwapKey(op.marker, op.old, renames.get(op.new, op.new)))
+        elif isinstance(op, AddCitation):
+            additions.append(CiteAt(op.offset, renames.get(op.key, op.key)))
+        elif not isinstance(op, MergeReference):
+            raise RepairError(
+                "a pandoc document's bibliography is never edited and its citations have no numbers; "
+                f"this repair ({type(op).__name__}) does not apply to it"
+            )
+    citing = structure.markers_citing
+    for duplicate, into in renames.items():
+        ops.extend(SwapKey(index, duplicate, into) for index in citing.get(duplicate, ()))
+    return key_edits(structure.text, groups, [*ops, *additions])
 
 
 def new_group_edit(text: str, groups: Sequence[CitationGroup], offset: int, keys: Sequence[str]) -> TextEdit:

@@ -35,13 +35,19 @@ class NotChecked(StrEnum):
     BLOCKED = "private-network link (blocked)"
     NO_SUCH_WORK = "identifier does not exist"
     NO_REFERENCE = "no such reference"
+    NOT_IN_BIBLIOGRAPHY = "key not in the bibliography"
     SOURCES_OFF = "sources not checked"
     NO_JUDGE = "not judged"
 
     @property
     def attachable(self) -> bool:
         """Whether attaching a local copy of the source would let the citation be checked."""
-        return self not in (NotChecked.NO_REFERENCE, NotChecked.SOURCES_OFF, NotChecked.NO_JUDGE)
+        return self not in (
+            NotChecked.NO_REFERENCE,
+            NotChecked.NOT_IN_BIBLIOGRAPHY,
+            NotChecked.SOURCES_OFF,
+            NotChecked.NO_JUDGE,
+        )
 
 
 @dataclass(frozen=True)

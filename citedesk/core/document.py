@@ -1,17 +1,30 @@
-"""The document model: text → markers, references, sentences and claims, all with exact offsets."""
+"""The document model: text → markers, references, sentences and claims, all with exact offsets.
+
+Two kinds of document share it. A *numbered* one (`[1]`, `[^note]`) lists its references in its
+own text. A *pandoc* one cites keys of a bibliography kept elsewhere (`[see @doe99, p. 3]`,
+`@doe99 says`); it is parsed with that bibliography's entries (`bibliography=`), and each
+citation group (`citations`) is also a marker at the same index (style `PANDOC`, one item per
+cited key, the marker's span the group's), so sentences, claims, coverage, verdicts and the
+checks that read markers work on both without knowing which they read. Its reference list is
+empty: uncited bibliography entries are no one's business, and nothing of it is in the text.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 
+from citedesk.core.citekeys import CitationGroup, find_citations, render_key
 from citedesk.core.claims import Claim, make_claims
 from citedesk.core.markdown import Layout, scan_markdown
-from citedesk.core.markers import MalformedMarker, Marker, find_markers
+from citedesk.core.markers import MalformedMarker, Marker, MarkerItem, MarkerStyle, find_markers
 from citedesk.core.references import Reference, ReferenceList, parse_references
 from citedesk.core.sentences import Sentence, split_sentences
 from citedesk.core.spans import SpanSet
 from citedesk.core.text import LineIndex, unify_line_breaks
+from citedesk.core.works import BibReference, CitedEntry
 
 
 @dataclass(frozen=True)
@@ -24,6 +37,37 @@ class Structure:
     malformed: tuple[MalformedMarker, ...]
     references: ReferenceList
     prose_blocks: tuple[tuple[int, int], ...]
+    citations: tuple[CitationGroup, ...] = field(default=(), kw_only=True)
+    """A pandoc document's citation groups, at the same index as the markers made from them."""
+    bibliography: tuple[BibReference, ...] | None = field(default=None, kw_only=True)
+    """The entries of the bibliographies a pandoc document cites; None for a numbered document."""
+
+    @property
+    def pandoc(self) -> bool:
+        """Whether the document cites keys of a bibliography (pandoc citations)."""
+        return self.bibliography is not None
+
+    @cached_property
+    def works(self) -> tuple[CitedEntry, ...]:
+        """The works the document can cite: its reference list's entries, or its bibliography's."""
+        return self.bibliography if self.bibliography is not None else self.references.entries
+
+    @cached_property
+    def work_by_key(self) -> dict[str, CitedEntry]:
+        """Key → the work a citation of that key reaches (the first, when a key is listed twice)."""
+        found: dict[str, CitedEntry] = {}
+        for work in self.works:
+            found.setdefault(work.key, work)
+        return found
+
+    def label(self, key: str) -> str:
+        """How a citation of `key` is written in messages: `[3]`, or `@doe99` in a pandoc document."""
+        if not self.pandoc:
+            return f"[{key}]"
+        try:
+            return render_key(key)
+        except ValueError:
+            return "@" + key
 
     @cached_property
     def marker_spans(self) -> tuple[tuple[int, int, int], ...]:
@@ -102,11 +146,14 @@ class Document(Structure):
         return {m: claim for claim in self.claims for m in claim.sentence.markers}
 
 
-def parse_structure(text: str) -> Structure:
+def parse_structure(text: str, bibliography: Sequence[BibReference] | None = None) -> Structure:
     """Markers and references of `text`; the scanners read it with every line break as LF or CRLF
-    (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`."""
+    (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`.
+    With a `bibliography` (even an empty one), the document is read as a pandoc document."""
     scanned = unify_line_breaks(text)
     layout = scan_markdown(scanned)
+    if bibliography is not None:
+        return _pandoc_structure(text, scanned, layout, tuple(bibliography))
     references = parse_references(scanned, layout)
     section = references.section
     blocks = tuple(
@@ -116,12 +163,28 @@ def parse_structure(text: str) -> Structure:
     return Structure(text, layout, tuple(markers), tuple(malformed), references, blocks)
 
 
-def parse_document(text: str, path: str | None = None) -> Document:
-    structure = parse_structure(text)
+def reparse(structure: Structure, text: str) -> Structure:
+    """`text` read the way `structure` was read (numbered, or pandoc with the same bibliography):
+    how a repair's result is checked."""
+    return parse_structure(text, structure.bibliography)
+
+
+def parse_document(
+    text: str, path: str | None = None, bibliography: Sequence[BibReference] | None = None
+) -> Document:
+    structure = parse_structure(text, bibliography)
     layout = structure.layout
-    not_words = SpanSet.of([*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)])
+    scanned = unify_line_breaks(text)
+    hidden = [*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)]
+    if structure.pandoc:
+        hidden.extend(_note_references(scanned, layout, structure.prose_blocks))
     sentences = split_sentences(
-        unify_line_breaks(text), structure.prose_blocks, structure.markers, not_words, layout.code
+        scanned,
+        structure.prose_blocks,
+        structure.markers,
+        SpanSet.of(hidden),
+        layout.code,
+        spoken=_spoken(structure),
     )
     return Document(
         text=text,
@@ -130,7 +193,75 @@ def parse_document(text: str, path: str | None = None) -> Document:
         malformed=structure.malformed,
         references=structure.references,
         prose_blocks=structure.prose_blocks,
+        citations=structure.citations,
+        bibliography=structure.bibliography,
         path=path,
         sentences=tuple(sentences),
         claims=tuple(make_claims(sentences)),
     )
+
+
+# pandoc documents -----------------------------------------------------------------------------------
+_NOTE_REFERENCE = re.compile(r"\[\^[^\]\s]{1,100}\](?!:)")
+
+
+def _pandoc_structure(
+    text: str, scanned: str, layout: Layout, bibliography: tuple[BibReference, ...]
+) -> Structure:
+    """Citation groups as markers; footnotes are notes (their text is prose, their citations count)."""
+    groups = tuple(find_citations(scanned, layout))
+    markers = tuple(
+        Marker(
+            g.start,
+            g.end,
+            MarkerStyle.PANDOC,
+            tuple(MarkerItem(item.start, item.end, (item.key,)) for item in g.items),
+            g.separator,
+        )
+        for g in groups
+    )
+    blocks = [(b.start, b.end) for b in layout.blocks]
+    covered = SpanSet.of(blocks)
+    notes = [
+        (d.body_start, d.end)
+        for d in layout.definitions
+        if d.footnote and d.end > d.body_start and not covered.overlaps(d.body_start, d.end)
+    ]
+    return Structure(
+        text,
+        layout,
+        markers,
+        (),
+        ReferenceList((), None, None),
+        tuple(sorted(blocks + notes)),
+        citations=groups,
+        bibliography=bibliography,
+    )
+
+
+def _note_references(text: str, layout: Layout, blocks: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`[^1]` note references in the prose: not words of the sentence (as markers are not)."""
+    return [
+        m.span()
+        for start, end in blocks
+        for m in _NOTE_REFERENCE.finditer(text, start, end)
+        if not layout.opaque.contains(m.start())
+    ]
+
+
+def _spoken(structure: Structure) -> list[tuple[int, int, str]]:
+    """In-text citations (`@moreau2021 says`) as the words a reader hears: the first author's family
+    name, or the key when the bibliography has no such entry or names no author. `-@key` (the
+    author suppressed) says nothing, but still starts the sentence it opens."""
+    if not structure.pandoc:
+        return []
+    works = structure.work_by_key
+    spoken = []
+    for group in structure.citations:
+        item = group.items[0] if group.items else None
+        if item is None or not item.in_text:
+            continue
+        work = works.get(item.key)
+        name = work.family_name if isinstance(work, BibReference) else None
+        spoken.append((item.token[0], item.token[1], "" if item.suppress_author else name or item.key))
+    return spoken

@@ -20,6 +20,7 @@ _ITEM = re.compile(r"\s*(\d{1,6})\s*(?:([-–—])\s*(\d{1,6})\s*)?")
 class MarkerStyle(StrEnum):
     NUMERIC = "numeric"
     FOOTNOTE = "footnote"
+    PANDOC = "pandoc"  # a pandoc citation group (`core.citekeys`), one item per cited key
 
 
 @dataclass(frozen=True, slots=True)

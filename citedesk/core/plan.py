@@ -15,6 +15,12 @@ through `plan_repairs`, which
    added, and every marker still points at the same works as the repair meant — renumbering
    included.
 
+A pandoc document (`Structure.pandoc`) goes through the same plan: its fixes are written in
+citation syntax (`citekey_repair.pandoc_edits`), its result is re-parsed with the same
+bibliography (`document.reparse`), a "missing reference" is a key in no bibliography, a work is
+its bibliography entry (by key), and since uncited bibliography entries are no orphans, nothing is
+ever removed from the bibliography (which is never edited).
+
 What the plan decided on its own is said in `notes`; a plan that would break something raises
 `RepairError` naming what, and nothing is applied.
 """
@@ -26,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citedesk.core.checks import repair_malformed
-from citedesk.core.document import Structure, parse_structure
+from citedesk.core.document import Structure, reparse
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import find_markers
 from citedesk.core.references import Reference
@@ -86,7 +92,7 @@ def plan_repairs(structure: Structure, fixes: Sequence[Fix], *, renumber: bool =
         return RepairPlan(structure.text, structure.text, (), chosen, tuple(notes))
     edits = build_edits(structure, operations)
     result = apply_edits(structure.text, edits)
-    after = parse_structure(result)
+    after = reparse(structure, result)
     _check(structure, after, operations, allow_prose_change=any(f.changes_prose for f in chosen))
     return RepairPlan(structure.text, result, tuple(edits), chosen, tuple(notes))
 
@@ -211,7 +217,7 @@ def _check(
 def _missing(structure: Structure) -> int:
     """Citations of a reference that does not exist, by markers and by the clear intent of
     malformed markers (rewriting `[1,,9]` as `[1, 9]` does not add the missing 9: it was cited)."""
-    known = structure.entry_by_key
+    known = structure.work_by_key
     cited = [k for m in structure.markers for k in m.keys] + [
         k for keys in _intended(structure).values() for k in keys
     ]
@@ -227,7 +233,10 @@ def _orphans(structure: Structure) -> Counter[str]:
 
 
 def _work(structure: Structure, key: str) -> str:
-    """What a key cites: its entry's text without the label (numbering aside), or the missing key."""
+    """What a key cites: its entry's text without the label (numbering aside), its bibliography
+    entry (by key: the bibliography is never edited), or the missing key."""
+    if structure.pandoc:
+        return f"@{key}" if key in structure.work_by_key else "<a reference that does not exist>"
     entry = structure.entry_by_key.get(key)
     return entry.text if entry is not None else "<a reference that does not exist>"
 

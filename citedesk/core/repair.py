@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citedesk.core.document import Structure, parse_structure
+from citedesk.core.document import Structure, parse_structure, reparse
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import Reference
@@ -106,7 +106,7 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
         return None
     if _needs_proof(structure, operations, edits):
         result = apply_edits(structure.text, edits)
-        if prose_of(parse_structure(result)) != prose_of(structure):
+        if prose_of(reparse(structure, result)) != prose_of(structure):
             return None
     return Fix(title, tuple(edits), tuple(operations))
 
@@ -157,14 +157,22 @@ def citation_offset(structure: Structure, start: int, end: int) -> int:
     text = structure.text
     if end <= start or text[end - 1] not in ".!?":
         return end
-    inside = sum(1 for m in structure.markers if text[m.end : m.end + 1] in (".", "!", "?"))
-    outside = sum(
-        1 for m in structure.markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?")
-    )
+    # an in-text citation (`@doe99 says`) is a word of its sentence, not where citations go
+    markers = [
+        m
+        for i, m in enumerate(structure.markers)
+        if not (structure.pandoc and structure.citations[i].in_text)
+    ]
+    inside = sum(1 for m in markers if text[m.end : m.end + 1] in (".", "!", "?"))
+    outside = sum(1 for m in markers if text[max(0, m.start - 2) : m.start].strip() in (".", "!", "?"))
     return end - 1 if inside >= outside else end
 
 
 def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+    if structure.pandoc:  # keys of a bibliography: edits in citation syntax
+        from citedesk.core.citekey_repair import pandoc_edits  # noqa: PLC0415 - it builds on this module
+
+        return pandoc_edits(structure, operations)
     text = structure.text
     markers = structure.markers
     entries = structure.references.entries

@@ -131,19 +131,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "document": doc.path,
         "judge": report.judge,
         "judge_note": report.judge_note or None,
-        "references": [
-            {
-                "key": r.key,
-                "title": r.title,
-                "url": r.url,
-                "doi": r.doi,
-                "arxiv": r.arxiv,
-                "path": r.path,
-                "year": r.year,
-                "span": [r.start, r.end],
-            }
-            for r in doc.entries
-        ],
+        "references": _references_json(doc),
         "claims": [
             {
                 "id": c.id,
@@ -163,6 +151,41 @@ def to_json(report: Report) -> dict[str, Any]:
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
     }
+
+
+def _references_json(doc: Document) -> list[dict[str, Any]]:
+    """The reference list's entries with their spans; a pandoc document's bibliography entries
+    (every one, cited or not) with their authors and file, and no span: they are not in the text."""
+    if doc.bibliography is None:
+        return [
+            {
+                "key": r.key,
+                "title": r.title,
+                "url": r.url,
+                "doi": r.doi,
+                "arxiv": r.arxiv,
+                "path": r.path,
+                "year": r.year,
+                "span": [r.start, r.end],
+            }
+            for r in doc.entries
+        ]
+    return [
+        {
+            "key": w.key,
+            "title": w.title,
+            "url": w.url,
+            "doi": w.doi,
+            "arxiv": w.arxiv,
+            "path": w.path,
+            "year": w.year,
+            "span": None,
+            "authors": w.authors,
+            "bibliography": w.source,
+            "cited": w.key in doc.markers_citing,
+        }
+        for w in doc.bibliography
+    ]
 
 
 def _finding_json(report: Report, f: Finding) -> dict[str, Any]:
@@ -284,7 +307,7 @@ def render_text(report: Report, *, colour: bool = False) -> str:
                 context = context[:197] + "…"
             out.append(f"      │ {context}")
             if f.evidence is not None:
-                out.append(f"      evidence [{f.evidence.source}]: {_clip(f.evidence.passage, 200)}")
+                out.append(f"      evidence {doc.label(f.evidence.source)}: {_clip(f.evidence.passage, 200)}")
             for fx in f.fixes:
                 out.append(f"      fix: {fx.title}")
             review = report.review_of(f)
@@ -296,12 +319,12 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     if unchecked:
         out.append("")
         out.append(paint(f"Not checked ({len(coverage.unchecked)})", "\033[1m"))
-        out.extend(f"  [{key}] {reason} — {where}" for key, reason, where in unchecked)
+        out.extend(f"  {doc.label(key)} {reason} — {where}" for key, reason, where in unchecked)
     for source in report.sources:
         if source is report.sources[0]:
             out.append("")
             out.append(paint("Sources", "\033[1m"))
-        out.append(f"  [{source.key}] {source.status}  {source.location or ''}")
+        out.append(f"  {doc.label(source.key)} {source.status}  {source.location or ''}")
     return "\n".join(out) + "\n"
 
 
@@ -362,7 +385,7 @@ def render_markdown(report: Report) -> str:
             "",
             "| reference | why | where |",
             "|---|---|---|",
-            *(f"| [{key}] | {reason} | {where} |" for key, reason, where in unchecked),
+            *(f"| {doc.label(key)} | {reason} | {where} |" for key, reason, where in unchecked),
             "",
         ]
     return "\n".join(out)
@@ -432,7 +455,7 @@ def render_html(report: Report) -> str:
     if unchecked:
         items.append(f"<h2>Not checked ({len(coverage.unchecked)})</h2><ul>")
         items.extend(
-            f"<li>[{html.escape(key)}] {html.escape(reason)} — {html.escape(where)}</li>"
+            f"<li>{html.escape(doc.label(key))} {html.escape(reason)} — {html.escape(where)}</li>"
             for key, reason, where in unchecked
         )
         items.append("</ul>")

@@ -57,11 +57,19 @@ def split_sentences(
     markers: Sequence[Marker],
     hidden: SpanSet,
     code: SpanSet,
+    spoken: Sequence[tuple[int, int, str]] = (),
 ) -> list[Sentence]:
-    marker_spans = SpanSet.of((m.start, m.end) for m in markers)
+    """Sentences of the prose `blocks`, each with the markers attached to it.
+
+    `spoken` are citations that are words of their sentence — pandoc's in-text `@smith04 says` —
+    as (start, end, words): a name for the segmenter (not a gap), and `words` in the sentence's
+    text (`Smith says`), though they stay markers for everything else.
+    """
+    voiced = sorted(spoken)
+    marker_spans = SpanSet.of(_minus([(m.start, m.end) for m in markers], [(s, e) for s, e, _ in voiced]))
     raw: list[tuple[int, int, int]] = []  # (start, end, block)
     for block_index, (block_start, block_end) in enumerate(blocks):
-        neutral = _neutral(text, block_start, block_end, hidden, code, marker_spans)
+        neutral = _neutral(text, block_start, block_end, hidden, code, marker_spans, voiced)
         for start, end in segment_spans(neutral):
             raw.append((block_start + start, block_start + end, block_index))
 
@@ -96,26 +104,65 @@ def split_sentences(
                 span_end=span_ends[index],
                 block=block,
                 markers=tuple(own),
-                text=readable(text, start, end, hidden, code, marker_spans),
+                text=readable(text, start, end, hidden, code, marker_spans, voiced),
             )
         )
     return sentences
 
 
-def _neutral(text: str, start: int, end: int, hidden: SpanSet, code: SpanSet, markers: SpanSet) -> str:
+def _minus(spans: Sequence[tuple[int, int]], holes: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` with the (sorted) `holes` inside them cut out."""
+    if not holes:
+        return list(spans)
+    pieces: list[tuple[int, int]] = []
+    for start, end in spans:
+        cursor = start
+        i = bisect.bisect_left(holes, (start, start))
+        while i < len(holes) and holes[i][0] < end:
+            pieces.append((cursor, holes[i][0]))
+            cursor = max(cursor, holes[i][1])
+            i += 1
+        pieces.append((cursor, end))
+    return [(s, e) for s, e in pieces if e > s]
+
+
+def _spoken_within(
+    voiced: Sequence[tuple[int, int, str]], start: int, end: int
+) -> list[tuple[int, int, str]]:
+    """The spoken citations inside [start, end) (`voiced` is sorted)."""
+    found = []
+    i = bisect.bisect_left(voiced, start, key=lambda v: v[0])
+    while i < len(voiced) and voiced[i][0] < end:
+        if voiced[i][1] <= end:
+            found.append(voiced[i])
+        i += 1
+    return found
+
+
+def _neutral(
+    text: str,
+    start: int,
+    end: int,
+    hidden: SpanSet,
+    code: SpanSet,
+    markers: SpanSet,
+    voiced: Sequence[tuple[int, int, str]] = (),
+) -> str:
     pieces: list[str] = []
     cursor = start
     blanks = sorted(
         [(s, e, "x") for s, e in code.within(start, end)]
         + [(s, e, " ") for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
         + [(s, e, " ") for s, e in markers.within(start, end)]
+        + [(s, e, "X") for s, e, _ in _spoken_within(voiced, start, end)]
     )
     for s, e, fill in blanks:
         if e <= cursor:
             continue
         s = max(s, cursor)
         pieces.append(text[cursor:s])
-        pieces.append(fill * (e - s))
+        # a spoken citation reads as a name (`Xxxxxx says`), so the segmenter sees a subject
+        pieces.append("X" + "x" * (e - s - 1) if fill == "X" else fill * (e - s))
         cursor = e
     pieces.append(text[cursor:end])
     return "".join(pieces).replace("\n", " ").replace("\r", " ").replace("\t", " ")
@@ -182,21 +229,31 @@ def _safe_cut(text: str, lo: int, hi: int) -> int | None:
     return last
 
 
-def readable(text: str, start: int, end: int, hidden: SpanSet, code: SpanSet, markers: SpanSet) -> str:
-    """The words of [start, end): code content kept, markers and markup dropped, spaces collapsed."""
+def readable(
+    text: str,
+    start: int,
+    end: int,
+    hidden: SpanSet,
+    code: SpanSet,
+    markers: SpanSet,
+    voiced: Sequence[tuple[int, int, str]] = (),
+) -> str:
+    """The words of [start, end): code content kept, markers and markup dropped (a spoken citation
+    said by its words), spaces collapsed."""
     pieces: list[str] = []
     cursor = start
     drops = sorted(
-        [(s, e, True) for s, e in code.within(start, end)]
-        + [(s, e, False) for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
-        + [(s, e, False) for s, e in markers.within(start, end)]
+        [(s, e, None) for s, e in code.within(start, end)]
+        + [(s, e, " ") for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
+        + [(s, e, " ") for s, e in markers.within(start, end)]
+        + [(s, e, f" {words} ") for s, e, words in _spoken_within(voiced, start, end)]
     )
-    for s, e, is_code in drops:
+    for s, e, said in drops:
         if e <= cursor:
             continue
         s = max(s, cursor)
         pieces.append(text[cursor:s])
-        pieces.append(text[s:e].strip("`") if is_code else " ")
+        pieces.append(text[s:e].strip("`") if said is None else said)
         cursor = e
     pieces.append(text[cursor:end])
     words = " ".join("".join(pieces).split())

@@ -48,9 +48,12 @@ class SourceSummary:
     """The text came from the store (a dead link's last good copy counts)."""
     message: str = ""
     quality: Quality | None = None
+    authors: str | None = None
+    """The bibliography entry's authors ("Family, Given; …"): set for pandoc documents, whose
+    entries name them exactly."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "key": self.key,
             "status": self.status,
             "location": self.location,
@@ -60,6 +63,9 @@ class SourceSummary:
             "message": self.message,
             "quality": self.quality.to_json() if self.quality else None,
         }
+        if self.authors is not None:
+            out["authors"] = self.authors
+        return out
 
 
 @dataclass

@@ -13,16 +13,17 @@ this layer, and read its typed results.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citedesk.errors import UsageError
+from citedesk.errors import InputError, UsageError
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
+    from citedesk.core.batch import FileAudit
     from citedesk.desk.session import DocumentSession
     from citedesk.store import Store
 
@@ -107,10 +108,45 @@ class Desk:
 
         return DocumentSession.read(self, Path(path))
 
-    def untitled(self, text: str = "") -> DocumentSession:
+    def untitled(self, text: str = "", *, folder: Path | None = None) -> DocumentSession:
+        """A document with no file yet; `folder` is where its relative names (a bibliography, source
+        files) are found — the folder of the sample it is a copy of."""
         from citedesk.desk.session import DocumentSession  # noqa: PLC0415
 
-        return DocumentSession(self, None, text)
+        return DocumentSession(self, None, text, folder=folder)
+
+    def audit_files(
+        self, paths: Sequence[str | os.PathLike[str]], *, done: Callable[[FileAudit], None] | None = None
+    ) -> list[FileAudit]:
+        """Audit each document in turn (a thesis chapter by chapter). The bibliographies given in
+        the options are read first (one that cannot be read stops everything: InputError) and
+        parsed once for all the files; a file that cannot be audited gets a row saying why, and
+        the others are still audited. `done` hears each file's result as it comes."""
+        from citedesk.core.batch import FileAudit  # noqa: PLC0415
+        from citedesk.sources.citeworks import read_bibliographies  # noqa: PLC0415
+
+        read_bibliographies(self.options.bibliographies)
+        audits = []
+        for path in paths:
+            try:
+                audit = FileAudit(str(path), self.open(path).audit())
+            except InputError as exc:  # the document, or a bibliography of its own, cannot be read
+                audit = FileAudit(str(path), None, exc.message)
+            audits.append(audit)
+            if done is not None:
+                done(audit)
+        return audits
+
+    @staticmethod
+    def write_report(path: str | os.PathLike[str], text: str) -> None:
+        """Write a report (of many files) to `path` atomically."""
+        from citedesk.errors import OutputError  # noqa: PLC0415
+        from citedesk.files import write_atomic  # noqa: PLC0415
+
+        try:
+            write_atomic(path, text)
+        except (OSError, UnicodeEncodeError) as exc:
+            raise OutputError(f"the report could not be written to {path}: {exc}") from exc
 
     @staticmethod
     def samples() -> dict[str, Path]:

@@ -31,6 +31,9 @@ STRUCTURAL_KINDS = frozenset(
 """Kinds whose fixes need no source: `fix` runs only the structural checks for them."""
 MAX_FIX_ROUNDS = 3
 """`fix` repeats audit → plan until nothing changes (a removal can leave a sentence to cite)."""
+BIBLIOGRAPHY_SLOT = "@bibliography"
+"""The document's own bibliography setting, kept with its attachments under a key that no
+reference can have (no numbered, footnote or pandoc key starts with `@`)."""
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,13 @@ def parse_kinds(spec: str) -> frozenset[Kind]:
 class DocumentSession:
     """A document, from disk or unsaved, and the jobs done on it."""
 
-    def __init__(self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8") -> None:
+    def __init__(
+        self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8", *, folder: Path | None = None
+    ) -> None:
         self.desk = desk
         self.path = path.resolve() if path is not None else None
+        self.folder = folder.resolve() if folder is not None else None
+        """Where an untitled document's relative names resolve (a sample copy's folder)."""
         self.shown_path = str(path) if path is not None else None
         """The path as the writer gave it: what reports print."""
         self.text = text
@@ -107,13 +114,17 @@ class DocumentSession:
     ) -> AuditOptions:
         """The desk's options for this document: its attached files and folders, a one-off refresh,
         and the window's per-document choices (Claude assistance, the judge)."""
-        attached, folders = self.attachments_split()
+        rows = self._attachment_rows()
+        attached, folders = _split(rows)
+        own = _bibliography(rows)
         base = self.desk.options
         sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
         return replace(
             base,
             attached=tuple((key, Path(p)) for key, p in sorted(attached.items())),
             sources_dir=sources_dir,
+            bibliographies=(*base.bibliographies, *((own,) if own is not None else ())),
+            document_dir=self.folder if self.path is None else None,
             refresh_keys=refresh,
             assist=assist or base.assist,
             judge=judge or base.judge,
@@ -285,16 +296,16 @@ class DocumentSession:
     def attachments_split(self) -> tuple[dict[str, str], list[str]]:
         """(reference key → attached file, folders of sources named by key), as kept in the store.
         A store that cannot be opened means no attachments (the audit says what it can)."""
+        return _split(self._attachment_rows())
+
+    def _attachment_rows(self) -> list[tuple[str, str]]:
         from citedesk.errors import StoreError  # noqa: PLC0415
 
         try:
             with self.desk.store() as store:
-                rows = store.attachments(self.key)
+                return store.attachments(self.key)
         except StoreError:
-            return {}, []
-        files = {key: path for key, path in rows if key}
-        folders = [path for key, path in rows if not key]
-        return files, folders
+            return []
 
     def attachments(self) -> dict[str, str]:
         return self.attachments_split()[0]
@@ -321,6 +332,46 @@ class DocumentSession:
         with self.desk.store() as store:
             return store.detach(self.key, key)
 
+    # the bibliography (pandoc documents) -------------------------------------------------------------------
+    def bibliography(self) -> Path | None:
+        """The bibliography the writer chose for this document (the window's setting), if any."""
+        return _bibliography(self._attachment_rows())
+
+    def set_bibliography(self, path: str | os.PathLike[str] | None) -> Path | None:
+        """Use this bibliography file for the document (besides any its front matter names), or
+        none (`None`). The file is read now, so a bad one is refused (InputError) before it is
+        kept; it is never modified."""
+        if path is None:
+            with self.desk.store() as store:
+                store.detach(self.key, BIBLIOGRAPHY_SLOT)
+            return None
+        from citedesk.sources.citeworks import read_bibliographies  # noqa: PLC0415
+
+        resolved = Path(path).resolve()
+        read_bibliographies([resolved])
+        with self.desk.store() as store:
+            store.attach(self.key, BIBLIOGRAPHY_SLOT, str(resolved))
+        return resolved
+
+    def citation_keys(self, text: str | None = None) -> list[tuple[str, str]]:
+        """(key, title) of every entry of the document's bibliographies, by key: what `@` completes
+        to as the writer types. Empty for a numbered document, or while a bibliography cannot be
+        read (the audit says why)."""
+        from citedesk.errors import InputError  # noqa: PLC0415
+        from citedesk.sources.citeworks import cited_works  # noqa: PLC0415
+
+        options = self.options()
+        try:
+            named = self.path or (self.folder / "Untitled" if self.folder else None)
+            cited = cited_works(
+                self.text if text is None else text, named, options.bibliographies, use_zotero=False
+            )
+        except InputError:
+            return []
+        if cited is None:
+            return []
+        return sorted(((w.key, w.title or "") for w in cited.works), key=lambda kt: kt[0].casefold())
+
     # Claude assistance: what would be sent ------------------------------------------------------------------
     def assist_preview(self, text: str | None = None) -> tuple[int, str]:
         """(requests, their exact text) that Claude assistance would send first for this text."""
@@ -336,6 +387,18 @@ class DocumentSession:
 
     def _path_str(self) -> str | None:
         return self.shown_path
+
+
+def _split(rows: list[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
+    """(reference key → attached file, folders of sources named by key) of stored attachment rows."""
+    files = {key: path for key, path in rows if key and key != BIBLIOGRAPHY_SLOT}
+    folders = [path for key, path in rows if not key]
+    return files, folders
+
+
+def _bibliography(rows: list[tuple[str, str]]) -> Path | None:
+    chosen = [path for key, path in rows if key == BIBLIOGRAPHY_SLOT]
+    return Path(chosen[-1]) if chosen else None
 
 
 def _reason(exc: BaseException) -> str:

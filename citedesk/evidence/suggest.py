@@ -242,14 +242,18 @@ def _misattributed(
         VerdictLabel.PARTIALLY_SUPPORTED: "supports only part of",
     }.get(verdict.label, "does not support")
     message = (
-        f"The cited source [{verdict.reference}] {what} this sentence "
+        f"The cited source {document.label(verdict.reference)} {what} this sentence "
         f"({verdict.judge} judge, {verdict.strength()})."
     )
     if missing:
         message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
     details: dict[str, Any] = {"parts": [p.to_json() for p in parts]} if parts else {}
     fixes, offered, why = _offer(
-        document, better, lambda key: f"Cite [{key}] instead of [{verdict.reference}]", marker_index, verdict
+        document,
+        better,
+        lambda key: f"Cite {document.label(key)} instead of {document.label(verdict.reference)}",
+        marker_index,
+        verdict,
     )
     return make_finding(
         Kind.MISATTRIBUTED,
@@ -284,7 +288,7 @@ def _offer(
     operation = RetargetCitation(where, verdict.reference, key) if swap else AddCitation(where, key)
     fix = make_fix(title(key), document, [operation])
     offered = Suggestion(key, supporting.score, supporting.evidence)
-    why = f" Reference [{key}] supports it (support {supporting.score:.2f})."
+    why = f" Reference {document.label(key)} supports it (support {supporting.score:.2f})."
     return ((fix,) if fix is not None else ()), offered, why
 
 
@@ -354,7 +358,7 @@ def _number_mismatch(
     return make_finding(
         Kind.NUMBER_MISMATCH,
         span,
-        f"The cited source [{verdict.reference}] says {said}, not {written}.",
+        f"The cited source {document.label(verdict.reference)} says {said}, not {written}.",
         reference=verdict.reference,
         claim_id=claim_id,
         evidence=verdict.evidence,
@@ -398,13 +402,13 @@ def _unsupported_part(
     who = (
         "A citation of this sentence contradicts"
         if best.label is VerdictLabel.CONTRADICTED
-        else f"No citation of this sentence ([{', '.join(sorted(cited))}]) supports"
+        else f"No citation of this sentence ({_cited_list(document, sorted(cited))}) supports"
     )
     message = f"{who} this part: “{part.atom.text}” ({best.judge} judge, best {best.strength()})."
     fixes, offered, why = _offer(
         document,
         better,
-        lambda key: f"Cite [{key}] for this part",
+        lambda key: f"Cite {document.label(key)} for this part",
         _part_offset(document, claim_id, part),
         best,
         swap=False,
@@ -422,6 +426,13 @@ def _unsupported_part(
         severity=Severity.ERROR if best.label is VerdictLabel.CONTRADICTED else None,
         details={"fact": part.atom.text, "parts": [part.to_json()]},
     )
+
+
+def _cited_list(document: Document, keys: Sequence[str]) -> str:
+    """`[2, 3]`, or `[@a; @b]` in a pandoc document."""
+    if document.pandoc:
+        return "[" + "; ".join(document.label(k) for k in keys) + "]"
+    return f"[{', '.join(keys)}]"
 
 
 def _part_offset(document: Document, claim_id: str, part: Part) -> int:
@@ -446,9 +457,9 @@ def _figures(
         elsewhere = {q.text for q in missing_figures(claim.text, prepared[key].source.text)}
         missing = [q for q in missing if q.text in elsewhere]
     where = (
-        f"the cited source [{owner}]"
+        f"the cited source {document.label(owner)}"
         if len(keys) == 1
-        else f"any cited source ({', '.join(f'[{k}]' for k in keys)})"
+        else f"any cited source ({', '.join(document.label(k) for k in keys)})"
     )
     findings = []
     raw = document.text[claim.sentence.start : claim.sentence.end]
@@ -487,7 +498,9 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
         key, verdict = best
         how = "supports this" if verdict.label is VerdictLabel.SUPPORTED else "best matches this, in part"
         fix = make_fix(
-            f"Cite [{key}] (its source {how})", document, cite_sentence(document, claim.sentence, [key])
+            f"Cite {document.label(key)} (its source {how})",
+            document,
+            cite_sentence(document, claim.sentence, [key]),
         )
         if fix is not None:
             offers[claim.id] = Offer(Suggestion(key, verdict.score, verdict.evidence), fix)

@@ -92,7 +92,7 @@ class DocumentController(QObject):
         except CiteDeskError as exc:
             self.message.emit(f"Could not open {path}: {exc.message}")
             return False
-        self.session = self.desk.untitled(source.text)
+        self.session = self.desk.untitled(source.text, folder=path.parent)  # its bibliography, its sources
         self.untitled_id = uuid.uuid4().hex[:12]
         self._show(source.text)
         self.editor.document().setModified(True)

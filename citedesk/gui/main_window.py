@@ -25,6 +25,7 @@ from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.background import AuditFailure
 from citedesk.errors import CiteDeskError
 from citedesk.gui.audit_controller import AuditController, Job
+from citedesk.gui.completion import CitationCompleter, ask_bibliography
 from citedesk.gui.consent import AssistConsent
 from citedesk.gui.document_session import DOCUMENT_SUFFIXES, DocumentController
 from citedesk.gui.editor import Editor
@@ -79,6 +80,9 @@ class MainWindow(QMainWindow):
         self.evidence = EvidenceView()
         self.sources_panel = SourcesPanel()
         self.find_bar = FindBar(self.editor)
+        self.completion = CitationCompleter(
+            self.editor, lambda: self.document.session.citation_keys(self.editor.toPlainText())
+        )
         self.fixes = FixController(
             self.editor,
             lambda: self.document.session,
@@ -186,6 +190,7 @@ class MainWindow(QMainWindow):
         for name, sample in sample_paths().items():
             samples_menu.addAction(name, functools.partial(self.open_sample, sample))
         self._action("&File", "&Export report…", lambda: doc.export_dialog(self.report), "Ctrl+E")
+        self._action("&File", "&Bibliography…", self.choose_bibliography)
         self._action("&File", "Se&ttings…", self.settings_dialog, "Ctrl+,")
         self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
         self._action("&Edit", "&Undo", self.editor.undo, QKeySequence.StandardKey.Undo)
@@ -244,6 +249,7 @@ class MainWindow(QMainWindow):
         self.audits.audit_started.connect(self._audit_started)
         self.audits.progress.connect(self._on_progress)
         self.audits.audit_finished.connect(self._show_report)
+        self.audits.audit_finished.connect(lambda _report: self.completion.refresh())
         self.audits.audit_failed.connect(self._on_failed)
         self.audits.audit_cancelled.connect(self._on_cancelled)
         self.findings.selection_changed.connect(self._select)
@@ -269,7 +275,15 @@ class MainWindow(QMainWindow):
 
     def _opened(self) -> None:
         self.assist.load()
+        self.completion.refresh()
         self.audits.start()
+
+    def choose_bibliography(self) -> None:
+        said = ask_bibliography(self, self.document.session)
+        if said is not None:
+            self.show_message(said)
+            self.completion.refresh()
+            self.audits.start()
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -129,7 +129,10 @@ class SourcesPanel(QWidget):
             if source.key in attached:
                 status += " · attached"
             score = f"{source.quality.score:.2f}" if source.quality else "—"
-            item = QTreeWidgetItem([source.key, status, score, source.title or source.location or ""])
+            described = " — ".join(
+                p for p in (source.title, source.authors) if p
+            )  # a bibliography's title, authors
+            item = QTreeWidgetItem([source.key, status, score, described or source.location or ""])
             item.setData(0, Qt.ItemDataRole.UserRole, source.key)
             item.setToolTip(3, self._tooltip(source))
             item.setToolTip(1, source.message or status)

@@ -14,13 +14,11 @@ from citedesk.sources.gather import ResolvedSource, SourceStatus
 
 def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> list[Finding]:
     findings: list[Finding] = []
-    entries = document.references.by_key()
     for key, source in sources.items():
-        entry = entries.get(key)
-        if entry is None:
+        span = _where(document, key)
+        if span is None:
             continue
-        span = (entry.start, entry.end)
-        name = f"[{key}]"
+        name = document.label(key)
         where = source.location or "the source"
         details = {"location": source.location, "status": source.status.value}
         if source.status is SourceStatus.DEAD:
@@ -115,8 +113,29 @@ def _fallback(source: ResolvedSource) -> str:
     return f" CiteDesk is using the copy it saved on {day}."
 
 
+def _where(document: Document, key: str) -> tuple[int, int] | None:
+    """Where a finding about `key`'s source goes: its entry in the reference list, or — for a
+    bibliography entry, which is not in the text — its first citation."""
+    if not document.pandoc:
+        entry = document.entry_by_key.get(key)
+        return (entry.start, entry.end) if entry is not None else None
+    citing = document.markers_citing.get(key)
+    if not citing:
+        return None
+    marker = document.markers[citing[0]]
+    item = next((i for i in marker.items if key in i.keys), None)
+    return (item.start, item.end) if item is not None and len(marker.keys) > 1 else (marker.start, marker.end)
+
+
 def _remove_everywhere(document: Document, key: str) -> tuple[Fix, ...]:
-    ops: list[Operation] = [RemoveReference(key)]
+    """Remove the reference and every citation of it; in a pandoc document, every citation only
+    (the bibliography is never edited)."""
+    ops: list[Operation] = [] if document.pandoc else [RemoveReference(key)]
     ops.extend(RemoveCitation(i, key) for i, m in enumerate(document.markers) if key in m.keys)
-    fix = make_fix(f"Remove reference [{key}] and every citation of it", document, ops)
+    title = (
+        f"Remove every citation of {document.label(key)}"
+        if document.pandoc
+        else f"Remove reference [{key}] and every citation of it"
+    )
+    fix = make_fix(title, document, ops)
     return (fix,) if fix else ()

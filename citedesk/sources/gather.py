@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk.core.references import LabelStyle, Reference
+from citedesk.core.works import CitedEntry
 from citedesk.errors import UsageError
 from citedesk.files import FileTooLargeError, NotRegularFileError, read_regular_file
 from citedesk.sources.extract import Extracted, extract
@@ -125,7 +126,7 @@ class ResolvedSource:
 
 
 def gather_sources(
-    references: list[Reference],
+    references: Sequence[CitedEntry],
     options: SourceOptions,
     store: Store,
     *,
@@ -136,11 +137,11 @@ def gather_sources(
     what an entry or a server holds. With `options.budget`, network sources still running when it
     runs out end as NOT_CHECKED, and those not started by then are not started."""
     stop_at = None if options.budget is None else time.monotonic() + max(0.0, options.budget)
-    unique: dict[str, Reference] = {}
+    unique: dict[str, CitedEntry] = {}
     for ref in references:
         unique.setdefault(ref.key, ref)
     results: dict[str, ResolvedSource] = {}
-    network: list[Reference] = []
+    network: list[CitedEntry] = []
     for key, ref in unique.items():
         local = _local_source(ref, options, store)
         if local is not None:
@@ -204,7 +205,7 @@ def _no_network(outcomes: list[_Remote]) -> bool:
 
 
 def _resolve_in_time(
-    ref: Reference, options: SourceOptions, fetcher: Fetcher, stop_at: float | None
+    ref: CitedEntry, options: SourceOptions, fetcher: Fetcher, stop_at: float | None
 ) -> _Remote:
     """`_resolve_remote`, unless the budget ran out first; a fetch the budget cut is not checked."""
 
@@ -252,7 +253,7 @@ def refresh_source(locator: str, options: SourceOptions, store: Store) -> Resolv
     return _record_outcome(locator, ref, outcome, store)
 
 
-def locator_of(ref: Reference) -> str | None:
+def locator_of(ref: CitedEntry) -> str | None:
     if ref.doi:
         return "doi:" + ref.doi.lower()
     if ref.arxiv:
@@ -262,7 +263,7 @@ def locator_of(ref: Reference) -> str | None:
     return None
 
 
-def _location(ref: Reference) -> str | None:
+def _location(ref: CitedEntry) -> str | None:
     return (
         ref.url
         or (f"doi:{ref.doi}" if ref.doi else None)
@@ -272,7 +273,7 @@ def _location(ref: Reference) -> str | None:
 
 
 # local files ------------------------------------------------------------------------------------
-def _local_source(ref: Reference, options: SourceOptions, store: Store) -> ResolvedSource | None:
+def _local_source(ref: CitedEntry, options: SourceOptions, store: Store) -> ResolvedSource | None:
     """The reference's local file: attached by the writer (always read), `--sources DIR/KEY.ext`, or
     a path in the entry — the last two only inside the allowed folders (see `local`)."""
     attached = [(Path(p), str(p)) for k, p in options.attached if k == ref.key]
@@ -379,7 +380,7 @@ def _from_record(
     status: SourceStatus,
     store: Store,
     location: str | None = None,
-    ref: Reference | None = None,
+    ref: CitedEntry | None = None,
 ) -> ResolvedSource:
     metadata = record.metadata or {}
     mismatches = [Mismatch(**m) for m in metadata.get("mismatches", [])]
@@ -427,7 +428,7 @@ class _Remote:
     work: WorkMetadata | None = None
 
 
-def _resolve_remote(ref: Reference, options: SourceOptions, fetcher: Fetcher) -> _Remote:
+def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -> _Remote:
     locator = locator_of(ref)
     assert locator is not None
     if ref.doi:
@@ -545,7 +546,7 @@ def _failure(result: FetchResult) -> SourceStatus:
 _KEEPS_LAST_COPY = (SourceStatus.DEAD, SourceStatus.NOT_CHECKED, SourceStatus.OFFLINE)
 
 
-def _record_outcome(key: str, ref: Reference, remote: _Remote, store: Store) -> ResolvedSource:
+def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) -> ResolvedSource:
     fetch = remote.fetch
     if fetch is not None:
         store.log_fetch(remote.locator, fetch.status.value, fetch.http_status, fetch.elapsed, fetch.message)

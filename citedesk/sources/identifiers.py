@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from citedesk.core.references import Reference
+from citedesk.core.works import CitedEntry
 from citedesk.sources import matching
 from citedesk.sources.metadata import Author, Work
 
@@ -77,7 +77,7 @@ class Mismatch:
     actual: str
 
 
-def compare(reference: Reference, work: WorkMetadata) -> list[Mismatch]:
+def compare(reference: CitedEntry, work: WorkMetadata) -> list[Mismatch]:
     """What the reference entry says that the identifier's record contradicts.
 
     Kept for `gather.py`, which reports any mismatch as `doi_mismatch`; `refcheck.check_references`

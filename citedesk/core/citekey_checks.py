@@ -1,0 +1,94 @@
+"""Structural findings of a pandoc document, in its bibliography's terms.
+
+- `fabricated`: a key that no bibliography has (`[see @ghost2020, p. 4]`), on that key; the fix
+  takes it out of its group (the group's other items, prefixes and locators stay). A key cited
+  in the text (`@ghost2020 says`) is part of the sentence: no removal is offered for it.
+- `duplicate_reference`: two entries for the same work — the same DOI (ignoring case), or the
+  same normalised title and year — and only when the document cites both (a bibliography
+  exported whole from a reference manager holds many duplicates no one cites); the fix cites the
+  first entry wherever the other is cited.
+
+Uncited entries are not orphans (pandoc documents cite a few keys of a large library), and there
+are no malformed markers: what is not a citation to pandoc is text.
+"""
+
+from __future__ import annotations
+
+from citedesk.core.bibliography import duplicate_entries
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Kind, make_finding
+from citedesk.core.repair import MergeReference, RemoveCitation, make_fix
+
+
+def citekey_findings(document: Document) -> list[Finding]:
+    return [*missing_keys(document), *duplicate_works(document)]
+
+
+def missing_keys(document: Document) -> list[Finding]:
+    known = document.work_by_key
+    findings: list[Finding] = []
+    for index, group in enumerate(document.citations):
+        for key in group.keys:
+            if key in known:
+                continue
+            claim = document.claim_by_marker.get(index)
+            label = document.label(key)
+            fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
+            findings.append(
+                make_finding(
+                    Kind.FABRICATED,
+                    _span(document, index, key),
+                    f"{label} cites a key that is in no bibliography: {_bibliographies(document)}."
+                    + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
+                    reference=key,
+                    claim_id=claim.id if claim else None,
+                    fixes=(fix,) if fix else (),
+                )
+            )
+    return findings
+
+
+def duplicate_works(document: Document) -> list[Finding]:
+    citing = document.markers_citing
+    entries = [work.entry for work in document.bibliography or ()]
+    findings: list[Finding] = []
+    for first, later in duplicate_entries(entries):
+        if first.key not in citing or later.key not in citing:
+            continue
+        same_doi = bool(first.doi and later.doi and first.doi.lower() == later.doi.lower())
+        what = f"same DOI, {first.doi}" if same_doi else "same title and year"
+        old, new = document.label(later.key), document.label(first.key)
+        fix = make_fix(
+            f"Cite {new} instead of {old} everywhere", document, [MergeReference(later.key, first.key)]
+        )
+        index = citing[later.key][0]
+        findings.append(
+            make_finding(
+                Kind.DUPLICATE_REFERENCE,
+                _span(document, index, later.key),
+                f"{old} and {new} are two bibliography entries for one work ({what}); the document "
+                "cites both.",
+                reference=later.key,
+                fixes=(fix,) if fix else (),
+                details={"duplicate_of": first.key},
+            )
+        )
+    return findings
+
+
+def _span(document: Document, index: int, key: str) -> tuple[int, int]:
+    """The citation of `key` in group `index`: the whole group when it cites only that key."""
+    group = document.citations[index]
+    if len(group.keys) == 1:
+        return group.start, group.end
+    item = next(i for i in group.items if i.key == key)
+    return item.start, item.end
+
+
+def _bibliographies(document: Document) -> str:
+    works = document.bibliography or ()
+    names = list(dict.fromkeys(w.source for w in works if w.source))
+    count = f"{len(works)} entr{'y' if len(works) == 1 else 'ies'}"
+    if not works:
+        return "the document's bibliography has no entries"
+    return f"{', '.join(names)} ({count})" if names else f"the bibliography has {count}"

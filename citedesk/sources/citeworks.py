@@ -1,0 +1,244 @@
+"""The works a pandoc document cites: its bibliographies read (once), each entry's local copy found.
+
+A document is read as a pandoc document when it names a bibliography — `bibliography:` in its
+YAML front matter (one file or a list, relative to the document), entries of its own
+(`references:` in the front matter), or files given by the caller (`--bibliography`, the window's
+per-document setting). Each entry becomes a `BibReference` whose `path` is its best local copy:
+
+1. an attachment the entry's `file` field names (relative to the .bib) that exists, a readable
+   kind first (PDF, HTML, text);
+2. else Zotero's copy (read-only, `sources.zotero`), found by citation key or DOI;
+3. else the first attachment named (reported as missing, unless a DOI or link can be fetched).
+
+A `--sources DIR` file named by key, or a file the writer attached by hand, still wins
+(`sources.gather`). The bibliographies' folders and Zotero's data folder become folders local
+sources may be read from: a file they name elsewhere is refused like any file a document names
+outside the allowed folders (`sources.local`), since a bibliography may come with someone else's
+document.
+
+An audit reads the sources of the cited keys (`works_to_check`), and of a few uncited entries
+whose copy is on this machine, as candidates for a swap or an added key — never fetched.
+
+Bibliography files are parsed once per content: a book's chapters audited one after another, or a
+document re-audited as the writer types, reuse the parsed entries while the file is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypeVar
+
+from citedesk.core.bibliography import BibEntry, Bibliography
+from citedesk.core.document import Document
+from citedesk.core.works import BibReference, CitedEntry
+from citedesk.sources.bibfiles import (
+    LoadedBibliography,
+    front_matter_bibliographies,
+    front_matter_references,
+    read_bibliography,
+)
+from citedesk.sources.zotero import ZoteroError, ZoteroLibrary, default_data_dir
+
+_T = TypeVar("_T")
+READABLE_SUFFIXES = (".pdf", ".html", ".htm", ".txt", ".md", ".markdown")
+_CACHE_SIZE = 8
+MAX_CANDIDATES = 40
+"""Uncited entries with a local copy read as candidates for swaps and additions, at most."""
+
+
+@dataclass(frozen=True)
+class CitedWorks:
+    """What a pandoc document cites from: the entries, where their files may be read, and what
+    the writer should know about the bibliographies (a key defined twice, Zotero unreadable)."""
+
+    works: tuple[BibReference, ...]
+    files: tuple[Path, ...]
+    """The bibliography files read, in order."""
+    folders: tuple[Path, ...]
+    """The bibliographies' folders and Zotero's data folder: where their attachments may be read."""
+    notices: tuple[str, ...] = ()
+
+
+def bibliography_files(text: str, document: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
+    """The bibliographies of a document: its front matter's, then `extra` (each file once)."""
+    found: dict[str, Path] = {}
+    for path in [*front_matter_bibliographies(text, document), *extra]:
+        found.setdefault(os.path.realpath(path), path)
+    return list(found.values())
+
+
+def cited_works(
+    text: str,
+    document: Path | None,
+    extra: Sequence[Path] = (),
+    *,
+    zotero_dir: Path | None = None,
+    use_zotero: bool = True,
+) -> CitedWorks | None:
+    """The works a document cites from, or None when it names no bibliography (a numbered document).
+
+    Raises BibliographyError (an InputError) for a bibliography that cannot be read, and
+    ZoteroError for a Zotero folder named explicitly (`zotero_dir`) that cannot be read.
+    """
+    files = bibliography_files(text, document, extra)
+    inline = front_matter_references(text, document)
+    if not files and inline is None:
+        return None
+    loaded = [_read_cached(path) for path in files]
+    shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
+    notices: list[str] = []
+    library = _zotero(zotero_dir, use_zotero, notices) if loaded else None
+    works: dict[str, BibReference] = {}
+    sources: list[tuple[Bibliography, LoadedBibliography | None]] = [(b.bibliography, b) for b in loaded]
+    if inline is not None:
+        sources.append((inline, None))
+    for bibliography, owner in sources:
+        name = shown.get(id(bibliography), bibliography.source or "the document's front matter")
+        notices.extend(f"{name}: {w}" for w in bibliography.warnings)
+        for entry in bibliography.entries:
+            if entry.key in works:
+                notices.append(
+                    f"the key {entry.key!r} is in {works[entry.key].source} and in {name}; the first is used"
+                )
+                continue
+            path = _local_copy(entry, owner, library)
+            works[entry.key] = BibReference.from_entry(entry, path=path, source=name)
+    folders = [b.path.parent for b in loaded]
+    if library is not None:
+        folders.append(library.data_dir)
+    return CitedWorks(tuple(works.values()), tuple(files), tuple(dict.fromkeys(folders)), tuple(notices))
+
+
+def works_to_check(
+    document: Document, sources_dir: Path | None = None, attached: frozenset[str] = frozenset()
+) -> list[CitedEntry]:
+    """The works whose sources an audit looks at: every entry of a numbered document's reference
+    list. Of a bibliography (often a reference manager's whole library): the cited keys, and — so
+    that a wrong key can be swapped for the right one, and an uncited sentence offered a key — up
+    to MAX_CANDIDATES uncited entries whose copy is on this machine (a `file` attachment, Zotero's
+    copy, a file named by key in `sources_dir`, or one attached by hand), those whose titles share
+    the most words with the document first. Candidates are read from this machine only, never
+    fetched."""
+    if document.bibliography is None:
+        return list(document.entries)
+    citing = document.markers_citing
+    works = document.work_by_key
+    cited = [works[key] for key in citing if key in works]
+    local = [
+        w
+        for w in document.bibliography
+        if w.key not in citing and (w.key in attached or _has_local_copy(w, sources_dir))
+    ]
+    if len(local) > MAX_CANDIDATES:
+        words = _words(" ".join(claim.text for claim in document.claims))
+        local.sort(key=lambda w: -len(_words(w.title or "") & words))  # stable: bibliography order next
+    return [*cited, *(replace(w, url=None, doi=None, arxiv=None) for w in local[:MAX_CANDIDATES])]
+
+
+def _has_local_copy(work: BibReference, sources_dir: Path | None) -> bool:
+    from citedesk.sources.gather import LOCAL_EXTENSIONS  # noqa: PLC0415 - gather loads httpx
+
+    if work.path and os.path.isfile(work.path):
+        return True
+    return sources_dir is not None and any(
+        os.path.isfile(sources_dir / f"{work.key}{ext}") for ext in LOCAL_EXTENSIONS
+    )
+
+
+def _words(text: str) -> set[str]:
+    """Content words (four letters or more), lower case: enough to rank titles by topic."""
+    return {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", text)}
+
+
+def read_bibliographies(paths: Sequence[Path]) -> list[Bibliography]:
+    """Read (or reuse) each bibliography: BibliographyError for the first that cannot be read."""
+    return [_read_cached(path).bibliography for path in paths]
+
+
+def _local_copy(
+    entry: BibEntry, owner: LoadedBibliography | None, library: ZoteroLibrary | None
+) -> str | None:
+    """The entry's best local copy (see the module's docstring), or None."""
+    written = owner.attachments.get(entry.key, ()) if owner is not None else ()
+    existing = [p for p in written if p.is_file()]
+    if existing:
+        return str(_readable_first(existing)[0])
+    if library is not None:
+        copies = [a.path for a in library.attachments(key=entry.key, doi=entry.doi) if a.exists]
+        if copies:
+            return str(_readable_first(copies)[0])
+    return str(written[0]) if written else None
+
+
+def _readable_first(paths: list[Path]) -> list[Path]:
+    return sorted(paths, key=lambda p: not p.name.lower().endswith(READABLE_SUFFIXES))
+
+
+# reading, once per content --------------------------------------------------------------------
+_lock = threading.Lock()
+_bibliographies: dict[tuple[str, int, int], LoadedBibliography] = {}
+_libraries: dict[tuple[str, int, int], ZoteroLibrary] = {}
+
+
+def _read_cached(path: Path) -> LoadedBibliography:
+    """`read_bibliography`, reused while the file keeps its size and modification time; read by
+    its absolute path, so its attachments resolve to absolute paths."""
+    path = Path(os.path.abspath(path))
+    stamp = _stamp(path)
+    if stamp is None:
+        return read_bibliography(path)  # it says why it cannot be read
+    with _lock:
+        cached = _bibliographies.get(stamp)
+    if cached is not None and cached.path == path:
+        return cached
+    loaded = read_bibliography(path)
+    with _lock:
+        _remember(_bibliographies, stamp, loaded)
+    return loaded
+
+
+def _zotero(folder: Path | None, use: bool, notices: list[str]) -> ZoteroLibrary | None:
+    """The Zotero library named, or the usual one when it exists; a named folder that cannot be
+    read is an error, the usual one only a notice."""
+    if not use:
+        return None
+    chosen = folder or default_data_dir()
+    if chosen is None:
+        return None
+    stamp = _stamp(chosen / "zotero.sqlite")
+    with _lock:
+        cached = _libraries.get(stamp) if stamp is not None else None
+    if cached is not None:
+        return cached
+    try:
+        library = ZoteroLibrary(chosen)
+    except ZoteroError as exc:
+        if folder is not None:
+            raise
+        notices.append(f"Zotero's attachments were not used: {exc}")
+        return None
+    if stamp is not None:
+        with _lock:
+            _remember(_libraries, stamp, library)
+    return library
+
+
+def _stamp(path: Path) -> tuple[str, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return os.path.realpath(path), info.st_mtime_ns, info.st_size
+
+
+def _remember(cache: dict[tuple[str, int, int], _T], stamp: tuple[str, int, int], value: _T) -> None:
+    for old in [k for k in cache if k[0] == stamp[0]]:
+        del cache[old]  # an older version of the same file
+    while len(cache) >= _CACHE_SIZE:
+        del cache[next(iter(cache))]
+    cache[stamp] = value
