@@ -1,6 +1,7 @@
 """Repairs as operations, turned into pure text edits, with proof that prose is unchanged.
 
-A fix is a list of operations (remove a citation, drop a reference entry, renumber …). Operations
+A fix is a list of operations (remove a citation, drop a reference entry, renumber, correct a field
+inside an entry …). Operations
 from many fixes merge into one consistent set of edits — one edit per marker and per entry label —
 so "fix all" never produces overlapping edits. `prose_of` defines what must never change: the text
 with every marker (and its removal whitespace) and every reference entry taken out.
@@ -80,6 +81,17 @@ class Renumber:
     """Number the reference list 1…n in its order and rewrite every marker to match."""
 
 
+@dataclass(frozen=True, slots=True)
+class EditReference:
+    """Replace text[start:end] — inside one reference entry's text, after its label — with
+    `replacement` (one line): a wrong year, name or DOI corrected, a DOI added. The reference list
+    is not prose, so the prose stays identical; the plan checks that too."""
+
+    start: int
+    end: int
+    replacement: str
+
+
 Operation = (
     RemoveCitation
     | RemoveMarker
@@ -89,6 +101,7 @@ Operation = (
     | MergeReference
     | FixMalformed
     | Renumber
+    | EditReference
 )
 
 
@@ -117,7 +130,7 @@ def _needs_proof(structure: Structure, operations: Sequence[Operation], edits: S
     section nearly empty (its boundaries depend on what is in it), or a marker edit that brings
     text to the start of a line. Removing one entry among several in the section is safe without
     it (the section is never prose), which keeps offering a fix per orphan linear."""
-    if any(isinstance(op, FixMalformed | Renumber) for op in operations):
+    if any(isinstance(op, FixMalformed | Renumber | EditReference) for op in operations):
         return True
     removed = {
         op.duplicate if isinstance(op, MergeReference) else op.key
@@ -173,6 +186,7 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     per_marker: dict[int, list[str]] = {}
     additions: dict[int, list[str]] = {}
     malformed_fixes: list[FixMalformed] = []
+    entry_edits: list[EditReference] = []
     renumber = False
 
     def keys_of(index: int) -> list[str]:
@@ -196,6 +210,8 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             malformed_fixes.append(op)
         elif isinstance(op, Renumber):
             renumber = True
+        elif isinstance(op, EditReference):
+            entry_edits.append(op)
 
     if removed_entries and structure.unnumbered:
         renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
@@ -280,12 +296,34 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             else op.replacement
         )
         edits.append(TextEdit(op.start, op.end, replacement))
+    for op in entry_edits:
+        holder = entry_holding(structure, op.start, op.end)
+        if holder is None or "\n" in op.replacement or "\r" in op.replacement:
+            raise RepairError("an edit of a reference entry must stay on the entry's text, after its label")
+        if holder.key not in removed_entries:  # an entry that goes needs no correction
+            edits.append(TextEdit(op.start, op.end, op.replacement))
     for edit in marker_removals:
         if exposes_structure(text, edit):
             raise RepairError(
                 "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
             )
     return normalise_edits(edits)
+
+
+def entry_holding(structure: Structure, start: int, end: int) -> Reference | None:
+    """The reference entry whose text (after its label) holds [start, end), or None."""
+    for entry in structure.references.entries:
+        if entry.start <= start <= end <= entry.end:
+            return entry if entry_body_start(structure.text, entry) <= start else None
+    return None
+
+
+def entry_body_start(text: str, entry: Reference) -> int:
+    """Where the entry's text (`entry.text`, the entry without its label) begins in the document."""
+    for at in range(max(entry.start, entry.label_end), entry.end + 1):
+        if " ".join(text[at : entry.end].split()) == entry.text:
+            return at
+    return entry.end
 
 
 def _parse_marker(text: str) -> Marker | None:
