@@ -13,7 +13,9 @@ Retry-After). On top of it, this module adds what a good API citizen owes:
   DOI or work unknown (404), a search's results. Each is reused until it is older than
   `max_age_days` (`negative_max_age_days` for "unknown" answers), then asked again; a failed refresh
   falls back on the old answer. Failures (time-outs, 5xx, 429, offline) are never cached.
-- **offline**: cached answers of any age, and nothing is fetched.
+- **offline**: cached answers of any age, and nothing is fetched; a host that cannot be reached at
+  all (its name does not resolve, it refuses connections, the network guard refuses it) is not
+  asked again in the same run, so a machine without a network is not held up by the rate limits.
 
 Endpoints (`LookupConfig.from_env`): `CITEDESK_DOI_BASE`, `CITEDESK_CROSSREF_BASE`,
 `CITEDESK_OPENALEX_BASE`; contact and key: `CITEDESK_CONTACT_EMAIL`, `CITEDESK_OPENALEX_API_KEY`.
@@ -222,6 +224,7 @@ class IndexAnswer:
 
 
 _BUSY = (429, 503)
+_UNREACHABLE = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.BLOCKED)
 _DEFAULT_PAUSE = 60.0
 
 
@@ -250,6 +253,8 @@ class IndexClient:
             self.limiter = HostRateLimiter(rates, cancelled=self.cancelled)
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._down: dict[str, str] = {}
+        """Host → why it could not be reached; not asked again by this client."""
 
     # the look-ups -------------------------------------------------------------------------------
     def crossref_work(self, doi: str) -> IndexAnswer:
@@ -374,10 +379,18 @@ class IndexClient:
         assert self.limiter is not None
         if self.cancelled():
             return IndexAnswer(index, AnswerStatus.FAILED, message="cancelled")
+        with self._guard:
+            down = self._down.get(host)
+        if down is not None:
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
         bucket = f"{host}/lists" if urlsplit(url).path.rstrip("/").endswith("/works") else host
         if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait, bucket=bucket):
             why = "cancelled" if self.cancelled() else f"{index} asked us to slow down; not checked this time"
             return IndexAnswer(index, AnswerStatus.FAILED, message=why)
+        with self._guard:  # found unreachable by another thread while this one waited its turn
+            down = self._down.get(host)
+        if down is not None:
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
         result = self.fetcher.fetch(url, accept=accept)
         with self._guard:
             self.requests += 1
@@ -392,6 +405,11 @@ class IndexClient:
             return IndexAnswer(index, status, works, now)
         if result.status is FetchStatus.NOT_FOUND:
             return IndexAnswer(index, AnswerStatus.MISSING, (), now, message=result.message)
+        if result.status in _UNREACHABLE:
+            message = f"{index} could not be reached ({result.message or result.status.value})"
+            with self._guard:
+                self._down.setdefault(host, message)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=message)
         if result.http_status in _BUSY:
             self.limiter.pause(host, result.retry_after or _DEFAULT_PAUSE)
             return IndexAnswer(

@@ -242,7 +242,11 @@ class ReferenceChecker:
                         message=f"the DOI {doi} is registered nowhere (Crossref and doi.org do not know it)",
                     ),
                 )
-            why = "; ".join(a.message for a in (crossref, resolver, openalex) if a is not None and a.message)
+            why = "; ".join(
+                dict.fromkeys(
+                    a.message for a in (crossref, resolver, openalex) if a is not None and a.message
+                )
+            )
             return replace(base, message=why or "no index answered")
         work = deciding.work
         comparison = compare_work(cited, work, self.policy)
@@ -346,7 +350,9 @@ class ReferenceChecker:
         failed = [a for a in answers if not a.answered]
         if failed:
             return ReferenceCheck(
-                key, CheckStatus.NOT_CHECKED, message="; ".join(a.message for a in failed if a.message)
+                key,
+                CheckStatus.NOT_CHECKED,
+                message="; ".join(dict.fromkeys(a.message for a in failed if a.message)),
             )
         asked = " and ".join(a.index.capitalize() if a.index != "openalex" else "OpenAlex" for a in answers)
         return ReferenceCheck(
