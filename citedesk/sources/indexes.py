@@ -34,7 +34,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
-from citedesk.sources.fetch import Fetcher, FetchResult, FetchStatus
+from citedesk.sources.fetch import FetchResult, FetchStatus
 from citedesk.sources.identifiers import CROSSREF_BASE, CSL_ACCEPT, DOI_BASE
 from citedesk.sources.matching import fold
 from citedesk.sources.metadata import Work, parse_crossref_work, parse_csl_work, parse_openalex_work
@@ -97,6 +97,12 @@ class LookupConfig:
                 values[name] = env[variable].strip()
         values.update({k: v for k, v in settings.items() if v is not None})
         return cls(**values)
+
+
+class UrlFetcher(Protocol):
+    """What the index clients need of `fetch.Fetcher` (a lazily made one will do)."""
+
+    def fetch(self, url: str, *, accept: str | None = None) -> FetchResult: ...
 
 
 # the cache contract -----------------------------------------------------------------------------
@@ -233,7 +239,7 @@ class IndexClient:
     """Crossref, OpenAlex and doi.org look-ups on one Fetcher, cached, rate-limited per host."""
 
     config: LookupConfig
-    fetcher: Fetcher
+    fetcher: UrlFetcher
     cache: AnswerCache = field(default_factory=MemoryCache)
     limiter: HostRateLimiter | None = None
     cancelled: Callable[[], bool] = lambda: False
