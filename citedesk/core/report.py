@@ -161,6 +161,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "sources": [source.to_json() for source in report.sources],
         "summary": {**summary(report.findings), **report.coverage_or_count().to_json()},
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
+        "notices": list(report.notices),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
     }
 
@@ -301,7 +302,8 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         if source is report.sources[0]:
             out.append("")
             out.append(paint("Sources", "\033[1m"))
-        out.append(f"  [{source.key}] {source.status}  {source.location or ''}")
+        truth = f"  ({source.check.words})" if source.check is not None else ""
+        out.append(f"  [{source.key}] {source.status}  {source.location or ''}{truth}")
     return "\n".join(out) + "\n"
 
 
