@@ -20,7 +20,7 @@ from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
-from citedesk.core.summaries import AssistSummary, SourceSummary
+from citedesk.core.summaries import AssistSummary, RetractionSummary, SourceSummary
 from citedesk.errors import Cancelled, StoreError
 
 if TYPE_CHECKING:
@@ -152,6 +152,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     reviews: dict[str, Review] = {}
     notices: list[str] = []
     resolved: dict[str, ResolvedSource] | None = None
+    truth: TruthResult | None = None
     check_sources = options.check_sources and bool(document.entries)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))
@@ -176,7 +177,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                 progress=lambda done, total: state.progress("fetching sources", done, total),
             )
             state.check()
-            truth = _check_truth(document, options, state, store, notices)
+            truth = _check_truth(document, options, state, store)
             checks = truth.checks if truth is not None else {}
             findings.extend(source_findings(document, resolved, checks))
             if truth is not None:
@@ -215,6 +216,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         notices=notices,
         coverage=coverage_of(document, verdicts, offline=offline),
         judge_note=judge_note,
+        retractions=_retraction_summary(truth, options),
     )
     if reviews:
         report.apply_reviews(reviews)
@@ -224,15 +226,15 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
 
 
 def _check_truth(
-    document: Document, options: AuditOptions, state: AuditState, store: Store, notices: list[str]
+    document: Document, options: AuditOptions, state: AuditState, store: Store
 ) -> TruthResult | None:
     """The reference checks (Crossref, OpenAlex, doi.org, the retraction snapshot), in the audit's
-    time budget; what the writer should know about the snapshot goes to `notices`."""
+    time budget."""
     if not options.check_references:
         return None
     from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
     from citedesk.sources.indexes import LookupConfig  # noqa: PLC0415
-    from citedesk.sources.truth import check_entries, snapshot_notice  # noqa: PLC0415
+    from citedesk.sources.truth import check_entries  # noqa: PLC0415
 
     state.progress("checking references", 0, 0)
     remaining = state.remaining()
@@ -261,12 +263,15 @@ def _check_truth(
         progress=lambda done, total: state.progress("checking references", done, total),
     )
     state.check()
-    if state.out_of_time():
-        truth = truth.ran_out()
-    notice = snapshot_notice(truth, offline=options.offline)
-    if notice:
-        notices.append(notice)
-    return truth
+    return truth.ran_out() if state.out_of_time() else truth
+
+
+def _retraction_summary(truth: TruthResult | None, options: AuditOptions) -> RetractionSummary | None:
+    if truth is None:
+        return None
+    from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
+
+    return retraction_summary(truth, offline=options.offline)
 
 
 def _why_not_checked(

@@ -156,6 +156,51 @@ _TRUTH_WORDS = {
 
 
 @dataclass(frozen=True)
+class RetractionSummary:
+    """Where an audit's knowledge of retractions came from, and how current it is: the imported
+    Retraction Watch snapshot (its age), and whether Crossref and OpenAlex were asked."""
+
+    offline: bool
+    snapshot_imported_at: float | None = None
+    snapshot_newest: str | None = None
+    """The newest notice's date in the snapshot: how current it is."""
+    snapshot_age_days: float | None = None
+    """How old that newest notice is, in days."""
+
+    @property
+    def note(self) -> str:
+        """One sentence for the report."""
+        if self.snapshot_imported_at is None:
+            if self.offline:
+                return (
+                    "offline, and no Retraction Watch snapshot has been imported: only retractions known "
+                    "from earlier look-ups can be flagged (`citedesk retractions import FILE`)"
+                )
+            return "from Crossref and OpenAlex (no Retraction Watch snapshot imported)"
+        age = round(self.snapshot_age_days or 0.0)
+        newest = f"newest notice {self.snapshot_newest}" if self.snapshot_newest else "no dated notice"
+        later = (
+            "retractions published since then are not known to this offline audit"
+            if self.offline
+            else "Crossref and OpenAlex are asked about later ones"
+        )
+        return f"the Retraction Watch snapshot is {age} day{'s' if age != 1 else ''} old ({newest}); {later}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "offline": self.offline,
+            "snapshot": None
+            if self.snapshot_imported_at is None
+            else {
+                "imported_at": self.snapshot_imported_at,
+                "newest": self.snapshot_newest,
+                "age_days": None if self.snapshot_age_days is None else round(self.snapshot_age_days, 1),
+            },
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
 class SourceSummary:
     """One reference's source as the audit found it."""
 

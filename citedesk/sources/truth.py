@@ -27,7 +27,6 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
@@ -40,7 +39,7 @@ from citedesk.core.repair import (
     entry_body_start,
     make_fix,
 )
-from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
+from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth, RetractionSummary
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.matching import Difference
@@ -81,30 +80,21 @@ class TruthResult:
         return TruthResult(checks, self.snapshot)
 
 
-def snapshot_notice(truth: TruthResult, *, offline: bool, now: float | None = None) -> str | None:
-    """What the report says about the retraction snapshot, when the document cites DOIs: how old
-    it is, or — offline without one — that retractions cannot be seen beyond earlier look-ups."""
+def retraction_summary(
+    truth: TruthResult, *, offline: bool, now: float | None = None
+) -> RetractionSummary | None:
+    """Where the audit's retraction knowledge came from and how old the snapshot is, when the
+    document cites DOIs (None otherwise)."""
     if not any(check.doi for check in truth.checks.values()):
         return None
     info = truth.snapshot
     if info is None:
-        if not offline:
-            return None
-        return (
-            "Retractions: this audit is offline and no Retraction Watch snapshot has been imported, so only "
-            "retractions known from earlier look-ups can be flagged (`citedesk retractions import FILE`)."
-        )
-    age = snapshot_age_days(info, time.time() if now is None else now)
-    imported = datetime.fromtimestamp(info.imported_at, UTC).strftime("%Y-%m-%d")
-    newest = f"its newest notice is of {info.newest}" if info.newest else "it has no dated notice"
-    later = (
-        "retractions published since then are not known to this offline audit"
-        if offline
-        else "Crossref and OpenAlex are asked about later ones"
-    )
-    return (
-        f"Retractions: the Retraction Watch snapshot imported on {imported} is {age:.0f} "
-        f"day{'s' if round(age) != 1 else ''} old ({newest}); {later}."
+        return RetractionSummary(offline)
+    return RetractionSummary(
+        offline,
+        info.imported_at,
+        info.newest,
+        snapshot_age_days(info, time.time() if now is None else now),
     )
 
 

@@ -218,9 +218,12 @@ def test_an_imported_snapshot_flags_retractions_offline_and_nothing_else_is_call
     entry = next(f for f in report["findings"] if not f["claim"])
     assert "doi:10.1016/s0140-6736(10)60175-4, 2010-02-06" in entry["message"]
     assert "Falsification/Fabrication of Data" in entry["message"]
-    [notice] = [n for n in report["notices"] if n.startswith("Retractions:")]
-    assert "days old (its newest notice is of 2024-02-14)" in notice
-    assert "not known to this offline audit" in notice
+    retractions = report["retractions"]
+    assert retractions["offline"] is True
+    assert retractions["snapshot"]["newest"] == "2024-02-14"
+    assert retractions["snapshot"]["age_days"] > 300  # said in days, from its newest notice
+    assert "days old (newest notice 2024-02-14)" in retractions["note"]
+    assert "not known to this offline audit" in retractions["note"]
     checks = {s["key"]: s["check"] for s in report["sources"]}
     assert checks["1"]["standing"]["source"] == "retraction-watch-snapshot"
     assert {checks[k]["status"] for k in ("1", "2", "3")} == {"not_checked"}
