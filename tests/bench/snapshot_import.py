@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from citedesk.desk import AuditOptions, Desk
-from citedesk.sources.retractions import StoredRetractions
+from citedesk.sources.retractions import NATURES, StoredRetractions
 from citedesk.store import Store
 from tests.helpers.indexes import SNAPSHOT_SAMPLE
 
@@ -26,8 +26,9 @@ from tests.helpers.indexes import SNAPSHOT_SAMPLE
 def write_snapshot(path: Path, rows: int) -> list[str]:
     """A snapshot of `rows` rows; returns the original DOIs written."""
     header, *sample = list(csv.reader(io.StringIO(SNAPSHOT_SAMPLE.read_text(encoding="utf-8"))))
-    usable = [r for r in sample if any(r) and r[14].startswith("10.")]
     doi_at, id_at = header.index("OriginalPaperDOI"), header.index("Record ID")
+    nature_at = header.index("RetractionNature")
+    usable = [r for r in sample if any(r) and r[doi_at].startswith("10.") and r[nature_at].lower() in NATURES]
     dois = []
     with path.open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
