@@ -46,6 +46,10 @@ OPENALEX_FIELDS = (
     "primary_location,biblio,is_retracted"
 )
 DAY = 86400.0
+POLITE_CROSSREF_RATE = 10.0
+POLITE_CROSSREF_SEARCH_RATE = 3.0
+"""Crossref's polite pool (requests with a contact address): 10 single records and 3 list queries
+a second, where the public pool allows 5 and 1 (`LookupConfig`'s defaults)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,9 @@ class LookupConfig:
             if env.get(variable):
                 values[name] = env[variable].strip()
         values.update({k: v for k, v in settings.items() if v is not None})
+        if values.get("mailto"):  # the polite pool's limits, unless set explicitly
+            values.setdefault("crossref_rate", POLITE_CROSSREF_RATE)
+            values.setdefault("crossref_search_rate", POLITE_CROSSREF_SEARCH_RATE)
         return cls(**values)
 
 

@@ -142,7 +142,11 @@ def test_endpoints_and_contact_come_from_the_environment() -> None:
     )
     assert config.mailto == "me@example.org"  # a None setting does not erase the environment's
     assert config.offline
-    assert LookupConfig.from_env({}).crossref_base == "https://api.crossref.org"
+    assert (config.crossref_rate, config.crossref_search_rate) == (10.0, 3.0)  # the polite pool's limits
+    public = LookupConfig.from_env({})
+    assert public.crossref_base == "https://api.crossref.org"
+    assert (public.crossref_rate, public.crossref_search_rate) == (5.0, 1.0)
+    assert LookupConfig.from_env(env, crossref_search_rate=0.5).crossref_search_rate == 0.5
 
 
 def test_a_fetch_refused_for_a_private_address_is_not_checked(server: IndexServer) -> None:
