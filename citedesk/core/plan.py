@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from citedesk.core.checks import repair_malformed
 from citedesk.core.document import Structure, parse_structure
+from citedesk.core.entries import entry_body_start, entry_holding
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import find_markers
 from citedesk.core.references import Reference
@@ -44,8 +45,6 @@ from citedesk.core.repair import (
     RetargetCitation,
     apply_edits,
     build_edits,
-    entry_body_start,
-    entry_holding,
     prose_of,
     prose_offsets,
 )

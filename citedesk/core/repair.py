@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citedesk.core.document import Structure, parse_structure
+from citedesk.core.entries import entry_holding
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import Reference
@@ -308,22 +309,6 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
                 "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
             )
     return normalise_edits(edits)
-
-
-def entry_holding(structure: Structure, start: int, end: int) -> Reference | None:
-    """The reference entry whose text (after its label) holds [start, end), or None."""
-    for entry in structure.references.entries:
-        if entry.start <= start <= end <= entry.end:
-            return entry if entry_body_start(structure.text, entry) <= start else None
-    return None
-
-
-def entry_body_start(text: str, entry: Reference) -> int:
-    """Where the entry's text (`entry.text`, the entry without its label) begins in the document."""
-    for at in range(max(entry.start, entry.label_end), entry.end + 1):
-        if " ".join(text[at : entry.end].split()) == entry.text:
-            return at
-    return entry.end
 
 
 def _parse_marker(text: str) -> Marker | None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from citedesk.core.document import Document
+from citedesk.core.entries import entry_body_start
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.references import Reference
 from citedesk.core.repair import (
@@ -36,7 +37,6 @@ from citedesk.core.repair import (
     Operation,
     RemoveCitation,
     RemoveReference,
-    entry_body_start,
     make_fix,
 )
 from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth, RetractionSummary
