@@ -26,6 +26,7 @@ CLAIMS = [
     "One more study agreed",
     "The new coronavirus probably came from bats",
     "Tardigrades of the ice shelves glow",
+    "The outbreak was traced early",
 ]
 
 
@@ -83,7 +84,8 @@ def by_reference(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_each_kind_of_reference_gets_its_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    doc = write(tmp_path, [CORRECT, WAKEFIELD, OTHER_WORK, UNREGISTERED, ZHOU, UNKNOWN])
+    wrong_doi = ZHOU + " doi:10.1038/s41586-020-9999-x"
+    doc = write(tmp_path, [CORRECT, WAKEFIELD, OTHER_WORK, UNREGISTERED, ZHOU, UNKNOWN, wrong_doi])
     report = audit(doc, capsys)
     found = by_reference(report)
     text = doc.read_text(encoding="utf-8")
@@ -95,6 +97,7 @@ def test_each_kind_of_reference_gets_its_finding(tmp_path: Path, capsys: pytest.
         "4": "unregistered",
         "5": "found_by_title",
         "6": "not_found",
+        "7": "unregistered",
     }
 
     # a correct reference: no finding at all
@@ -134,6 +137,16 @@ def test_each_kind_of_reference_gets_its_finding(tmp_path: Path, capsys: pytest.
     assert [(f["kind"], f["severity"]) for f in found["6"]] == [("not_found", "warning")]
     assert "check that it exists" in found["6"][0]["message"]
     assert "does not mean it is fabricated" in found["6"][0]["message"]
+
+    # a DOI that resolves nowhere on an entry whose title finds the work: the right DOI is offered first
+    [fabricated] = [f for f in found["7"] if f["kind"] == "fabricated_reference"]
+    assert "the entry's title finds doi:10.1038/s41586-020-2012-7" in fabricated["message"]
+    swap, remove = fabricated["fixes"]
+    assert swap["title"] == "Use doi:10.1038/s41586-020-2012-7 (found by the entry's title)"
+    [edit] = swap["edits"]
+    assert text[edit["start"] : edit["end"]] == "10.1038/s41586-020-9999-x"
+    assert edit["replacement"] == "10.1038/s41586-020-2012-7"
+    assert remove["title"] == "Remove reference [7] and every citation of it"
 
 
 def test_the_right_work_with_a_wrong_year_is_corrected_in_the_entry_only(
