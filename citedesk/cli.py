@@ -140,6 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
     sources.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
     sources.add_argument("--allow-private-network", action="store_true")
 
+    retractions = commands.add_parser(
+        "retractions",
+        help="the local Retraction Watch snapshot: import one, or see how old it is",
+        description="`import FILE` loads a Retraction Watch CSV (the snapshot Crossref publishes) into the "
+        "store, replacing the previous one in one transaction; audits then flag retracted works with or "
+        "without a network. `status` says which snapshot is loaded and how old it is.",
+    )
+    retractions.add_argument("action", choices=["import", "status"])
+    retractions.add_argument("file", nargs="?", help="the CSV file (import)")
+    retractions.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+
     models = commands.add_parser(
         "models", help="NLI models for the judge: list, import, pull, verify, remove"
     )
@@ -201,6 +212,16 @@ def _positive_seconds(value: str) -> float:
     if not 0 < seconds <= 3600:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds between 0 and 3600")
     return seconds
+
+
+def _positive_days(value: str) -> float:
+    try:
+        days = float(value)
+    except ValueError:
+        days = -1.0
+    if not 0 <= days <= 3650:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days between 0 and 3650")
+    return days
 
 
 def _add_source_flags(parser: argparse.ArgumentParser) -> None:
@@ -270,6 +291,19 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--assist-model", metavar="MODEL", help="the Claude model (default: a Sonnet model)")
     parser.add_argument(
+        "--contact-email",
+        metavar="ADDRESS",
+        help="sent to Crossref and OpenAlex with each look-up, as they ask (their polite pools); "
+        "default: $CITEDESK_CONTACT_EMAIL, else none",
+    )
+    parser.add_argument(
+        "--recheck-days",
+        type=_positive_days,
+        metavar="DAYS",
+        help="ask the indexes again about a work once their saved answer is this old (default: 30; "
+        "retractions appear later)",
+    )
+    parser.add_argument(
         "--assist-preview",
         action="store_true",
         help="print exactly what --assist claude would send, send nothing, and exit",
@@ -283,10 +317,10 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
     def notice(message: str) -> None:
         print(f"citedesk: {_printable(message)}", file=sys.stderr)
 
-    if not hasattr(args, "judge"):  # `sources`: only the network and the store matter
+    if not hasattr(args, "judge"):  # `sources`, `retractions`: only the network and the store matter
         return Desk.from_environment(
             AuditOptions(
-                allow_private_network=args.allow_private_network,
+                allow_private_network=getattr(args, "allow_private_network", False),
                 store_path=Path(args.store) if args.store else None,
             ),
             notice=notice,
@@ -317,6 +351,8 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
         bibliographies=tuple(Path(p) for p in args.bibliography or ()),
         zotero_dir=zotero_dir,
         zotero=not args.no_zotero,
+        contact_email=args.contact_email,
+        recheck_days=args.recheck_days,
     )
     return Desk.from_environment(options, notice=notice)
 
@@ -497,6 +533,38 @@ def _sources(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _retractions(args: argparse.Namespace) -> int:
+    desk = _desk(args)
+    if args.action == "status":
+        status = desk.retraction_status()
+        if status is None:
+            print("no retraction snapshot imported (`citedesk retractions import FILE` loads one)")
+            return EXIT_FINDINGS
+        imported = time.strftime("%Y-%m-%d", time.localtime(status.imported_at))
+        print(
+            _printable(
+                f"snapshot: {status.path}\n  imported: {imported} ({status.imported:,} of {status.rows:,} rows)\n"
+                f"  newest notice: {status.newest or 'none dated'} — {status.age_days:.0f} days old\n"
+                f"  saved answers of Crossref, OpenAlex and doi.org: {status.cached_answers:,}"
+            )
+        )
+        return EXIT_OK
+    if not args.file:
+        raise UsageError("`citedesk retractions import` needs the snapshot's CSV file")
+    started = time.monotonic()
+    result = desk.import_retractions(args.file)
+    skipped = sum(result.skipped.values())
+    why = ", ".join(f"{n:,} {reason}" for reason, n in sorted(result.skipped.items()))
+    print(
+        _printable(
+            f"{args.file}: {result.rows:,} rows, {result.imported:,} imported, {skipped:,} skipped"
+            + (f" ({why})" if why else "")
+            + f"; newest notice {result.newest or 'undated'}; {time.monotonic() - started:.1f} s"
+        )
+    )
+    return EXIT_OK
+
+
 def _samples(args: argparse.Namespace) -> int:
     from citedesk.desk import Desk  # noqa: PLC0415
 
@@ -562,6 +630,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "review": _review,
     "assist": _assist,
     "sources": _sources,
+    "retractions": _retractions,
     "samples": _samples,
     "models": _models,
 }

@@ -20,7 +20,7 @@ from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
-from citedesk.core.summaries import AssistSummary, SourceSummary
+from citedesk.core.summaries import AssistSummary, RetractionSummary, SourceSummary
 from citedesk.errors import Cancelled, StoreError
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from citedesk.evidence.judges.base import Judge
     from citedesk.evidence.suggest import EvidenceResult, Offer
     from citedesk.sources.gather import ResolvedSource, SourceOptions
+    from citedesk.sources.truth import TruthResult
     from citedesk.store import Store
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -72,6 +73,15 @@ class AuditOptions:
     doi_base: str | None = None
     arxiv_base: str | None = None
     crossref_base: str | None = None
+    openalex_base: str | None = None
+    contact_email: str | None = None
+    """Sent to Crossref and OpenAlex with every look-up (their polite pools); None: not sent."""
+    recheck_days: float | None = None
+    """Ask the indexes again about a work once their cached answer is this old (None: 30 days;
+    "no such work" answers at most 7)."""
+    check_references: bool = True
+    """Check each reference with a DOI or no identifier against Crossref, OpenAlex, doi.org and the
+    retraction snapshot (with the sources)."""
     judge: str = "auto"
     """heuristic, nli, nli:MODEL, auto (an installed default NLI model, else heuristic) or none."""
     dense: bool = True
@@ -173,6 +183,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     resolved: dict[str, ResolvedSource] | None = None
     from citedesk.sources.citeworks import works_to_check  # noqa: PLC0415
 
+    truth: TruthResult | None = None
     targets = works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
     check_sources = options.check_sources and bool(targets)
     # one store session for the whole audit: sources, caches and the writer's review decisions
@@ -198,8 +209,14 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                 progress=lambda done, total: state.progress("fetching sources", done, total),
             )
             state.check()
-            findings.extend(source_findings(document, resolved))
-            summaries = describe_sources(document, resolved)
+            truth = _check_truth(document, options, state, store)
+            checks = truth.checks if truth is not None else {}
+            findings.extend(source_findings(document, resolved, checks))
+            if truth is not None:
+                from citedesk.sources.truth import truth_findings  # noqa: PLC0415
+
+                findings.extend(truth_findings(document, checks))
+            summaries = describe_sources(document, resolved, truth)
             hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
             if options.judge != "none" and any(s.usable for s in resolved.values()):
                 judge, verdicts, findings, assist = _judge(
@@ -231,12 +248,62 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         notices=notices,
         coverage=coverage_of(document, verdicts, offline=offline),
         judge_note=judge_note,
+        retractions=_retraction_summary(truth, options),
     )
     if reviews:
         report.apply_reviews(reviews)
     state.progress("done")
     report.timings = dict(state.stage_seconds)
     return report
+
+
+def _check_truth(
+    document: Document, options: AuditOptions, state: AuditState, store: Store
+) -> TruthResult | None:
+    """The reference checks (Crossref, OpenAlex, doi.org, the retraction snapshot), in the audit's
+    time budget."""
+    if not options.check_references:
+        return None
+    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
+    from citedesk.sources.indexes import LookupConfig  # noqa: PLC0415
+    from citedesk.sources.truth import check_entries  # noqa: PLC0415
+
+    state.progress("checking references", 0, 0)
+    remaining = state.remaining()
+    config = LookupConfig.from_env(
+        doi_base=options.doi_base,
+        crossref_base=options.crossref_base,
+        openalex_base=options.openalex_base,
+        mailto=options.contact_email,
+        offline=options.offline,
+        max_age_days=options.recheck_days,
+        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
+        max_rate_wait=120.0 if remaining is None else min(120.0, remaining),
+    )
+    policy = FetchPolicy(
+        allow_private_network=options.allow_private_network,
+        deadline=min(30.0, options.fetch_timeout),
+        read_timeout=min(20.0, options.fetch_timeout),
+        connect_timeout=min(10.0, options.fetch_timeout),
+    )
+    truth = check_entries(
+        list(document.entries),
+        config,
+        store,
+        fetch_policy=policy,
+        cancelled=lambda: state.cancelled or state.out_of_time(),
+        progress=lambda done, total: state.progress("checking references", done, total),
+    )
+    state.check()
+    return truth.ran_out() if state.out_of_time() else truth
+
+
+def _retraction_summary(truth: TruthResult | None, options: AuditOptions) -> RetractionSummary | None:
+    if truth is None:
+        return None
+    from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
+
+    return retraction_summary(truth, offline=options.offline)
 
 
 def _why_not_checked(
@@ -477,9 +544,13 @@ def source_options(
     return base
 
 
-def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) -> list[SourceSummary]:
+def describe_sources(
+    document: Document, resolved: dict[str, ResolvedSource], truth: TruthResult | None = None
+) -> list[SourceSummary]:
     from citedesk.sources.quality import assess_quality  # noqa: PLC0415
+    from citedesk.sources.truth import truth_summary  # noqa: PLC0415
 
+    checks = truth.checks if truth is not None else {}
     citing: dict[str, list[str]] = {}
     for claim in document.claims:
         for index in claim.sentence.markers:
@@ -515,6 +586,7 @@ def describe_sources(document: Document, resolved: dict[str, ResolvedSource]) ->
                 message=source.message,
                 quality=quality,
                 authors=entry.authors if document.pandoc else None,
+                check=truth_summary(checks[key]) if key in checks else None,
             )
         )
     return described

@@ -30,3 +30,16 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
 @pytest.fixture
 def samples() -> Path:
     return SAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _no_real_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """doi.org, Crossref and OpenAlex are never asked for real: their addresses default to names
+    that cannot resolve (RFC 2606 `.invalid`), so an online audit in a test that sets up no local
+    server sees them unreachable, whatever network the machine has. A test points them at its own
+    server with `monkeypatch.setenv` (which wins, being set later)."""
+    monkeypatch.setenv("CITEDESK_DOI_BASE", "http://doi.invalid")
+    monkeypatch.setenv("CITEDESK_CROSSREF_BASE", "http://crossref.invalid")
+    monkeypatch.setenv("CITEDESK_OPENALEX_BASE", "http://openalex.invalid")
+    monkeypatch.delenv("CITEDESK_CONTACT_EMAIL", raising=False)
+    monkeypatch.delenv("CITEDESK_OPENALEX_API_KEY", raising=False)

@@ -39,6 +39,13 @@ class Kind(StrEnum):
     UNSUPPORTED_NUMBER = "unsupported_number"
     NUMBER_MISMATCH = "number_mismatch"
     UNSUPPORTED_PART = "unsupported_part"
+    RETRACTED = "retracted"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    CORRECTION = "correction"
+    METADATA_ERROR = "metadata_error"
+    FOUND_BY_TITLE = "found_by_title"
+    NOT_FOUND = "not_found"
+    POSSIBLE_MATCH = "possible_match"
 
     @property
     def default_severity(self) -> Severity:
@@ -64,6 +71,13 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.UNSUPPORTED_NUMBER: Severity.WARNING,
     Kind.NUMBER_MISMATCH: Severity.ERROR,
     Kind.UNSUPPORTED_PART: Severity.WARNING,
+    Kind.RETRACTED: Severity.ERROR,
+    Kind.EXPRESSION_OF_CONCERN: Severity.WARNING,
+    Kind.CORRECTION: Severity.INFO,
+    Kind.METADATA_ERROR: Severity.WARNING,
+    Kind.FOUND_BY_TITLE: Severity.INFO,
+    Kind.NOT_FOUND: Severity.WARNING,
+    Kind.POSSIBLE_MATCH: Severity.INFO,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -81,6 +95,13 @@ _LABELS: dict[Kind, str] = {
     Kind.UNSUPPORTED_NUMBER: "Number not in source",
     Kind.NUMBER_MISMATCH: "Number differs from the source",
     Kind.UNSUPPORTED_PART: "Part of the sentence unsupported",
+    Kind.RETRACTED: "Retracted work",
+    Kind.EXPRESSION_OF_CONCERN: "Expression of concern",
+    Kind.CORRECTION: "Correction published",
+    Kind.METADATA_ERROR: "Reference details differ from the record",
+    Kind.FOUND_BY_TITLE: "DOI found by title",
+    Kind.NOT_FOUND: "No index knows this work",
+    Kind.POSSIBLE_MATCH: "Possible match in an index",
 }
 
 

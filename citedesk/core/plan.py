@@ -13,7 +13,8 @@ through `plan_repairs`, which
 3. re-parses the result and **accepts it only if** the prose is byte-identical (unless a fix says
    it changes prose), no citation of a missing reference, malformed marker or orphan entry was
    added, and every marker still points at the same works as the repair meant — renumbering
-   included.
+   included, and an entry whose details were corrected (`EditReference`) counting as the same
+   work with its new text.
 
 A pandoc document (`Structure.pandoc`) goes through the same plan: its fixes are written in
 citation syntax (`citekey_repair.pandoc_edits`), its result is re-parsed with the same
@@ -33,11 +34,13 @@ from dataclasses import dataclass
 
 from citedesk.core.checks import repair_malformed
 from citedesk.core.document import Structure, reparse
+from citedesk.core.entries import entry_body_start, entry_holding
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import find_markers
 from citedesk.core.references import Reference
 from citedesk.core.repair import (
     AddCitation,
+    EditReference,
     FixMalformed,
     MergeReference,
     Operation,
@@ -198,12 +201,16 @@ def _check(
         )
     if len(after.malformed) > len(before.malformed):
         raise RepairError("this repair would leave a malformed marker, so it was not applied")
-    new_orphans = _orphans(after) - _orphans(before)
+    edited = _edited_entries(before, operations)
+    new_orphans = _orphans(after) - Counter({edited.get(t, t): n for t, n in _orphans(before).items()})
     if new_orphans:
         raise RepairError(
             f"this repair would leave {len(new_orphans)} reference(s) cited by nothing, so it was not applied"
         )
-    expected = _expected_works(before, operations)
+    expected = {
+        at: {edited.get(work, work) for work in works}
+        for at, works in _expected_works(before, operations).items()
+    }
     positions = prose_offsets(after, [m.start for m in after.markers])
     actual: dict[int, set[str]] = {}
     for at, marker in zip(positions, after.markers, strict=True):
@@ -212,6 +219,28 @@ def _check(
         raise RepairError(
             "after this repair a marker would point at a different work than intended, so it was not applied"
         )
+
+
+def _edited_entries(structure: Structure, operations: Sequence[Operation]) -> dict[str, str]:
+    """An edited entry's text before → after its `EditReference`s (what its markers then cite)."""
+    per_entry: dict[Reference, list[EditReference]] = {}
+    for op in operations:
+        if isinstance(op, EditReference):
+            entry = entry_holding(structure, op.start, op.end)
+            if entry is not None:
+                per_entry.setdefault(entry, []).append(op)
+    text = structure.text
+    renamed: dict[str, str] = {}
+    for entry, ops in per_entry.items():
+        start = entry_body_start(text, entry)
+        body = [(op.start, op.end, op.replacement) for op in sorted(ops, key=lambda o: (o.start, o.end))]
+        pieces, cursor = [], start
+        for s, e, replacement in body:
+            pieces += [text[cursor:s], replacement]
+            cursor = e
+        pieces.append(text[cursor : entry.end])
+        renamed[entry.text] = " ".join("".join(pieces).split())
+    return renamed
 
 
 def _missing(structure: Structure) -> int:

@@ -1,6 +1,7 @@
 """Repairs as operations, turned into pure text edits, with proof that prose is unchanged.
 
-A fix is a list of operations (remove a citation, drop a reference entry, renumber …). Operations
+A fix is a list of operations (remove a citation, drop a reference entry, renumber, correct a field
+inside an entry …). Operations
 from many fixes merge into one consistent set of edits — one edit per marker and per entry label —
 so "fix all" never produces overlapping edits. `prose_of` defines what must never change: the text
 with every marker (and its removal whitespace) and every reference entry taken out.
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citedesk.core.document import Structure, parse_structure, reparse
+from citedesk.core.entries import entry_holding
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, format_numeric
 from citedesk.core.references import Reference
@@ -80,6 +82,17 @@ class Renumber:
     """Number the reference list 1…n in its order and rewrite every marker to match."""
 
 
+@dataclass(frozen=True, slots=True)
+class EditReference:
+    """Replace text[start:end] — inside one reference entry's text, after its label — with
+    `replacement` (one line): a wrong year, name or DOI corrected, a DOI added. The reference list
+    is not prose, so the prose stays identical; the plan checks that too."""
+
+    start: int
+    end: int
+    replacement: str
+
+
 Operation = (
     RemoveCitation
     | RemoveMarker
@@ -89,6 +102,7 @@ Operation = (
     | MergeReference
     | FixMalformed
     | Renumber
+    | EditReference
 )
 
 
@@ -117,7 +131,7 @@ def _needs_proof(structure: Structure, operations: Sequence[Operation], edits: S
     section nearly empty (its boundaries depend on what is in it), or a marker edit that brings
     text to the start of a line. Removing one entry among several in the section is safe without
     it (the section is never prose), which keeps offering a fix per orphan linear."""
-    if any(isinstance(op, FixMalformed | Renumber) for op in operations):
+    if any(isinstance(op, FixMalformed | Renumber | EditReference) for op in operations):
         return True
     removed = {
         op.duplicate if isinstance(op, MergeReference) else op.key
@@ -181,6 +195,7 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
     per_marker: dict[int, list[str]] = {}
     additions: dict[int, list[str]] = {}
     malformed_fixes: list[FixMalformed] = []
+    entry_edits: list[EditReference] = []
     renumber = False
 
     def keys_of(index: int) -> list[str]:
@@ -204,6 +219,8 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             malformed_fixes.append(op)
         elif isinstance(op, Renumber):
             renumber = True
+        elif isinstance(op, EditReference):
+            entry_edits.append(op)
 
     if removed_entries and structure.unnumbered:
         renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
@@ -288,6 +305,12 @@ def build_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
             else op.replacement
         )
         edits.append(TextEdit(op.start, op.end, replacement))
+    for op in entry_edits:
+        holder = entry_holding(structure, op.start, op.end)
+        if holder is None or "\n" in op.replacement or "\r" in op.replacement:
+            raise RepairError("an edit of a reference entry must stay on the entry's text, after its label")
+        if holder.key not in removed_entries:  # an entry that goes needs no correction
+            edits.append(TextEdit(op.start, op.end, op.replacement))
     for edit in marker_removals:
         if exposes_structure(text, edit):
             raise RepairError(

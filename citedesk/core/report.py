@@ -15,7 +15,7 @@ from citedesk.core.coverage import Coverage, coverage_of
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel
 from citedesk.core.review import Review, apply_reviews, review_key
-from citedesk.core.summaries import AssistSummary, SourceSummary
+from citedesk.core.summaries import AssistSummary, RetractionSummary, SourceSummary
 from citedesk.errors import UsageError
 
 REPORT_VERSION = 1
@@ -42,6 +42,8 @@ class Report:
     coverage: Coverage | None = None
     """Which citations were checked, and why the others were not."""
     judge_note: str = ""
+    retractions: RetractionSummary | None = None
+    """Where the audit's knowledge of retractions came from (set when the document cites DOIs)."""
     """What the judge is worth, in words (the heuristic judge: limited accuracy), shown beside it."""
     """What the writer should know about the run itself (the store was damaged and rebuilt, …)."""
     """With Claude assistance on: the model, its checked suggestions, what was rejected, the usage."""
@@ -150,6 +152,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "summary": {**summary(report.findings), **report.coverage_or_count().to_json()},
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
+        "retractions": report.retractions.to_json() if report.retractions is not None else None,
     }
 
 
@@ -293,6 +296,8 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     out.extend(f"note: {notice}" for notice in report.notices)
     if report.judge:
         out.append(f"judge: {_judge_line(report)}")
+    if report.retractions is not None:
+        out.append(f"retractions: {report.retractions.note}")
     if report.assist is not None:
         out.append(f"Claude assistance ({report.assist.model}): {report.assist.usage}")
         out.extend(f"  rejected: {reason}" for reason in report.assist.rejected)
@@ -324,7 +329,8 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         if source is report.sources[0]:
             out.append("")
             out.append(paint("Sources", "\033[1m"))
-        out.append(f"  {doc.label(source.key)} {source.status}  {source.location or ''}")
+        truth = f"  ({source.check.words})" if source.check is not None else ""
+        out.append(f"  {doc.label(source.key)} {source.status}  {source.location or ''}{truth}")
     return "\n".join(out) + "\n"
 
 
@@ -360,6 +366,8 @@ def render_markdown(report: Report) -> str:
     out += [f"Note: {notice}" for notice in report.notices]
     if report.judge:
         out += [f"Judge: {_judge_line(report)}", ""]
+    if report.retractions is not None:
+        out += [f"Retractions: {report.retractions.note}.", ""]
     for kind, items in _grouped(report.findings):
         out += [
             f"## {kind.label} ({len(items)})",
@@ -463,6 +471,8 @@ def render_html(report: Report) -> str:
     facts += list(report.notices)
     if report.judge:
         facts.append(f"Judge: {_judge_line(report)}")
+    if report.retractions is not None:
+        facts.append(f"Retractions: {report.retractions.note}.")
     name = html.escape(doc.path or "text")
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>CiteDesk report: {name}</title>"

@@ -1,4 +1,5 @@
-"""What a report says about things other than findings: each source, and Claude's assistance.
+"""What a report says about things other than findings: each source (and what the scholarly
+indexes say about its work), and Claude's assistance.
 
 Typed records the engine fills and the front ends read by attribute; `to_json` is the report's
 JSON contract (unchanged since version 1, fields only added).
@@ -35,6 +36,171 @@ class Quality:
 
 
 @dataclass(frozen=True)
+class NoticeSummary:
+    """An editorial notice about a cited work: a retraction, withdrawal, expression of concern,
+    correction or reinstatement, with its own DOI and date where the source gives them."""
+
+    kind: str
+    """retraction, withdrawal, expression_of_concern, correction, reinstatement."""
+    doi: str | None = None
+    date: str | None = None
+    source: str = ""
+    """Who says so: crossref, retraction-watch, openalex, retraction-watch-snapshot, title."""
+    label: str = ""
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def url(self) -> str | None:
+        return f"https://doi.org/{self.doi}" if self.doi else None
+
+    @property
+    def words(self) -> str:
+        """`retraction`, `expression of concern`, … as a sentence says it."""
+        return self.kind.replace("_", " ")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "doi": self.doi,
+            "date": self.date,
+            "url": self.url,
+            "source": self.source,
+            "label": self.label,
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(frozen=True)
+class FieldDifference:
+    """One field where a reference entry and the index's record of the same work disagree."""
+
+    field: str
+    label: str
+    cited: str
+    actual: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"field": self.field, "label": self.label, "cited": self.cited, "actual": self.actual}
+
+
+@dataclass(frozen=True)
+class ReferenceTruth:
+    """What Crossref, OpenAlex, doi.org and the retraction snapshot say about a reference's work."""
+
+    status: str
+    """ok, metadata_error, different_work, unregistered, found_by_title, possible_match, not_found,
+    not_checked."""
+    message: str = ""
+    doi: str | None = None
+    """The DOI that was checked (the entry's)."""
+    suggested_doi: str | None = None
+    """A DOI to add (found by title) or to use instead (another work's, or an unregistered one)."""
+    index: str = ""
+    """The index whose record decided: crossref, openalex, doi.org."""
+    checked_at: float | None = None
+    cached: bool = False
+    standing: NoticeSummary | None = None
+    """The notice that sets the work's standing now (the latest retraction, unless reinstated, …)."""
+    notices: tuple[NoticeSummary, ...] = ()
+    differences: tuple[FieldDifference, ...] = ()
+
+    @property
+    def retracted(self) -> bool:
+        return self.standing is not None and self.standing.kind in ("retraction", "withdrawal")
+
+    @property
+    def words(self) -> str:
+        """A few words for a list of sources: the work's standing, then what the check found
+        (`retracted 2010-02-06`, `year differs`, `found by title; corrected 2020-11-17`, `verified`)."""
+        parts = []
+        if self.standing is not None and self.standing.kind != "reinstatement":
+            when = f" {self.standing.date}" if self.standing.date else ""
+            parts.append(_STANDING_WORDS.get(self.standing.kind, self.standing.words) + when)
+        if self.status == "metadata_error":
+            labels = [d.label for d in self.differences]
+            parts.append(", ".join(labels) + (" differs" if len(labels) == 1 else " differ"))
+        elif self.status not in ("ok", "not_checked") or not parts:
+            parts.append(_TRUTH_WORDS.get(self.status, self.status))
+        return "; ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "message": self.message,
+            "doi": self.doi,
+            "suggested_doi": self.suggested_doi,
+            "index": self.index or None,
+            "checked_at": self.checked_at,
+            "cached": self.cached,
+            "standing": self.standing.to_json() if self.standing else None,
+            "notices": [n.to_json() for n in self.notices],
+            "differences": [d.to_json() for d in self.differences],
+        }
+
+
+_STANDING_WORDS = {
+    "retraction": "retracted",
+    "withdrawal": "withdrawn",
+    "expression_of_concern": "expression of concern",
+    "correction": "corrected",
+}
+_TRUTH_WORDS = {
+    "ok": "verified",
+    "different_work": "DOI of another work",
+    "unregistered": "DOI registered nowhere",
+    "found_by_title": "found by title",
+    "possible_match": "possible match",
+    "not_found": "in no index",
+    "not_checked": "not checked",
+}
+
+
+@dataclass(frozen=True)
+class RetractionSummary:
+    """Where an audit's knowledge of retractions came from, and how current it is: the imported
+    Retraction Watch snapshot (its age), and whether Crossref and OpenAlex were asked."""
+
+    offline: bool
+    snapshot_imported_at: float | None = None
+    snapshot_newest: str | None = None
+    """The newest notice's date in the snapshot: how current it is."""
+    snapshot_age_days: float | None = None
+    """How old that newest notice is, in days."""
+
+    @property
+    def note(self) -> str:
+        """One sentence for the report."""
+        if self.snapshot_imported_at is None:
+            if self.offline:
+                return (
+                    "offline, and no Retraction Watch snapshot has been imported: only retractions known "
+                    "from earlier look-ups can be flagged (`citedesk retractions import FILE`)"
+                )
+            return "from Crossref and OpenAlex (no Retraction Watch snapshot imported)"
+        age = round(self.snapshot_age_days or 0.0)
+        newest = f"newest notice {self.snapshot_newest}" if self.snapshot_newest else "no dated notice"
+        later = (
+            "retractions published since then are not known to this offline audit"
+            if self.offline
+            else "Crossref and OpenAlex are asked about later ones"
+        )
+        return f"the Retraction Watch snapshot is {age} day{'s' if age != 1 else ''} old ({newest}); {later}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "offline": self.offline,
+            "snapshot": None
+            if self.snapshot_imported_at is None
+            else {
+                "imported_at": self.snapshot_imported_at,
+                "newest": self.snapshot_newest,
+                "age_days": None if self.snapshot_age_days is None else round(self.snapshot_age_days, 1),
+            },
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
 class SourceSummary:
     """One reference's source as the audit found it."""
 
@@ -51,6 +217,8 @@ class SourceSummary:
     authors: str | None = None
     """The bibliography entry's authors ("Family, Given; …"): set for pandoc documents, whose
     entries name them exactly."""
+    check: ReferenceTruth | None = None
+    """What the scholarly indexes say about the work (entries with a DOI or no identifier)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +230,7 @@ class SourceSummary:
             "cached": self.cached,
             "message": self.message,
             "quality": self.quality.to_json() if self.quality else None,
+            "check": self.check.to_json() if self.check else None,
         }
         if self.authors is not None:
             out["authors"] = self.authors

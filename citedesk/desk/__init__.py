@@ -1,6 +1,7 @@
 """The application layer: everything the CLI and the window do, and nothing they should do alone.
 
-- `Desk` — one per run or window: options, the store, the source cache, models, the Anthropic key.
+- `Desk` — one per run or window: options, the store, the source cache, the retraction snapshot,
+  models, the Anthropic key.
 - `DocumentSession` — one per document: read, audit, plan and apply repairs, decisions,
   attachments, what Claude would be sent, save and export.
 - `desk.background` — audits in a child process (the window's runner, Qt-free).
@@ -14,7 +15,14 @@ the sources, the evidence, Claude assistance or the repair machinery (import-lin
 from __future__ import annotations
 
 from citedesk.core.plan import RepairPlan
-from citedesk.desk.desk import CachedSource, CachedSourceDetail, Desk, RefreshOutcome
+from citedesk.desk.desk import (
+    CachedSource,
+    CachedSourceDetail,
+    Desk,
+    RefreshOutcome,
+    SnapshotImport,
+    SnapshotStatus,
+)
 from citedesk.desk.session import STRUCTURAL_KINDS, DocumentSession, FixOutcome, parse_kinds
 from citedesk.pipeline import AuditOptions, AuditState
 
@@ -29,5 +37,7 @@ __all__ = [
     "FixOutcome",
     "RefreshOutcome",
     "RepairPlan",
+    "SnapshotImport",
+    "SnapshotStatus",
     "parse_kinds",
 ]

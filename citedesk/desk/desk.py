@@ -31,8 +31,11 @@ ENDPOINT_VARIABLES = {
     "doi_base": "CITEDESK_DOI_BASE",
     "crossref_base": "CITEDESK_CROSSREF_BASE",
     "arxiv_base": "CITEDESK_ARXIV_BASE",
+    "openalex_base": "CITEDESK_OPENALEX_BASE",
 }
 """Services whose address can be pointed elsewhere (a mirror, or the tests' local servers)."""
+CONTACT_VARIABLE = "CITEDESK_CONTACT_EMAIL"
+"""A contact address for Crossref's and OpenAlex's polite pools (a setting or `--contact-email` wins)."""
 
 
 def _say_nothing(message: str) -> None:
@@ -63,6 +66,33 @@ class CachedSourceDetail:
 
 
 @dataclass(frozen=True)
+class SnapshotImport:
+    """What `citedesk retractions import` did: the rows the file had, those kept, those skipped
+    (by reason), and its newest notice's date."""
+
+    path: str
+    rows: int
+    imported: int
+    skipped: dict[str, int]
+    newest: str | None
+
+
+@dataclass(frozen=True)
+class SnapshotStatus:
+    """The retraction snapshot in the store."""
+
+    path: str
+    imported_at: float
+    rows: int
+    imported: int
+    newest: str | None
+    age_days: float
+    """How old its newest notice is, in days."""
+    cached_answers: int
+    """Answers of Crossref, OpenAlex and doi.org kept in the store."""
+
+
+@dataclass(frozen=True)
 class RefreshOutcome:
     locator: str
     ok: bool
@@ -85,7 +115,9 @@ class Desk:
     def from_environment(
         cls, options: AuditOptions | None = None, *, notice: Callable[[str], None] | None = None
     ) -> Desk:
-        """A desk whose service endpoints come from the environment (`CITEDESK_DOI_BASE`, …)."""
+        """A desk whose service endpoints come from the environment (`CITEDESK_DOI_BASE`, …), and
+        the contact address for the indexes' polite pools (`CITEDESK_CONTACT_EMAIL`) unless the
+        options carry one."""
         options = options or AuditOptions()
         env = os.environ
         return cls(
@@ -94,6 +126,8 @@ class Desk:
                 doi_base=env.get(ENDPOINT_VARIABLES["doi_base"]) or options.doi_base,
                 crossref_base=env.get(ENDPOINT_VARIABLES["crossref_base"]) or options.crossref_base,
                 arxiv_base=env.get(ENDPOINT_VARIABLES["arxiv_base"]) or options.arxiv_base,
+                openalex_base=env.get(ENDPOINT_VARIABLES["openalex_base"]) or options.openalex_base,
+                contact_email=options.contact_email or (env.get(CONTACT_VARIABLE) or "").strip() or None,
             ),
             notice=notice,
         )
@@ -207,8 +241,41 @@ class Desk:
 
         with self.store() as store:
             source = refresh_source(locator, source_options(self.options), store)
-        ok = source.status.value in ("fetched", "mismatch")
+        ok = source.status.value == "fetched"
         return RefreshOutcome(locator, ok, source.status.value, source.message, len(source.passages))
+
+    # the retraction snapshot ---------------------------------------------------------------------------
+    def import_retractions(self, path: str | os.PathLike[str]) -> SnapshotImport:
+        """Load a Retraction Watch CSV into the store, replacing the previous snapshot, in one
+        transaction (an InputError says what is wrong with a bad file; the old snapshot stays)."""
+        from citedesk.sources.retractions import import_into  # noqa: PLC0415
+
+        with self.store() as store, store.lookups() as tables:
+            summary = import_into(tables, Path(path))
+        return SnapshotImport(
+            str(path), summary.rows, summary.imported, dict(summary.skipped), summary.newest
+        )
+
+    def retraction_status(self) -> SnapshotStatus | None:
+        """The snapshot in the store and how old it is; None when none was imported."""
+        import time  # noqa: PLC0415
+
+        from citedesk.sources.retractions import snapshot_age_days  # noqa: PLC0415
+
+        with self.store() as store, store.lookups() as tables:
+            info = tables.snapshot()
+            answers = tables.cached_answers()
+        if info is None:
+            return None
+        return SnapshotStatus(
+            info.path,
+            info.imported_at,
+            info.rows,
+            info.imported,
+            info.newest,
+            snapshot_age_days(info, time.time()),
+            answers,
+        )
 
     # Claude assistance: the key ---------------------------------------------------------------------------
     @staticmethod

@@ -37,6 +37,13 @@ STYLES: dict[Kind, Style] = {
     Kind.UNCHECKED_SOURCE: Style("#7d6608", DASH_DOT, "brown dash-dot"),
     Kind.ORPHAN_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
     Kind.DUPLICATE_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
+    Kind.RETRACTED: Style("#c0392b", DASH_DOT, "red dash-dot"),
+    Kind.EXPRESSION_OF_CONCERN: Style("#d35400", DASH_DOT, "orange dash-dot"),
+    Kind.CORRECTION: Style("#2471a3", DOT, "blue dotted"),
+    Kind.METADATA_ERROR: Style("#7d6608", DOT, "brown dotted"),
+    Kind.FOUND_BY_TITLE: Style("#2471a3", DASH_DOT, "blue dash-dot"),
+    Kind.NOT_FOUND: Style("#7d6608", WAVE, "brown wavy"),
+    Kind.POSSIBLE_MATCH: Style("#707b7c", DASH_DOT, "grey dash-dot"),
 }
 
 

@@ -1,6 +1,10 @@
 """The sources panel: each reference with its status and quality, and what can be done about it.
 
-A thin view over the report's `sources` list (plain dicts from the engine). It decides nothing: it
+The status says how the source was had (fetched, cached, local …) and what the scholarly indexes
+say about the work (retracted, year differs, DOI of another work, verified …), with an icon for a
+retraction or an expression of concern and the notice (its DOI, date and link) on hover.
+
+A thin view over the report's `sources` list (typed summaries from the engine). It decides nothing: it
 emits `refresh_requested`, `open_requested` and `attach_requested`, and the window acts on them.
 Dropping a PDF, HTML, Markdown or text file onto a reference attaches it as that reference's content.
 """
@@ -9,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citedesk.core.summaries import SourceSummary
+from citedesk.core.summaries import ReferenceTruth, SourceSummary
 from citedesk.gui.qt import (
     QAbstractItemView,
     QDragEnterEvent,
@@ -18,6 +22,7 @@ from citedesk.gui.qt import (
     QFileDialog,
     QHBoxLayout,
     QPushButton,
+    QStyle,
     Qt,
     QTreeWidget,
     QTreeWidgetItem,
@@ -44,6 +49,8 @@ STATUS_WORDS = {
     "outside": "outside the document's folder",
     "not_checked": "not checked (time budget)",
 }
+WARNING_STANDINGS = {"retraction": "critical", "withdrawal": "critical", "expression_of_concern": "warning"}
+"""Notices that put an icon on the row: a retraction or withdrawal, an expression of concern."""
 
 
 class SourceTree(QTreeWidget):
@@ -128,6 +135,9 @@ class SourcesPanel(QWidget):
                 status += " (using the cached copy)"
             if source.key in attached:
                 status += " · attached"
+            check = source.check
+            if check is not None and (check.status != "not_checked" or check.standing is not None):
+                status += f" · {check.words}"
             score = f"{source.quality.score:.2f}" if source.quality else "—"
             described = " — ".join(
                 p for p in (source.title, source.authors) if p
@@ -135,7 +145,15 @@ class SourcesPanel(QWidget):
             item = QTreeWidgetItem([source.key, status, score, described or source.location or ""])
             item.setData(0, Qt.ItemDataRole.UserRole, source.key)
             item.setToolTip(3, self._tooltip(source))
-            item.setToolTip(1, source.message or status)
+            item.setToolTip(1, "\n".join(filter(None, [source.message or status, *_truth_lines(check)])))
+            severity = WARNING_STANDINGS.get(check.standing.kind) if check and check.standing else None
+            if severity is not None:
+                icon = (
+                    QStyle.StandardPixmap.SP_MessageBoxCritical
+                    if severity == "critical"
+                    else QStyle.StandardPixmap.SP_MessageBoxWarning
+                )
+                item.setIcon(1, self.style().standardIcon(icon))
             self.tree.addTopLevelItem(item)
             if source.key == current:
                 self.tree.setCurrentItem(item)
@@ -199,3 +217,24 @@ class SourcesPanel(QWidget):
         )
         if name and Path(name).is_file():
             self.attach_requested.emit(key, name)
+
+
+def _truth_lines(check: ReferenceTruth | None) -> list[str]:
+    """The hover text about the work: its standing notice (DOI, date, link, reasons), then what
+    the check found."""
+    if check is None:
+        return []
+    lines = []
+    notice = check.standing
+    if notice is not None:
+        said = f"{notice.words.capitalize()} notice"
+        said += f" doi:{notice.doi}" if notice.doi else f" ({notice.source}, no notice DOI)"
+        said += f", {notice.date}" if notice.date else ""
+        lines.append(said)
+        if notice.url:
+            lines.append(notice.url)
+        if notice.reasons:
+            lines.append("Reasons: " + "; ".join(notice.reasons))
+    if check.message:
+        lines.append(check.message)
+    return lines

@@ -1,6 +1,9 @@
-"""Findings about the sources themselves: dead links, identifiers that do not exist or name another work,
-sources with no readable text, and sources that were not checked (a malformed link, a file outside
-the allowed folders, the time budget run out) — each on its own reference, never stopping the rest."""
+"""Findings about the sources themselves: dead links, identifiers that do not exist, sources with no
+readable text, and sources that were not checked (a malformed link, a file outside the allowed
+folders, the time budget run out) — each on its own reference, never stopping the rest.
+
+Whether a DOI exists and names the entry's work is the reference checks' to say (`truth.py`): a DOI
+that doi.org does not know is reported here only when those checks could not decide."""
 
 from __future__ import annotations
 
@@ -10,10 +13,16 @@ from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, Severity, make_finding
 from citedesk.core.repair import Operation, RemoveCitation, RemoveReference, make_fix
 from citedesk.sources.gather import ResolvedSource, SourceStatus
+from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
 
 
-def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> list[Finding]:
+def source_findings(
+    document: Document,
+    sources: dict[str, ResolvedSource],
+    checks: dict[str, ReferenceCheck] | None = None,
+) -> list[Finding]:
     findings: list[Finding] = []
+    decided = {k for k, c in (checks or {}).items() if c.status is not CheckStatus.NOT_CHECKED}
     for key, source in sources.items():
         span = _where(document, key)
         if span is None:
@@ -33,7 +42,7 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                     details={**details, "url": source.location},
                 )
             )
-        elif source.status is SourceStatus.NOT_FOUND:
+        elif source.status is SourceStatus.NOT_FOUND and not (_has_doi(document, key) and key in decided):
             findings.append(
                 make_finding(
                     Kind.FABRICATED_REFERENCE,
@@ -77,20 +86,6 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                     details=details,
                 )
             )
-        if source.status is SourceStatus.MISMATCH or source.mismatches:
-            what = "; ".join(
-                f"the entry says {m.field} “{m.cited}” but the DOI's record says “{m.actual}”"
-                for m in source.mismatches
-            )
-            findings.append(
-                make_finding(
-                    Kind.DOI_MISMATCH,
-                    span,
-                    f"The DOI of {name} points to a different work: {what}.",
-                    reference=key,
-                    details={**details, "mismatches": [m.__dict__ for m in source.mismatches]},
-                )
-            )
         if source.status is SourceStatus.UNREADABLE:
             findings.append(
                 make_finding(
@@ -103,6 +98,11 @@ def source_findings(document: Document, sources: dict[str, ResolvedSource]) -> l
                 )
             )
     return findings
+
+
+def _has_doi(document: Document, key: str) -> bool:
+    work = document.work_by_key.get(key)
+    return work is not None and bool(work.doi)
 
 
 def _fallback(source: ResolvedSource) -> str:

@@ -11,7 +11,6 @@ _BY_STATUS = {
     SourceStatus.NOT_FOUND: NotChecked.NO_SUCH_WORK,
     SourceStatus.BLOCKED: NotChecked.BLOCKED,
     SourceStatus.UNLOCATED: NotChecked.NO_SOURCE,
-    SourceStatus.MISMATCH: NotChecked.UNREADABLE,
     SourceStatus.INVALID_LINK: NotChecked.INVALID_LINK,
     SourceStatus.OUTSIDE: NotChecked.NOT_ALLOWED,
     SourceStatus.NOT_CHECKED: NotChecked.OUT_OF_TIME,

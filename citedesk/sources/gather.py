@@ -4,6 +4,10 @@ Order of preference for a reference's content: a file named by its key in `--sou
 path named in the entry, then its DOI, arXiv id or URL (the cache first unless refreshing; nothing
 from the network when offline). An unreachable link keeps using its last good cached copy.
 
+Whether a DOI names the work the entry describes is not decided here: `refcheck` compares the
+entry with the indexes' records (`truth.py` turns that into findings); this module only gets the
+work's text.
+
 Each reference is isolated: whatever its entry holds (a malformed link, a file outside the allowed
 folders, a server that never answers), the outcome is a status on that reference, never an
 exception that stops the audit. Local files are read only from the allowed folders (`local`); the
@@ -21,7 +25,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from citedesk.core.references import LabelStyle, Reference
 from citedesk.core.works import CitedEntry
@@ -41,10 +44,8 @@ from citedesk.sources.identifiers import (
     CROSSREF_BASE,
     CSL_ACCEPT,
     DOI_BASE,
-    Mismatch,
     WorkMetadata,
     arxiv_abs_url,
-    compare,
     crossref_url,
     doi_url,
     expects_pdf,
@@ -64,7 +65,6 @@ class SourceStatus(StrEnum):
     CACHED = "cached"  # reused from the store
     DEAD = "dead"  # unreachable (a last good copy may still be used)
     NOT_FOUND = "not_found"  # the DOI / arXiv id does not exist
-    MISMATCH = "mismatch"  # the DOI names a different work
     UNREADABLE = "unreadable"  # reached, but no usable text
     OFFLINE = "offline"  # not in the cache and fetching is off
     BLOCKED = "blocked"  # refused by the network guard
@@ -112,7 +112,6 @@ class ResolvedSource:
     text: str = ""
     passages: list[Passage] = field(default_factory=list)
     message: str = ""
-    mismatches: list[Mismatch] = field(default_factory=list)
     from_cache: bool = False
     fetched_at: float | None = None
     date: str | None = None
@@ -156,7 +155,7 @@ def gather_sources(
         cached = store.source(locator)
         fresh = options.refresh or key in options.refresh_keys
         if cached is not None and cached.status == "ok" and not fresh:
-            results[key] = _from_record(key, cached, SourceStatus.CACHED, store, ref=ref)
+            results[key] = _from_record(key, cached, SourceStatus.CACHED, store)
             continue
         if options.offline:
             results[key] = ResolvedSource(
@@ -220,7 +219,7 @@ def _resolve_in_time(
     remote = _resolve_remote(ref, options, fetcher)
     cut = remote.fetch is not None and remote.fetch.status in (FetchStatus.TIMEOUT, FetchStatus.CANCELLED)
     by_budget = stop_at is not None and stop_at < own_deadline  # else its own deadline cut it: timed out
-    if cut and over() and by_budget and remote.status not in (SourceStatus.FETCHED, SourceStatus.MISMATCH):
+    if cut and over() and by_budget and remote.status is not SourceStatus.FETCHED:
         return _Remote(locator, SourceStatus.NOT_CHECKED, remote.fetch, message=NOT_CHECKED_MESSAGE)
     return remote
 
@@ -228,8 +227,8 @@ def _resolve_in_time(
 def refresh_source(locator: str, options: SourceOptions, store: Store) -> ResolvedSource:
     """Resolve one cached source again from the network (`citedesk sources refresh`).
 
-    The same path as an audit: a DOI is re-resolved and re-compared, an arXiv id re-read, a URL
-    re-fetched; a failure keeps the cached copy, as in an audit.
+    The same path as an audit: a DOI is re-resolved, an arXiv id re-read, a URL re-fetched; a
+    failure keeps the cached copy, as in an audit.
     """
     kind, _, value = locator.partition(":")
     if kind not in ("doi", "arxiv", "url") or not value:
@@ -380,16 +379,7 @@ def _from_record(
     status: SourceStatus,
     store: Store,
     location: str | None = None,
-    ref: CitedEntry | None = None,
 ) -> ResolvedSource:
-    metadata = record.metadata or {}
-    mismatches = [Mismatch(**m) for m in metadata.get("mismatches", [])]
-    work = metadata.get("work")
-    if ref is not None and isinstance(work, dict):
-        # the identifier's record is cached, not the verdict: this entry is compared with it afresh
-        mismatches = compare(ref, _work_from_json(work))
-        if status is SourceStatus.CACHED and mismatches:
-            status = SourceStatus.MISMATCH
     return ResolvedSource(
         key,
         status,
@@ -398,20 +388,9 @@ def _from_record(
         record.title,
         record.text,
         store.passages(record.locator),
-        from_cache=status in (SourceStatus.CACHED, SourceStatus.MISMATCH),
+        from_cache=status is SourceStatus.CACHED,
         fetched_at=record.fetched_at,
         date=record.date,
-        mismatches=mismatches,
-    )
-
-
-def _work_from_json(data: dict[str, Any]) -> WorkMetadata:
-    return WorkMetadata(
-        title=data.get("title"),
-        authors=tuple(data.get("authors") or ()),
-        year=data.get("year"),
-        url=data.get("url"),
-        abstract=None,
     )
 
 
@@ -423,7 +402,6 @@ class _Remote:
     fetch: FetchResult | None
     extracted: Extracted | None = None
     message: str = ""
-    mismatches: list[Mismatch] = field(default_factory=list)
     title: str | None = None
     work: WorkMetadata | None = None
 
@@ -449,7 +427,6 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
                 meta,
                 message="the DOI services answered with unreadable metadata",
             )
-        mismatches = compare(ref, work)
         if work.abstract and len(work.abstract) > 200:
             extracted = Extracted(work.abstract, "text", title=work.title, date=work.year)
         else:
@@ -463,7 +440,6 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
                     SourceStatus.DEAD,
                     page,
                     message=f"its page could not be reached: {page.message}",
-                    mismatches=mismatches,
                     title=work.title,
                     work=work,
                 )
@@ -475,8 +451,7 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
                 )
             extracted.title = extracted.title or work.title
             extracted.date = extracted.date or work.year
-        status = SourceStatus.MISMATCH if mismatches else SourceStatus.FETCHED
-        return _Remote(locator, status, meta, extracted, mismatches=mismatches, title=work.title, work=work)
+        return _Remote(locator, SourceStatus.FETCHED, meta, extracted, title=work.title, work=work)
     url = arxiv_abs_url(ref.arxiv, options.arxiv_base) if ref.arxiv else ref.url
     assert url is not None
     if not ref.arxiv:
@@ -553,7 +528,7 @@ def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) ->
     location = _location(ref)
     extracted = remote.extracted
     previous = store.source(remote.locator)
-    if remote.status in (SourceStatus.FETCHED, SourceStatus.MISMATCH) and extracted is not None:
+    if remote.status is SourceStatus.FETCHED and extracted is not None:
         readable = extracted.readable
         record = SourceRecord(
             locator=remote.locator,
@@ -568,10 +543,7 @@ def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) ->
             author=extracted.author,
             date=extracted.date,
             text=extracted.text,
-            metadata={
-                "mismatches": [m.__dict__ for m in remote.mismatches],
-                "work": asdict(replace(remote.work, abstract=None)) if remote.work else None,
-            },
+            metadata={"work": asdict(replace(remote.work, abstract=None)) if remote.work else None},
         )
         passages = split_passages(extracted.text, extracted.pages) if readable else []
         if readable or previous is None or previous.status != "ok":
@@ -585,7 +557,6 @@ def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) ->
                 record.title,
                 message=extracted.problem
                 or "the page has no readable main text (a paywall, a login page or a scan?)",
-                mismatches=remote.mismatches,
             )
         return ResolvedSource(
             key,
@@ -595,16 +566,13 @@ def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) ->
             record.title,
             extracted.text,
             passages,
-            mismatches=remote.mismatches,
             fetched_at=record.fetched_at,
             date=record.date,
         )
     # failure: keep using the last good copy, say so
-    resolved = ResolvedSource(
-        key, remote.status, remote.locator, location, message=remote.message, mismatches=remote.mismatches
-    )
+    resolved = ResolvedSource(key, remote.status, remote.locator, location, message=remote.message)
     if previous is not None and previous.status == "ok" and remote.status in _KEEPS_LAST_COPY:
-        cached = _from_record(key, previous, remote.status, store, location=location, ref=ref)
+        cached = _from_record(key, previous, remote.status, store, location=location)
         cached.message = remote.message
         cached.from_cache = True
         return cached

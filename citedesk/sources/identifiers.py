@@ -1,4 +1,7 @@
-"""DOI and arXiv identifiers: resolving them and comparing what they name with the reference entry."""
+"""DOI and arXiv identifiers: where they resolve, and the CSL-JSON record a DOI answers with.
+
+(Whether that record is the work the entry describes is `refcheck`'s question, not this module's.)
+"""
 
 from __future__ import annotations
 
@@ -8,15 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from citedesk.core.works import CitedEntry
-from citedesk.sources import matching
-from citedesk.sources.metadata import Author, Work
-
 DOI_BASE = "https://doi.org"
 CROSSREF_BASE = "https://api.crossref.org"
 ARXIV_BASE = "https://arxiv.org"
 CSL_ACCEPT = "application/vnd.citationstyles.csl+json, application/json;q=0.9"
-TITLE_MATCH = 0.6
 
 
 @dataclass(frozen=True)
@@ -63,36 +61,6 @@ def parse_csl(body: bytes) -> WorkMetadata | None:
         url=data.get("URL") if isinstance(data.get("URL"), str) else None,
         abstract=abstract if isinstance(abstract, str) else None,
     )
-
-
-def title_similarity(a: str, b: str) -> float:
-    """0…1: how alike two titles are (rapidfuzz; case, accents, punctuation, subtitles — see `matching`)."""
-    return matching.title_similarity(a, b)
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    field: str
-    cited: str
-    actual: str
-
-
-def compare(reference: CitedEntry, work: WorkMetadata) -> list[Mismatch]:
-    """What the reference entry says that the identifier's record contradicts.
-
-    Kept for `gather.py`, which reports any mismatch as `doi_mismatch`; `refcheck.check_references`
-    replaces it, telling a different work (`doi_mismatch`) from metadata errors (`metadata_error`).
-    """
-    problems: list[Mismatch] = []
-    if reference.title and work.title and title_similarity(reference.title, work.title) < TITLE_MATCH:
-        problems.append(Mismatch("title", reference.title, work.title))
-    if reference.year and work.year and abs(int(reference.year) - int(work.year)) > 1:
-        problems.append(Mismatch("year", reference.year, work.year))
-    if reference.authors and work.authors:
-        record = Work("doi.org", None, work.title, authors=(Author(work.authors[0]),))
-        if matching.first_author_matches(reference.authors, record) is False:
-            problems.append(Mismatch("first author", reference.authors, work.authors[0]))
-    return problems
 
 
 def doi_url(doi: str, base: str = DOI_BASE) -> str:

@@ -13,7 +13,9 @@ Retry-After). On top of it, this module adds what a good API citizen owes:
   DOI or work unknown (404), a search's results. Each is reused until it is older than
   `max_age_days` (`negative_max_age_days` for "unknown" answers), then asked again; a failed refresh
   falls back on the old answer. Failures (time-outs, 5xx, 429, offline) are never cached.
-- **offline**: cached answers of any age, and nothing is fetched.
+- **offline**: cached answers of any age, and nothing is fetched; a host that cannot be reached at
+  all (its name does not resolve, it refuses connections, the network guard refuses it) is not
+  asked again in the same run, so a machine without a network is not held up by the rate limits.
 
 Endpoints (`LookupConfig.from_env`): `CITEDESK_DOI_BASE`, `CITEDESK_CROSSREF_BASE`,
 `CITEDESK_OPENALEX_BASE`; contact and key: `CITEDESK_CONTACT_EMAIL`, `CITEDESK_OPENALEX_API_KEY`.
@@ -32,7 +34,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
-from citedesk.sources.fetch import Fetcher, FetchResult, FetchStatus
+from citedesk.sources.fetch import FetchResult, FetchStatus
 from citedesk.sources.identifiers import CROSSREF_BASE, CSL_ACCEPT, DOI_BASE
 from citedesk.sources.matching import fold
 from citedesk.sources.metadata import Work, parse_crossref_work, parse_csl_work, parse_openalex_work
@@ -44,6 +46,10 @@ OPENALEX_FIELDS = (
     "primary_location,biblio,is_retracted"
 )
 DAY = 86400.0
+POLITE_CROSSREF_RATE = 10.0
+POLITE_CROSSREF_SEARCH_RATE = 3.0
+"""Crossref's polite pool (requests with a contact address): 10 single records and 3 list queries
+a second, where the public pool allows 5 and 1 (`LookupConfig`'s defaults)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,16 @@ class LookupConfig:
             if env.get(variable):
                 values[name] = env[variable].strip()
         values.update({k: v for k, v in settings.items() if v is not None})
+        if values.get("mailto"):  # the polite pool's limits, unless set explicitly
+            values.setdefault("crossref_rate", POLITE_CROSSREF_RATE)
+            values.setdefault("crossref_search_rate", POLITE_CROSSREF_SEARCH_RATE)
         return cls(**values)
+
+
+class UrlFetcher(Protocol):
+    """What the index clients need of `fetch.Fetcher` (a lazily made one will do)."""
+
+    def fetch(self, url: str, *, accept: str | None = None) -> FetchResult: ...
 
 
 # the cache contract -----------------------------------------------------------------------------
@@ -222,6 +237,7 @@ class IndexAnswer:
 
 
 _BUSY = (429, 503)
+_UNREACHABLE = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.BLOCKED)
 _DEFAULT_PAUSE = 60.0
 
 
@@ -230,7 +246,7 @@ class IndexClient:
     """Crossref, OpenAlex and doi.org look-ups on one Fetcher, cached, rate-limited per host."""
 
     config: LookupConfig
-    fetcher: Fetcher
+    fetcher: UrlFetcher
     cache: AnswerCache = field(default_factory=MemoryCache)
     limiter: HostRateLimiter | None = None
     cancelled: Callable[[], bool] = lambda: False
@@ -250,6 +266,8 @@ class IndexClient:
             self.limiter = HostRateLimiter(rates, cancelled=self.cancelled)
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._down: dict[str, str] = {}
+        """Host → why it could not be reached; not asked again by this client."""
 
     # the look-ups -------------------------------------------------------------------------------
     def crossref_work(self, doi: str) -> IndexAnswer:
@@ -374,10 +392,18 @@ class IndexClient:
         assert self.limiter is not None
         if self.cancelled():
             return IndexAnswer(index, AnswerStatus.FAILED, message="cancelled")
+        with self._guard:
+            down = self._down.get(host)
+        if down is not None:
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
         bucket = f"{host}/lists" if urlsplit(url).path.rstrip("/").endswith("/works") else host
         if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait, bucket=bucket):
             why = "cancelled" if self.cancelled() else f"{index} asked us to slow down; not checked this time"
             return IndexAnswer(index, AnswerStatus.FAILED, message=why)
+        with self._guard:  # found unreachable by another thread while this one waited its turn
+            down = self._down.get(host)
+        if down is not None:
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
         result = self.fetcher.fetch(url, accept=accept)
         with self._guard:
             self.requests += 1
@@ -392,6 +418,11 @@ class IndexClient:
             return IndexAnswer(index, status, works, now)
         if result.status is FetchStatus.NOT_FOUND:
             return IndexAnswer(index, AnswerStatus.MISSING, (), now, message=result.message)
+        if result.status in _UNREACHABLE:
+            message = f"{index} could not be reached ({result.message or result.status.value})"
+            with self._guard:
+                self._down.setdefault(host, message)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=message)
         if result.http_status in _BUSY:
             self.limiter.pause(host, result.retry_after or _DEFAULT_PAUSE)
             return IndexAnswer(

@@ -26,6 +26,7 @@ check found).
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +37,7 @@ from types import TracebackType
 from typing import Any
 
 from citedesk.core.references import Reference
-from citedesk.sources.fetch import Fetcher, FetchPolicy
+from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchResult
 from citedesk.sources.indexes import (
     AnswerCache,
     AnswerStatus,
@@ -44,6 +45,7 @@ from citedesk.sources.indexes import (
     IndexClient,
     LookupConfig,
     MemoryCache,
+    UrlFetcher,
 )
 from citedesk.sources.matching import (
     DEFAULT_POLICY,
@@ -140,6 +142,30 @@ class ReferenceCheck:
         )
 
 
+class _OnDemandFetcher:
+    """A Fetcher made at the first request: making one loads the TLS certificates (~50 ms), which
+    a check answered wholly from the cache — every re-audit of an unchanged list — need not pay."""
+
+    def __init__(self, policy: FetchPolicy, cancelled: Callable[[], bool]) -> None:
+        self._policy = policy
+        self._cancelled = cancelled
+        self._fetcher: Fetcher | None = None
+        self._lock = threading.Lock()
+
+    def fetch(self, url: str, *, accept: str | None = None) -> FetchResult:
+        with self._lock:
+            if self._fetcher is None:
+                self._fetcher = Fetcher(self._policy, cancelled=self._cancelled)
+            fetcher = self._fetcher
+        return fetcher.fetch(url, accept=accept)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fetcher is not None:
+                self._fetcher.close()
+                self._fetcher = None
+
+
 def wants_check(ref: Reference) -> bool:
     """Entries the truth checks cover: those with a DOI, and those with no identifier or file at all."""
     return bool(ref.doi) or not (ref.url or ref.arxiv or ref.path)
@@ -169,15 +195,19 @@ class ReferenceChecker:
         self.config = config
         self.policy = policy
         self.retractions = retractions
-        self._own_fetcher = fetcher is None
-        self.fetcher = fetcher or Fetcher(fetch_policy or FetchPolicy(), cancelled=cancelled)
+        self._own: _OnDemandFetcher | None = None
+        used: UrlFetcher
+        if fetcher is None:
+            used = self._own = _OnDemandFetcher(fetch_policy or FetchPolicy(), cancelled)
+        else:
+            used = fetcher
         self.client = IndexClient(
-            config, self.fetcher, cache if cache is not None else MemoryCache(), cancelled=cancelled
+            config, used, cache if cache is not None else MemoryCache(), cancelled=cancelled
         )
 
     def close(self) -> None:
-        if self._own_fetcher:
-            self.fetcher.close()
+        if self._own is not None:
+            self._own.close()
 
     def __enter__(self) -> ReferenceChecker:
         return self
@@ -242,7 +272,11 @@ class ReferenceChecker:
                         message=f"the DOI {doi} is registered nowhere (Crossref and doi.org do not know it)",
                     ),
                 )
-            why = "; ".join(a.message for a in (crossref, resolver, openalex) if a is not None and a.message)
+            why = "; ".join(
+                dict.fromkeys(
+                    a.message for a in (crossref, resolver, openalex) if a is not None and a.message
+                )
+            )
             return replace(base, message=why or "no index answered")
         work = deciding.work
         comparison = compare_work(cited, work, self.policy)
@@ -346,7 +380,9 @@ class ReferenceChecker:
         failed = [a for a in answers if not a.answered]
         if failed:
             return ReferenceCheck(
-                key, CheckStatus.NOT_CHECKED, message="; ".join(a.message for a in failed if a.message)
+                key,
+                CheckStatus.NOT_CHECKED,
+                message="; ".join(dict.fromkeys(a.message for a in failed if a.message)),
             )
         asked = " and ".join(a.index.capitalize() if a.index != "openalex" else "OpenAlex" for a in answers)
         return ReferenceCheck(

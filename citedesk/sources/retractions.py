@@ -7,7 +7,8 @@ Three sources, each turned into `metadata.Notice`:
 - OpenAlex's `is_retracted` flag (no notice DOI or date: it is reported as such);
 - a local **Retraction Watch snapshot**, the CSV Crossref publishes (about 60,000 rows, 50 MB),
   read here as a stream (`read_snapshot`) and stored by the caller, so audits see retractions with or
-  without a network. The store answers `RetractionIndex.notices_for(doi)`.
+  without a network. The store keeps it (`import_into` writes a file into `store.LookupTables` in one
+transaction) and `StoredRetractions` answers `RetractionIndex.notices_for(doi)` from it.
 
 The CSV's columns (as published; recent exports end every line with a comma, so the header has a
 21st, empty, column): Record ID, Title, Subject, Institution, Journal, Publisher, Country, Author,
@@ -30,6 +31,7 @@ from typing import IO, Protocol
 
 from citedesk.errors import InputError
 from citedesk.sources.metadata import Notice, NoticeKind, normalise_doi
+from citedesk.store import LookupTables, RetractionRow, SnapshotInfo
 
 REQUIRED_COLUMNS = (
     "Record ID",
@@ -168,7 +170,8 @@ def read_snapshot(path: str | Path, *, summary: SnapshotSummary | None = None) -
 
     Rows with no original DOI, an unknown RetractionNature or too few cells are skipped and counted
     in `summary`. Raises SnapshotError for a file that is not such a CSV (binary, empty, or a header
-    without the snapshot's columns) or cannot be read.
+    without the snapshot's columns), that turns binary further on (a damaged file), or that cannot
+    be read.
     """
     summary = summary if summary is not None else SnapshotSummary()
     path = Path(path)
@@ -200,6 +203,8 @@ def _read(stream: IO[str], name: str, summary: SnapshotSummary) -> Iterator[Retr
         for row in reader:
             if not any(cell.strip() for cell in row):
                 continue
+            if any("\x00" in cell for cell in row):
+                raise SnapshotError(f"{name}, line {reader.line_num}: binary data — the file is damaged")
             summary.rows += 1
             record = _record(row, index) if len(row) >= needed else "malformed row"
             if isinstance(record, str):
@@ -263,6 +268,73 @@ def import_snapshot(
     if pending:
         sink(pending)
     return summary
+
+
+# the snapshot in the store ----------------------------------------------------------------------
+class StoredRetractions:
+    """The `RetractionIndex` over the snapshot imported into the store."""
+
+    def __init__(self, tables: LookupTables) -> None:
+        self.tables = tables
+
+    def notices_for(self, doi: str) -> list[Notice]:
+        key = normalise_doi(doi)
+        if key is None:
+            return []
+        notices = []
+        for row in self.tables.retractions_for(key):
+            try:
+                kind = NoticeKind(row.kind)
+            except ValueError:
+                continue  # a kind a later CiteDesk wrote
+            notices.append(
+                Notice(
+                    kind, row.notice_doi, row.date, SNAPSHOT_SOURCE, row.nature, row.reasons, row.record_id
+                )
+            )
+        return notices
+
+
+def _row(record: RetractionRecord) -> RetractionRow:
+    assert record.original_doi is not None  # rows without one are skipped while reading
+    return RetractionRow(
+        record_id=record.record_id,
+        original_doi=record.original_doi,
+        notice_doi=record.notice_doi,
+        kind=record.kind.value,
+        nature=record.nature,
+        date=record.date,
+        reasons=record.reasons,
+        original_date=record.original_date,
+        title=record.title,
+        journal=record.journal,
+    )
+
+
+def import_into(tables: LookupTables, path: str | Path, *, batch: int = 2000) -> SnapshotSummary:
+    """Replace the store's snapshot with the file at `path`, in one transaction: a file that is
+    not a snapshot, or is damaged halfway, raises SnapshotError and leaves the old one in place."""
+    shown = str(Path(path).resolve())
+    with tables.importing(shown) as job:
+        summary = import_snapshot(path, lambda records: job.add([_row(r) for r in records]), batch=batch)
+        if summary.imported == 0:
+            raise SnapshotError(
+                f"{path} has no usable row (read {summary.rows}); the snapshot in the store was kept"
+            )
+        job.rows_read, job.newest = summary.rows, summary.newest
+    return summary
+
+
+def snapshot_age_days(info: SnapshotInfo, now: float) -> float:
+    """How old the snapshot's newest notice is, in days (its import date when it has no dates)."""
+    if info.newest:
+        try:
+            newest = datetime.fromisoformat(info.newest).timestamp()
+        except ValueError:
+            newest = info.imported_at
+    else:
+        newest = info.imported_at
+    return max(0.0, (now - newest) / 86400.0)
 
 
 # merging notices --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The store: one SQLite file with the fetched sources, the caches (judgements, embeddings, Claude's
-answers), and the writer's review decisions and attachments. The only package that speaks SQL.
+answers, the scholarly indexes' answers), the imported retraction snapshot, and the writer's review
+decisions and attachments. The only package that speaks SQL.
 
 `open_store(path)` is how everything else gets one; `default_store_path()` is where it lives.
 """
@@ -9,13 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from citedesk.store.connection import StoreDamaged
-from citedesk.store.records import Passage, SourceRecord
+from citedesk.store.lookups import LookupTables, RetractionImport
+from citedesk.store.records import Passage, RetractionRow, SnapshotInfo, SourceRecord
 from citedesk.store.schema import SCHEMA_VERSION
 from citedesk.store.store import Store
 
 __all__ = [
     "SCHEMA_VERSION",
+    "LookupTables",
     "Passage",
+    "RetractionImport",
+    "RetractionRow",
+    "SnapshotInfo",
     "SourceRecord",
     "Store",
     "StoreDamaged",

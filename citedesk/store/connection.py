@@ -102,14 +102,16 @@ def connect(
     lock_wait: float = LOCK_WAIT_S,
     on_wait: Callable[[str], None] | None = None,
     on_damage: Callable[[], None] | None = None,
+    shared: bool = False,
 ) -> WaitingConnection:
-    """A connection in autocommit mode (transactions are explicit), WAL, foreign keys on."""
+    """A connection in autocommit mode (transactions are explicit), WAL, foreign keys on. A
+    `shared` one may be used from any thread (its owner serialises the calls)."""
     try:
         conn = sqlite3.connect(
             path,
             timeout=BUSY_MS / 1000,
             isolation_level=None,
-            check_same_thread=True,
+            check_same_thread=not shared,
             factory=WaitingConnection,
         )
     except sqlite3.Error as exc:

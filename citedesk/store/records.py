@@ -38,3 +38,32 @@ class SourceRecord:
     @property
     def has_text(self) -> bool:
         return bool(self.text.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class RetractionRow:
+    """One record of an imported Retraction Watch snapshot, as the store keeps it: DOIs lower
+    case, ISO dates, `kind` a notice kind's value (`retraction`, `expression_of_concern`, …)."""
+
+    record_id: str
+    original_doi: str
+    notice_doi: str | None
+    kind: str
+    nature: str
+    date: str | None = None
+    reasons: tuple[str, ...] = ()
+    original_date: str | None = None
+    title: str = ""
+    journal: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotInfo:
+    """The retraction snapshot in the store: where it came from, when it was imported, how many
+    rows the file had and how many were kept, and its newest notice's date (how current it is)."""
+
+    path: str
+    imported_at: float
+    rows: int
+    imported: int
+    newest: str | None

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _migrate_1(db: sqlite_utils.Database) -> None:
@@ -91,10 +91,43 @@ def _migrate_5(db: sqlite_utils.Database) -> None:
     )
 
 
+def _migrate_6(db: sqlite_utils.Database) -> None:
+    """Reference truth: every answer of Crossref, OpenAlex and doi.org with its date
+    (`lookup_cache`, payloads are JSON), and the imported Retraction Watch snapshot (`retractions`,
+    one row per record and retracted DOI; `retraction_snapshots`, one row per import)."""
+    db["lookup_cache"].create(  # type: ignore[union-attr]
+        {"key": str, "payload": str, "fetched_at": float}, pk="key", if_not_exists=True
+    )
+    db["retractions"].create(  # type: ignore[union-attr]
+        {
+            "record_id": str,
+            "original_doi": str,
+            "notice_doi": str,
+            "kind": str,
+            "nature": str,
+            "date": str,
+            "reasons": str,
+            "original_date": str,
+            "title": str,
+            "journal": str,
+        },
+        pk=("record_id", "original_doi"),
+        not_null={"record_id", "original_doi", "kind"},
+        if_not_exists=True,
+    )
+    db["retractions"].create_index(["original_doi"], if_not_exists=True)  # type: ignore[union-attr]
+    db["retraction_snapshots"].create(  # type: ignore[union-attr]
+        {"id": int, "path": str, "imported_at": float, "rows": int, "imported": int, "newest": str},
+        pk="id",
+        if_not_exists=True,
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_1,
     2: _migrate_2,
     3: _migrate_3,
     4: _migrate_4,
     5: _migrate_5,
+    6: _migrate_6,
 }

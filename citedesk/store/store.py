@@ -24,6 +24,7 @@ import sqlite_utils
 
 from citedesk.errors import StoreError
 from citedesk.store.connection import LOCK_WAIT_S, StoreDamaged, connect
+from citedesk.store.lookups import LookupTables
 from citedesk.store.records import Passage, SourceRecord
 from citedesk.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -157,6 +158,11 @@ class Store:
     def schema_version(self) -> int:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0])
+
+    def lookups(self, *, clock: Callable[[], float] = time.time) -> LookupTables:
+        """The look-up cache and the retraction snapshot, on a connection any thread may use
+        (close it, or use it as a context manager)."""
+        return LookupTables(self.path, lock_wait=self._lock_wait, on_wait=self._on_wait, clock=clock)
 
     # sources ----------------------------------------------------------------------------------
     def save_source(self, record: SourceRecord, passages: list[Passage] | None = None) -> None:

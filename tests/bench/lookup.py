@@ -1,7 +1,7 @@
 """Look-up time per reference with a cold and a warm cache (figures, not a test).
 
 Serves doi.org, Crossref and OpenAlex from one local server (real response shapes, see
-tests/helpers/indexes.py) and checks a reference list three times against a fresh SQLite cache:
+tests/helpers/indexes.py) and checks a reference list three times against a fresh store (the real SQLite look-up cache):
 
 - cold, with the default per-host rate limits (5 records/s, 1 search/s): what a first audit pays in
   politeness;
@@ -26,8 +26,8 @@ from pathlib import Path
 from citedesk.core.references import Reference
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.refcheck import check_references
+from citedesk.store import LookupTables, Store
 from tests.helpers.indexes import DING, POLICY, UNKNOWN, WAKEFIELD, ZHOU, IndexServer, entry, serve_indexes
-from tests.helpers.sqlite_cache import SqliteCache
 
 KNOWN = [
     DING.format(year="2014", doi="10.2337/dc13-1203"),
@@ -52,7 +52,7 @@ def references(count: int) -> list[Reference]:
 
 
 def timed(
-    refs: list[Reference], config: LookupConfig, cache: SqliteCache, server: IndexServer
+    refs: list[Reference], config: LookupConfig, cache: LookupTables, server: IndexServer
 ) -> tuple[float, int]:
     """Seconds to check `refs`, and how many requests reached the server."""
     before = len(server.state.hits)
@@ -82,15 +82,17 @@ def run(count: int, latency: float, rounds: int) -> None:
                 ),
             ):
                 with tempfile.TemporaryDirectory() as tmp:
-                    cache = SqliteCache(Path(tmp) / "store.sqlite3")
+                    store = Store(Path(tmp) / "store.sqlite3")
                     try:
-                        cold, requests[label] = timed(refs, config, cache, server)
+                        with store.lookups() as cache:
+                            cold, requests[label] = timed(refs, config, cache, server)
                         figures[label].append(cold)
                         if label == "unpaced":
-                            warm, requests["warm"] = timed(refs, config, cache, server)
+                            with store.lookups() as cache:  # a later audit: a new connection
+                                warm, requests["warm"] = timed(refs, config, cache, server)
                             figures["warm"].append(warm)
                     finally:
-                        cache.close()
+                        store.close()
     per = {k: statistics.median(v) / count * 1000 for k, v in figures.items()}
     print(f"references: {count} (5 known works, the rest unregistered DOIs and unknown titles)")
     print(f"server latency: {latency * 1000:.0f} ms per request; median of {rounds} rounds")

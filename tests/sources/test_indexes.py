@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -11,8 +12,8 @@ import pytest
 
 from citedesk.sources.fetch import Fetcher, FetchPolicy
 from citedesk.sources.indexes import AnswerStatus, HostRateLimiter, IndexClient, LookupConfig, MemoryCache
-from citedesk.sources.refcheck import CheckStatus, ReferenceChecker
-from tests.helpers.indexes import DING, POLICY, IndexServer, entry, serve_indexes
+from citedesk.sources.refcheck import CheckStatus, ReferenceChecker, check_references
+from tests.helpers.indexes import DING, POLICY, UNKNOWN, IndexServer, entry, serve_indexes
 
 DOI = "10.2337/dc13-1203"
 
@@ -141,7 +142,11 @@ def test_endpoints_and_contact_come_from_the_environment() -> None:
     )
     assert config.mailto == "me@example.org"  # a None setting does not erase the environment's
     assert config.offline
-    assert LookupConfig.from_env({}).crossref_base == "https://api.crossref.org"
+    assert (config.crossref_rate, config.crossref_search_rate) == (10.0, 3.0)  # the polite pool's limits
+    public = LookupConfig.from_env({})
+    assert public.crossref_base == "https://api.crossref.org"
+    assert (public.crossref_rate, public.crossref_search_rate) == (5.0, 1.0)
+    assert LookupConfig.from_env(env, crossref_search_rate=0.5).crossref_search_rate == 0.5
 
 
 def test_a_fetch_refused_for_a_private_address_is_not_checked(server: IndexServer) -> None:
@@ -159,3 +164,42 @@ def test_searches_have_their_own_slower_bucket() -> None:
     assert limiter.acquire("h", max_wait=0)  # single records are not held up by searches
     limiter.pause("h", 300)
     assert not limiter.acquire("h", max_wait=5, bucket="h/lists")  # a pause of the host stops both
+
+
+@pytest.fixture
+def hangs_up() -> Iterator[tuple[str, list[int]]]:
+    """A host that accepts connections and closes them at once: (base URL, connections so far)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    count = [0]
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            count[0] += 1
+            connection.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", count
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join(timeout=30)
+
+
+def test_a_host_that_cannot_be_reached_is_asked_once_per_run(hangs_up: tuple[str, list[int]]) -> None:
+    """Without a network, twelve searches are not paced at one a second only to fail: the first
+    failure to connect ends the host's part in this run, and nothing is a finding."""
+    base, connections = hangs_up
+    config = LookupConfig(
+        doi_base=base + "/doi", crossref_base=base + "/crossref", openalex_base=base + "/openalex"
+    )
+    refs = [entry(UNKNOWN.replace("tardigrades", f"tardigrades {n}"), str(n)) for n in range(6)]
+    results = check_references(refs, config, fetch_policy=POLICY)
+    assert {r.status for r in results.values()} == {CheckStatus.NOT_CHECKED}
+    assert all("could not be reached" in r.message for r in results.values())
+    assert connections[0] <= 2  # one search, and at most one that was already on its way

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.sources.identifiers import WorkMetadata, compare
 from citedesk.sources.matching import (
     CitedWork,
     best_candidate,
@@ -244,11 +243,3 @@ def test_the_best_candidate_prefers_a_confident_match() -> None:
     assert chosen is not None
     assert chosen.work.doi == DING.doi
     assert chosen.confident
-
-
-def test_identifiers_compare_keeps_its_contract_with_the_new_matching() -> None:
-    ref = entry(APA.format(year="2014", venue="Diabetes Care", volume="37", pages="569"))
-    same = WorkMetadata(DING_TITLE, ("Ding", "Bhupathiraju"), "2014", None, None)
-    assert compare(ref, same) == []
-    other = WorkMetadata("Deep Residual Learning for Image Recognition", ("He",), "2016", None, None)
-    assert {m.field for m in compare(ref, other)} >= {"title"}

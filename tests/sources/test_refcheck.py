@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from citedesk.sources.refcheck import (
     wants_check,
 )
 from citedesk.sources.retractions import MemoryRetractionIndex, read_snapshot
+from citedesk.store import Store
 from tests.helpers.indexes import (
     DING,
     POLICY,
@@ -32,7 +34,6 @@ from tests.helpers.indexes import (
     entry,
     serve_indexes,
 )
-from tests.helpers.sqlite_cache import SqliteCache
 
 
 @pytest.fixture
@@ -208,38 +209,44 @@ def test_offline_a_cached_negative_answer_stays_not_checked(server: IndexServer)
 
 
 def test_the_second_check_is_served_by_the_cache(server: IndexServer, tmp_path: Path) -> None:
-    cache = SqliteCache(tmp_path / "store.sqlite3")
+    store = Store(tmp_path / "store.sqlite3")
     refs = [
         entry(DING.format(year="2014", doi="10.2337/dc13-1203"), "1"),
         entry(ZHOU, "2"),
         entry(UNKNOWN, "3"),
     ]
     try:
-        first = check_references(refs, server.config(), cache=cache, fetch_policy=POLICY)
+        with store.lookups() as cache:
+            first = check_references(refs, server.config(), cache=cache, fetch_policy=POLICY)
         asked = len(server.state.hits)
         assert asked > 0
-        second = check_references(refs, server.config(), cache=cache, fetch_policy=POLICY)
+        with store.lookups() as cache:  # another audit, another connection
+            second = check_references(refs, server.config(), cache=cache, fetch_policy=POLICY)
         assert len(server.state.hits) == asked  # the second check made no request at all
         assert {k: v.status for k, v in second.items()} == {k: v.status for k, v in first.items()}
         assert all(v.from_cache for v in second.values())
         assert second["1"].checked_at == first["1"].checked_at  # a cached answer keeps its date
     finally:
-        cache.close()
+        store.close()
 
 
 def test_an_answer_older_than_the_configured_age_is_asked_again(server: IndexServer, tmp_path: Path) -> None:
-    cache = SqliteCache(tmp_path / "store.sqlite3")
+    store = Store(tmp_path / "store.sqlite3")
     ref = entry(DING.format(year="2014", doi="10.2337/dc13-1203"))
+    now = [time.time() - 31 * 86400]  # the first answer is stored 31 days ago
     try:
-        with ReferenceChecker(server.config(max_age_days=30), cache=cache, fetch_policy=POLICY) as checker:
+        with (
+            store.lookups(clock=lambda: now[0]) as cache,
+            ReferenceChecker(server.config(max_age_days=30), cache=cache, fetch_policy=POLICY) as checker,
+        ):
             checker.check(ref)
-            cache.age("crossref:work:10.2337/dc13-1203", 31 * 86400)
+            now[0] = time.time()
             before = len(server.state.paths("/crossref/"))
             check = checker.check(ref)
         assert len(server.state.paths("/crossref/")) == before + 1
         assert not check.from_cache
     finally:
-        cache.close()
+        store.close()
 
 
 def test_check_references_covers_doi_and_bare_entries_only(server: IndexServer) -> None:

@@ -102,7 +102,7 @@ def test_audit_reports_every_source_status(
         "2": "dead",
         "3": "fetched",
         "4": "fetched",
-        "5": "mismatch",
+        "5": "fetched",  # the source is had; that its DOI names another work is the check's to say
         "6": "not_found",
         "7": "unreadable",
         "8": "fetched",
@@ -112,7 +112,10 @@ def test_audit_reports_every_source_status(
         "12": "fetched",  # doi.org failed, the Crossref works API answered
         "13": "fetched",  # a .pdf link served as application/octet-stream
     }
+    checks = {s["key"]: s["check"]["status"] for s in report["sources"] if s["check"]}
+    assert checks == {"4": "ok", "5": "different_work", "6": "unregistered", "12": "ok"}
     kinds = {(f["kind"], f["reference"]) for f in report["findings"]}
+    assert [k for k, ref in kinds if ref == "6"] == ["fabricated_reference"]  # once, from the check
     assert {
         ("dead_link", "2"),
         ("dead_link", "11"),
@@ -203,10 +206,13 @@ def test_a_cached_doi_record_is_compared_with_each_citing_entry(
     assert not [f for f in first["findings"] if f["kind"] == "doi_mismatch"]
     # the same DOI, now cached, cited by an entry that describes another work
     second = audit_json(wrong, store, base, capsys)
-    assert second["sources"][0]["status"] == "mismatch"
+    assert second["sources"][0]["status"] == "cached"
     assert second["sources"][0]["cached"] is True
+    assert second["sources"][0]["check"]["status"] == "different_work"
+    assert second["sources"][0]["check"]["cached"] is True  # the record's answer, compared afresh
     mismatch = next(f for f in second["findings"] if f["kind"] == "doi_mismatch")
-    assert {m["field"] for m in mismatch["details"]["mismatches"]} >= {"title", "first author"}
+    assert mismatch["details"]["record"]["title"].startswith("Caffeinated and decaffeinated coffee")
+    assert "not the work the entry describes" in mismatch["message"]
 
 
 def test_sources_refresh_resolves_again_and_keeps_the_copy_on_failure(
