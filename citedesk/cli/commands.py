@@ -1,0 +1,350 @@
+"""The commands: each reads its arguments, calls the desk, and prints what it did."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citedesk.core.report import FailPolicy
+from citedesk.errors import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    UsageError,
+)
+
+if TYPE_CHECKING:
+    from citedesk.desk import Desk, DocumentSession
+
+from citedesk.cli.output import printable
+
+
+def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
+    from citedesk.desk import AuditOptions, Desk  # noqa: PLC0415 - keeps `--version` instant
+
+    def notice(message: str) -> None:
+        print(f"citedesk: {printable(message)}", file=sys.stderr)
+
+    if not hasattr(args, "judge"):  # `sources`, `retractions`: only the network and the store matter
+        return Desk.from_environment(
+            AuditOptions(
+                allow_private_network=getattr(args, "allow_private_network", False),
+                store_path=Path(args.store) if args.store else None,
+            ),
+            notice=notice,
+        )
+    if sending and (args.assist == "claude" or args.judge == "claude"):
+        Desk.require_assist_key()  # no key: exit 2 with how to set one, before any work
+    sources_dir = Path(args.sources) if args.sources else None
+    if sources_dir is not None and not sources_dir.is_dir():
+        raise InputError(f"--sources {args.sources}: no such folder")
+    zotero_dir = Path(args.zotero_dir) if args.zotero_dir else None
+    if zotero_dir is not None and not zotero_dir.is_dir():
+        raise InputError(f"--zotero-dir {args.zotero_dir}: no such folder")
+    options = AuditOptions(
+        offline=args.offline,
+        check_sources=not args.no_sources,
+        sources_dir=sources_dir,
+        allow_private_network=args.allow_private_network,
+        fetch_timeout=min(60.0, args.timeout),
+        time_budget=args.timeout,
+        allow_local_paths=args.allow_local_path,
+        refresh=args.refresh,
+        store_path=Path(args.store) if args.store else None,
+        judge=args.judge,
+        dense=not args.no_dense,
+        reviews=not getattr(args, "ignore_reviews", False),
+        assist=args.assist,
+        assist_model=args.assist_model,
+        bibliographies=tuple(Path(p) for p in args.bibliography or ()),
+        zotero_dir=zotero_dir,
+        zotero=not args.no_zotero,
+        contact_email=args.contact_email,
+        recheck_days=args.recheck_days,
+    )
+    return Desk.from_environment(options, notice=notice)
+
+
+# --- commands ---------------------------------------------------------------------------------------
+def _audit(args: argparse.Namespace) -> int:
+    policy = FailPolicy.parse(args.fail_on)
+    if len(args.file) > 1:
+        return _audit_many(args, policy)
+    (name,) = args.file
+    session = _desk(args, sending=not args.assist_preview).open(name)
+    if args.assist_preview:
+        return _assist_preview(session, args.judge)
+    report = session.audit()
+    colour = _colour(args)
+    output = session.render(report, args.format, colour=colour)
+    if args.out:
+        session.export(report, args.out, args.format)
+        print(f"{name}: report written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(output if args.format != "text" else printable(output, keep_colour=colour))
+    return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
+def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
+    """Each file audited on its own, then one summary table (`core.batch`)."""
+    from citedesk.core.batch import render_batch  # noqa: PLC0415
+
+    if args.format == "html":
+        raise UsageError("an HTML report holds one document: use --format text, markdown or json for several")
+    if args.assist_preview:
+        raise UsageError("--assist-preview shows what one document would send: give one file")
+    desk = _desk(args)
+    audits = desk.audit_files(args.file)
+    colour = _colour(args)
+    output = render_batch(audits, args.format, colour=colour)
+    if args.out:
+        desk.write_report(args.out, output)
+        print(f"{len(audits)} files: report written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(output if args.format != "text" else printable(output, keep_colour=colour))
+    for audit in audits:
+        if audit.report is None:
+            print(f"citedesk: {printable(audit.path)}: {printable(audit.error or '')}", file=sys.stderr)
+    if any(audit.report is None for audit in audits):
+        return EXIT_USAGE
+    return (
+        EXIT_FINDINGS if any(a.report is not None and a.report.failing(policy) for a in audits) else EXIT_OK
+    )
+
+
+def _colour(args: argparse.Namespace) -> bool:
+    return args.format == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _review(args: argparse.Namespace) -> int:
+    """List every finding (dismissed ones too) with its decision, or record / clear one."""
+    from citedesk.core.review import Decision  # noqa: PLC0415
+
+    session = _desk(args).open(args.file)
+    report = session.audit()
+    everything = sorted([*report.findings, *report.dismissed], key=lambda f: (f.start, f.kind.value))
+    if args.mark or args.clear is not None:
+        number = int(args.mark[0]) if args.mark else int(args.clear)
+        if not 1 <= number <= len(everything):
+            raise UsageError(f"no finding {number}; `citedesk review {args.file}` lists 1…{len(everything)}")
+        finding = everything[number - 1]
+        if args.mark:
+            decision = Decision.parse(args.mark[1])
+            session.decide(report, finding, decision, args.note)
+            print(f"{number}: {finding.kind.label} — {decision.label}")
+        else:
+            session.clear_decision(report, finding)
+            print(f"{number}: {finding.kind.label} — decision cleared")
+        return EXIT_OK
+    lines = report.document.lines
+    for number, finding in enumerate(everything, 1):
+        line, col = lines.line_col(finding.start)
+        review = report.review_of(finding)
+        decided = f"[{review.decision.label}{': ' + review.note if review.note else ''}]" if review else "[—]"
+        print(printable(f"{number:3}. {line}:{col} {finding.kind.value:20} {decided} {finding.message}"))
+    reviewed, total = report.review_progress()
+    print(f"\n{reviewed} of {total} reviewed; {len(report.dismissed)} dismissed as false alarms")
+    return EXIT_OK
+
+
+def _assist_preview(session: DocumentSession, judge: str) -> int:
+    """Show, word for word, what Claude assistance would send for this document; send nothing."""
+    count, preview = session.assist_preview()
+    print(f"With --assist claude, up to {count} request(s) would be sent first (nothing was sent):\n")
+    print(printable(preview))
+    pairs, judged = session.judge_preview()
+    if judge == "claude":
+        print(f"\nWith --judge claude, {pairs} cited (sentence, reference) pair(s) are judged:\n")
+        print(printable(judged))
+    else:
+        print(
+            f"With --judge claude, {pairs} cited (sentence, reference) pair(s) would be sent for judging as well."
+        )
+    return EXIT_OK
+
+
+def _assist(args: argparse.Namespace) -> int:
+    from citedesk.desk import Desk  # noqa: PLC0415
+
+    if args.action == "status":
+        found = Desk.assist_key_available()
+        print(
+            "an Anthropic key is available" if found else f"no Anthropic key: {Desk.how_to_set_assist_key()}"
+        )
+        return EXIT_OK if found else EXIT_FINDINGS
+    Desk.store_assist_key(sys.stdin.readline())
+    print("the key is in your system keyring (never in a settings file)")
+    return EXIT_OK
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from citedesk.desk import parse_kinds  # noqa: PLC0415
+
+    kinds = parse_kinds(args.kinds)
+    session = _desk(args).open(args.file)
+    outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run)
+    for title, why in outcome.refused:
+        print(f"{args.file}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
+    if not outcome.changed:
+        named = "any kind" if len(kinds) > 3 else ", ".join(sorted(k.value for k in kinds))
+        print(f"{args.file}: nothing to fix ({named})", file=sys.stderr)
+        return EXIT_OK
+    for line in outcome.lines():
+        print(f"{args.file}: {printable(line)}", file=sys.stderr)
+    if args.dry_run:
+        sys.stdout.write(outcome.result)
+        print(f"{args.file}: {len(outcome.lines())} change(s) would be made (dry run)", file=sys.stderr)
+        return EXIT_OK
+    print(f"{args.file}: written; the original is in {outcome.backup}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _sources(args: argparse.Namespace) -> int:
+    desk = _desk(args)
+    if args.action == "list":
+        for cached in desk.cached_sources():
+            print(
+                printable(
+                    f"{cached.status:10} {cached.passages:4} passages  {cached.locator}  {(cached.title or '')[:60]}"
+                )
+            )
+        return EXIT_OK
+    if not args.locator:
+        raise UsageError(
+            f"`citedesk sources {args.action}` needs a source, as `citedesk sources list` prints it"
+        )
+    if args.action == "show":
+        detail = desk.cached_source(args.locator)
+        print(
+            printable(
+                f"{detail.locator}\n  status: {detail.status}\n  title: {detail.title}\n"
+                f"  final URL: {detail.final_url}\n  fetched: {detail.fetched_at:.0f}\n  passages: {detail.passages}"
+            )
+        )
+        for line in detail.fetches:
+            print(printable(f"  fetch: {line}"))
+        print("\n" + printable(detail.text[:2000]))
+    elif args.action == "forget":
+        if not desk.forget_source(args.locator):
+            raise UsageError(f"no cached source {args.locator}")
+        print(f"forgot {args.locator}")
+    elif args.action == "refresh":
+        desk.cached_source(args.locator)  # a clear message when it is not cached
+        outcome = desk.refresh_source(args.locator)
+        if not outcome.ok:
+            print(
+                printable(f"{args.locator}: {outcome.status}: {outcome.message}; the cached copy is kept"),
+                file=sys.stderr,
+            )
+            return EXIT_FINDINGS
+        print(f"{args.locator}: fetched again ({outcome.passages} passages)")
+    return EXIT_OK
+
+
+def _retractions(args: argparse.Namespace) -> int:
+    desk = _desk(args)
+    if args.action == "status":
+        status = desk.retraction_status()
+        if status is None:
+            print("no retraction snapshot imported (`citedesk retractions import FILE` loads one)")
+            return EXIT_FINDINGS
+        imported = time.strftime("%Y-%m-%d", time.localtime(status.imported_at))
+        print(
+            printable(
+                f"snapshot: {status.path}\n  imported: {imported} ({status.imported:,} of {status.rows:,} rows)\n"
+                f"  newest notice: {status.newest or 'none dated'} — {status.age_days:.0f} days old\n"
+                f"  saved answers of Crossref, OpenAlex and doi.org: {status.cached_answers:,}"
+            )
+        )
+        return EXIT_OK
+    if not args.file:
+        raise UsageError("`citedesk retractions import` needs the snapshot's CSV file")
+    started = time.monotonic()
+    result = desk.import_retractions(args.file)
+    skipped = sum(result.skipped.values())
+    why = ", ".join(f"{n:,} {reason}" for reason, n in sorted(result.skipped.items()))
+    print(
+        printable(
+            f"{args.file}: {result.rows:,} rows, {result.imported:,} imported, {skipped:,} skipped"
+            + (f" ({why})" if why else "")
+            + f"; newest notice {result.newest or 'undated'}; {time.monotonic() - started:.1f} s"
+        )
+    )
+    return EXIT_OK
+
+
+def _samples(args: argparse.Namespace) -> int:
+    from citedesk.desk import Desk  # noqa: PLC0415
+
+    for name, path in Desk.samples().items():
+        print(f"{name}\t{path}")
+    return EXIT_OK
+
+
+def _models(args: argparse.Namespace) -> int:
+    from citedesk.desk import models  # noqa: PLC0415
+
+    if args.action == "list":
+        found = models.installed()
+        print(
+            f"Installed in {models.models_dir()}:"
+            if found
+            else f"No NLI model installed ({models.models_dir()})."
+        )
+        for model in found:
+            print(f" {'*' if model.default else ' '} {model.name:28} {model.description}")
+        print()
+        for line in models.recommended():
+            print(line)
+        print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
+        return EXIT_OK
+    if not args.target:
+        raise UsageError(f"`citedesk models {args.action}` needs a target")
+    if args.action == "import":
+        model = models.import_model(args.target, args.name, args.registry_name)
+        print(f"installed {model.name} ({model.description})")
+    elif args.action == "pull":
+        shown = [0.0]
+
+        def show(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - shown[0] >= 0.5 or done >= total:
+                shown[0] = now
+                print(f"\r  {models.progress_text(done, total)}", end="", file=sys.stderr, flush=True)
+
+        pulled = models.pull_model(args.target, progress=show)
+        print(file=sys.stderr)
+        print(
+            f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
+            f"{pulled.right}/{pulled.pairs} known pairs right"
+        )
+    elif args.action == "remove":
+        models.remove_model(args.target)
+        print(f"removed {args.target}")
+    elif args.action == "default":
+        print(f"{models.set_default(args.target)} is now the default judge model")
+    elif args.action == "verify":
+        outcome = models.verify(args.target)
+        for claim, ok, score in outcome.rows:
+            print(f"  {'ok ' if ok else 'BAD'} {score:.2f}  {claim}")
+        print(f"{outcome.name}: {outcome.correct}/{outcome.total} known pairs right")
+        return EXIT_OK if outcome.passed else EXIT_FINDINGS
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "audit": _audit,
+    "fix": _fix,
+    "review": _review,
+    "assist": _assist,
+    "sources": _sources,
+    "retractions": _retractions,
+    "samples": _samples,
+    "models": _models,
+}

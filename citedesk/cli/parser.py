@@ -1,0 +1,251 @@
+"""The command line's grammar: every command, its flags, and the flags audit, review and fix share."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from citedesk import __version__
+from citedesk.core.report import RENDERERS
+from citedesk.errors import (
+    EXIT_USAGE,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"citedesk: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="citedesk",
+        description="Checks that every citation in a document is real and supports what the sentence says.",
+        epilog="Exit codes: 0 clean, 1 findings, 2 usage/input/environment problem, 3 internal error.",
+    )
+    parser.add_argument("--version", action="version", version=f"citedesk {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    audit = commands.add_parser(
+        "audit",
+        help="audit documents and print a report (several: each report, then a summary table)",
+    )
+    audit.add_argument("file", nargs="+", help="Markdown or text documents")
+    audit.add_argument(
+        "--format", choices=sorted(RENDERERS), default="text", help="report format (default: text)"
+    )
+    audit.add_argument("--out", metavar="PATH", help="write the report to PATH instead of standard output")
+    audit.add_argument(
+        "--fail-on",
+        default="warning",
+        metavar="KINDS",
+        help="exit 1 on findings of this severity or worse (error, warning, info, none) "
+        "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
+    )
+    _add_source_flags(audit)
+    audit.add_argument(
+        "--ignore-reviews",
+        action="store_true",
+        help="report every finding, even those you marked as false alarms",
+    )
+
+    review = commands.add_parser(
+        "review", help="list the findings with your review decisions, or record a decision"
+    )
+    review.add_argument("file")
+    review.add_argument(
+        "--mark",
+        nargs=2,
+        metavar=("N", "DECISION"),
+        help="decide on finding N (as listed): confirmed, false_alarm (hidden from later audits until "
+        "its sentence or source changes) or needs_source",
+    )
+    review.add_argument("--note", default="", help="a note to keep with the decision")
+    review.add_argument("--clear", metavar="N", type=int, help="forget the decision on finding N")
+    _add_source_flags(review)
+
+    assist = commands.add_parser("assist", help="Claude assistance: store your Anthropic key in the keyring")
+    assist.add_argument("action", choices=["set-key", "status"])
+
+    commands.add_parser(
+        "samples", help="print the bundled sample documents and their paths (try: citedesk audit PATH)"
+    )
+
+    window = commands.add_parser("open", help="open the window (the default with no command)")
+    window.add_argument("file", nargs="?", help="a document to open")
+
+    fix = commands.add_parser(
+        "fix",
+        help="apply the fixes CiteDesk proposes as one checked plan, writing the file atomically",
+        description="Applies every fix of the given kinds together, as one plan that is checked before "
+        "anything is written: the prose (the text without markers and the reference list) stays "
+        "byte-identical, no citation is left pointing at a missing reference, no reference is left "
+        "cited by nothing, and renumbering keeps every marker on the same work. Fixes that conflict "
+        "are resolved by meaning (a reference a swap now cites is not removed as an orphan). It "
+        "repeats until nothing more changes, so running it again changes nothing. Prints each change.",
+    )
+    fix.add_argument("file")
+    fix.add_argument(
+        "--kinds",
+        required=True,
+        metavar="KINDS",
+        help="`all`, or comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,misattributed",
+    )
+    fix.add_argument("--renumber", action="store_true", help="also renumber the reference list 1…n")
+    fix.add_argument(
+        "--dry-run", action="store_true", help="print the changed document instead of writing it"
+    )
+    _add_source_flags(fix)
+
+    sources = commands.add_parser("sources", help="inspect the source cache")
+    sources.add_argument("action", choices=["list", "show", "refresh", "forget"])
+    sources.add_argument(
+        "locator", nargs="?", help="a cached source (as `list` prints it) for show / refresh / forget"
+    )
+    sources.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+    sources.add_argument("--allow-private-network", action="store_true")
+
+    retractions = commands.add_parser(
+        "retractions",
+        help="the local Retraction Watch snapshot: import one, or see how old it is",
+        description="`import FILE` loads a Retraction Watch CSV (the snapshot Crossref publishes) into the "
+        "store, replacing the previous one in one transaction; audits then flag retracted works with or "
+        "without a network. `status` says which snapshot is loaded and how old it is.",
+    )
+    retractions.add_argument("action", choices=["import", "status"])
+    retractions.add_argument("file", nargs="?", help="the CSV file (import)")
+    retractions.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+
+    models = commands.add_parser(
+        "models", help="NLI models for the judge: list, import, pull, verify, remove"
+    )
+    models.add_argument("action", choices=["list", "import", "pull", "verify", "remove", "default"])
+    models.add_argument(
+        "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
+    )
+    models.add_argument("--name", help="install under this name (import)")
+    models.add_argument(
+        "--as",
+        dest="registry_name",
+        metavar="NAME",
+        help="import: the folder is this registry model (its format)",
+    )
+    for command in commands.choices.values():  # `citedesk audit FILE --debug` works too
+        command.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
+    return parser
+
+
+# --- shared flags ----------------------------------------------------------------------------------
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds between 0 and 3600")
+    return seconds
+
+
+def _positive_days(value: str) -> float:
+    try:
+        days = float(value)
+    except ValueError:
+        days = -1.0
+    if not 0 <= days <= 3650:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days between 0 and 3650")
+    return days
+
+
+def _add_source_flags(parser: argparse.ArgumentParser) -> None:
+    """What audit, review and fix share: where sources come from and which judge reads them."""
+    parser.add_argument(
+        "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
+    )
+    parser.add_argument(
+        "--sources",
+        metavar="DIR",
+        help="a folder of source files named by reference key (1.txt, 2.pdf, smith2020.html)",
+    )
+    parser.add_argument(
+        "--no-sources", action="store_true", help="skip sources entirely: structure checks only"
+    )
+    parser.add_argument(
+        "--bibliography",
+        action="append",
+        metavar="FILE",
+        help="a bibliography (.bib, CSL .json/.yaml, .ris) for pandoc citations ([@key]), besides "
+        "those the document's front matter names; repeat for several. Never modified",
+    )
+    parser.add_argument(
+        "--zotero-dir",
+        metavar="DIR",
+        help="Zotero's data folder, for the attachments of cited keys (default: ~/Zotero when it "
+        "holds a library); read-only",
+    )
+    parser.add_argument("--no-zotero", action="store_true", help="do not look for attachments in Zotero")
+    parser.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="time for the whole audit, sources and judging together (default: 300; one source gets at "
+        "most 60): what is not done by then is reported as not checked",
+    )
+    parser.add_argument(
+        "--allow-local-path",
+        action="store_true",
+        help="read files named in references wherever they are (default: only below the document's "
+        "folder and --sources)",
+    )
+    parser.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        help="allow links to loopback and private addresses (off: a document cannot probe your network)",
+    )
+    parser.add_argument(
+        "--judge",
+        default="auto",
+        metavar="JUDGE",
+        help="heuristic, nli, nli:MODEL (an installed name or a folder), auto (default: the installed "
+        "default NLI model, else heuristic) or none (no verdicts)",
+    )
+    parser.add_argument(
+        "--no-dense", action="store_true", help="retrieve and judge by words only (no embedding model)"
+    )
+    parser.add_argument(
+        "--assist",
+        choices=["none", "claude"],
+        default="none",
+        help="claude: send long cited sentences (split into facts, each judged locally) and uncited "
+        "sentences with reference titles (citation suggestions, each checked locally) to Claude with "
+        "your Anthropic key; default none: nothing leaves the machine",
+    )
+    parser.add_argument("--assist-model", metavar="MODEL", help="the Claude model (default: a Sonnet model)")
+    parser.add_argument(
+        "--contact-email",
+        metavar="ADDRESS",
+        help="sent to Crossref and OpenAlex with each look-up, as they ask (their polite pools); "
+        "default: $CITEDESK_CONTACT_EMAIL, else none",
+    )
+    parser.add_argument(
+        "--recheck-days",
+        type=_positive_days,
+        metavar="DAYS",
+        help="ask the indexes again about a work once their saved answer is this old (default: 30; "
+        "retractions appear later)",
+    )
+    parser.add_argument(
+        "--assist-preview",
+        action="store_true",
+        help="print exactly what --assist claude would send, send nothing, and exit",
+    )
+    parser.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
