@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from citedesk.core.references import Reference
+from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.metadata import NAME_PARTICLES, Work, strip_retraction_prefix
 
 _WORD = re.compile(r"\w+")
@@ -102,8 +103,9 @@ class Comparison:
 class CitedWork:
     """What a reference entry says, field by field (raw strings as written in the entry).
 
-    Build one from a Markdown reference entry with `from_reference`, or directly from a structured
-    bibliography entry (BibTeX / CSL), which knows its fields without guessing.
+    Build one from a Markdown reference entry with `from_reference`, from a structured
+    bibliography entry (BibTeX / CSL / RIS), which knows its fields without guessing, with
+    `from_bib_entry`, or from either with `of`.
     """
 
     title: str | None = None
@@ -132,6 +134,62 @@ class CitedWork:
             doi=ref.doi,
             text=ref.text,
         )
+
+    @classmethod
+    def from_bib_entry(cls, work: BibReference) -> CitedWork:
+        """A bibliography entry's own fields: container, volume, issue and pages as parsed, never
+        scraped from text. The container counts as the venue only for kinds of work published in
+        one (an article's journal, a paper's proceedings, a chapter's book): a book's or report's
+        container is its publisher or series, which no index gives as the venue."""
+        entry = work.entry
+        published_in = entry.entry_type.lower() in VENUE_TYPES
+        return cls(
+            title=work.title,
+            authors=work.authors,
+            year=work.year,
+            venue=entry.container if published_in else None,
+            volume=entry.volume,
+            issue=entry.issue,
+            pages=entry.pages,
+            doi=work.doi,
+            text=work.text,
+        )
+
+    @classmethod
+    def of(cls, work: CitedEntry) -> CitedWork:
+        """The fields of a reference-list entry or of a bibliography entry."""
+        if isinstance(work, BibReference):
+            return cls.from_bib_entry(work)
+        if isinstance(work, Reference):
+            return cls.from_reference(work)
+        return cls(title=work.title, authors=work.authors, year=work.year, doi=work.doi, text=work.text)
+
+
+VENUE_TYPES = frozenset(
+    {
+        # BibTeX / BibLaTeX
+        "article",
+        "inproceedings",
+        "conference",
+        "incollection",
+        # CSL
+        "article-journal",
+        "article-magazine",
+        "article-newspaper",
+        "paper-conference",
+        "chapter",
+        # RIS (lower-cased)
+        "jour",
+        "jfull",
+        "ejour",
+        "conf",
+        "cpaper",
+        "chap",
+        "mgzn",
+        "news",
+    }
+)
+"""Kinds of bibliography entry whose container is where the work appeared (compared as its venue)."""
 
 
 # normalisation ----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Reference truth: for each reference entry, what the indexes say about the work it names.
 
 `check_references` gives one `ReferenceCheck` per entry that has a DOI or no identifier at all
-(entries with only a URL, arXiv id or file are checked by fetching them, in `gather.py`):
+(entries with only a URL, arXiv id or file are checked by fetching them, in `gather.py`). An entry
+is a Markdown reference-list entry or a bibliography entry (`core.works.CitedEntry`): a
+bibliography entry's fields are compared as parsed (`CitedWork.of`), never scraped from text.
 
 | status | when | finding (see the final report) |
 |---|---|---|
@@ -37,6 +39,7 @@ from types import TracebackType
 from typing import Any
 
 from citedesk.core.references import Reference
+from citedesk.core.works import CitedEntry
 from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchResult
 from citedesk.sources.indexes import (
     AnswerCache,
@@ -166,7 +169,7 @@ class _OnDemandFetcher:
                 self._fetcher = None
 
 
-def wants_check(ref: Reference) -> bool:
+def wants_check(ref: CitedEntry) -> bool:
     """Entries the truth checks cover: those with a DOI, and those with no identifier or file at all."""
     return bool(ref.doi) or not (ref.url or ref.arxiv or ref.path)
 
@@ -222,9 +225,9 @@ class ReferenceChecker:
         """Requests sent to the network so far."""
         return self.client.requests
 
-    def check(self, ref: Reference) -> ReferenceCheck:
-        """One Markdown reference entry."""
-        return self.check_cited(ref.key, CitedWork.from_reference(ref))
+    def check(self, ref: CitedEntry) -> ReferenceCheck:
+        """One reference-list entry or bibliography entry."""
+        return self.check_cited(ref.key, CitedWork.of(ref))
 
     def check_cited(self, key: str, cited: CitedWork) -> ReferenceCheck:
         """One entry given field by field (a Markdown entry, or a structured bibliography entry)."""
@@ -405,7 +408,7 @@ def _bibliographic(cited: CitedWork) -> str:
 
 
 def check_references(
-    references: Iterable[Reference],
+    references: Iterable[CitedEntry],
     config: LookupConfig,
     *,
     cache: AnswerCache | None = None,
@@ -417,7 +420,7 @@ def check_references(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> dict[str, ReferenceCheck]:
     """Check every entry `wants_check` selects (one per key), `config.concurrency` at a time."""
-    unique: dict[str, Reference] = {}
+    unique: dict[str, CitedEntry] = {}
     for ref in references:
         if wants_check(ref):
             unique.setdefault(ref.key, ref)
