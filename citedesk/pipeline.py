@@ -266,7 +266,7 @@ def _check_truth(
         return None
     from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
     from citedesk.sources.indexes import LookupConfig  # noqa: PLC0415
-    from citedesk.sources.truth import check_entries  # noqa: PLC0415
+    from citedesk.sources.truth import check_entries, entries_to_check  # noqa: PLC0415
 
     state.progress("checking references", 0, 0)
     remaining = state.remaining()
@@ -287,7 +287,7 @@ def _check_truth(
         connect_timeout=min(10.0, options.fetch_timeout),
     )
     truth = check_entries(
-        list(document.entries),
+        entries_to_check(document),
         config,
         store,
         fetch_policy=policy,
@@ -548,7 +548,7 @@ def describe_sources(
     document: Document, resolved: dict[str, ResolvedSource], truth: TruthResult | None = None
 ) -> list[SourceSummary]:
     from citedesk.sources.quality import assess_quality  # noqa: PLC0415
-    from citedesk.sources.truth import truth_summary  # noqa: PLC0415
+    from citedesk.sources.truthwords import truth_summary  # noqa: PLC0415
 
     checks = truth.checks if truth is not None else {}
     citing: dict[str, list[str]] = {}

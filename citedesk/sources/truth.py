@@ -1,7 +1,7 @@
 """Reference truth in an audit: each entry checked against the indexes, and what that means for it.
 
 `check_entries` runs `refcheck.check_references` with the store as its cache and its retraction
-snapshot (`store.lookups()`); `truth_findings` turns the checks into findings; `truth_summary` into
+snapshot (`store.lookups()`); `truth_findings` turns the checks into findings; `truthwords.truth_summary` into
 the typed record each source's summary carries (`SourceSummary.check`).
 
 | check | finding | where | fix |
@@ -19,6 +19,12 @@ the typed record each source's summary carries (`SourceSummary.check`).
 
 Every fix edits the reference entry only (`repair.EditReference`), so the prose stays identical;
 fixes go through the checked plan like every other.
+
+A pandoc document has no reference list: what is checked are the bibliography entries it cites
+(`entries_to_check`: uncited entries of a reference manager's library are not the writer's
+problem, and would cost look-ups), their parsed fields compared with the records; the findings
+are placed on the citations and told in the bibliography's terms by `bibtruth.py`, where a
+correction is shown — the file, the line, the field — and never applied to the bibliography.
 """
 
 from __future__ import annotations
@@ -39,11 +45,12 @@ from citedesk.core.repair import (
     RemoveReference,
     make_fix,
 )
-from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth, RetractionSummary
+from citedesk.core.summaries import RetractionSummary
+from citedesk.core.works import CitedEntry
+from citedesk.sources.bibtruth import bibliography_findings
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.matching import Difference
-from citedesk.sources.metadata import Notice, NoticeKind, Work
 from citedesk.sources.refcheck import (
     CheckStatus,
     EntryEdit,
@@ -53,11 +60,21 @@ from citedesk.sources.refcheck import (
     field_edit,
 )
 from citedesk.sources.retractions import StoredRetractions, snapshot_age_days
+from citedesk.sources.truthwords import (
+    also,
+    byline,
+    index_name,
+    notice_details,
+    notice_kind,
+    notice_words,
+    offer,
+    record,
+    standing_verb,
+)
 from citedesk.store import SnapshotInfo, Store
 
 DECIDED = frozenset(CheckStatus) - {CheckStatus.NOT_CHECKED}
 """Statuses that say something about the work (an index answered)."""
-_INDEX_NAMES = {"crossref": "Crossref", "openalex": "OpenAlex", "doi.org": "doi.org"}
 
 
 OUT_OF_TIME = "not checked: the time budget ran out"
@@ -98,8 +115,17 @@ def retraction_summary(
     )
 
 
+def entries_to_check(document: Document) -> list[CitedEntry]:
+    """The entries whose truth an audit checks: every entry of a numbered document's reference
+    list; of a pandoc document's bibliography, the entries its citations cite (in citation order)."""
+    if not document.pandoc:
+        return list(document.entries)
+    works = document.work_by_key
+    return [works[key] for key in document.markers_citing if key in works]
+
+
 def check_entries(
-    references: Sequence[Reference],
+    references: Sequence[CitedEntry],
     config: LookupConfig,
     store: Store,
     *,
@@ -123,6 +149,8 @@ def check_entries(
 
 # findings ----------------------------------------------------------------------------------------
 def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> list[Finding]:
+    if document.pandoc:
+        return bibliography_findings(document, checks)
     entries = document.references.by_key()
     findings: list[Finding] = []
     for key, check in checks.items():
@@ -136,22 +164,22 @@ def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> lis
 
 def _status_findings(document: Document, entry: Reference, check: ReferenceCheck) -> list[Finding]:
     key, span, name = entry.key, (entry.start, entry.end), _name(entry)
-    index = _INDEX_NAMES.get(check.source, check.source)
+    index = index_name(check)
     details = {"status": check.status.value, "doi": check.doi, "index": check.source or None}
     status = check.status
     if status is CheckStatus.METADATA_ERROR:
         return [_metadata_finding(document, entry, check, d) for d in check.differences]
     if status is CheckStatus.DIFFERENT_WORK:
-        work = f"“{check.work.title}” ({_byline(check.work)})" if check.work else "another work"
+        work = f"“{check.work.title}” ({byline(check.work)})" if check.work else "another work"
         return [
             make_finding(
                 Kind.DOI_MISMATCH,
                 span,
                 f"The DOI of {name} (doi:{check.doi}) is {work} in {index}, not the work the entry "
-                f"describes{_offer(check)}.",
+                f"describes{offer(check)}.",
                 reference=key,
                 fixes=_fixes(document, entry, check, remove=False),
-                details={**details, "record": _record(check.work), "suggested_doi": check.suggestion_doi},
+                details={**details, "record": record(check.work), "suggested_doi": check.suggestion_doi},
             )
         ]
     if status is CheckStatus.UNREGISTERED:
@@ -160,7 +188,7 @@ def _status_findings(document: Document, entry: Reference, check: ReferenceCheck
                 Kind.FABRICATED_REFERENCE,
                 span,
                 f"The DOI of {name} (doi:{check.doi}) is registered nowhere: neither Crossref nor doi.org "
-                f"knows it{_offer(check)}.",
+                f"knows it{offer(check)}.",
                 reference=key,
                 fixes=_fixes(document, entry, check, remove=True),
                 details={**details, "suggested_doi": check.suggestion_doi},
@@ -177,10 +205,10 @@ def _status_findings(document: Document, entry: Reference, check: ReferenceCheck
                 Kind.FOUND_BY_TITLE,
                 span,
                 f"{index} knows {name} as doi:{check.suggestion_doi} — “{check.work.title}” "
-                f"({_byline(check.work)}){_also(check)}. Adding the DOI lets readers and checks find it.",
+                f"({byline(check.work)}){also(check)}. Adding the DOI lets readers and checks find it.",
                 reference=key,
                 fixes=(fix,) if fix else (),
-                details={**details, "record": _record(check.work), "suggested_doi": check.suggestion_doi},
+                details={**details, "record": record(check.work), "suggested_doi": check.suggestion_doi},
             )
         ]
     if status is CheckStatus.POSSIBLE_MATCH and check.work is not None:
@@ -188,11 +216,11 @@ def _status_findings(document: Document, entry: Reference, check: ReferenceCheck
             make_finding(
                 Kind.POSSIBLE_MATCH,
                 span,
-                f"{index} has a work with a similar title — “{check.work.title}” ({_byline(check.work)}"
+                f"{index} has a work with a similar title — “{check.work.title}” ({byline(check.work)}"
                 f"{', doi:' + check.work.doi if check.work.doi else ''}) — but its authors or year do not "
                 f"confirm that it is the work {name} describes; check the entry.",
                 reference=key,
-                details={**details, "record": _record(check.work)},
+                details={**details, "record": record(check.work)},
             )
         ]
     if status is CheckStatus.NOT_FOUND:
@@ -215,7 +243,7 @@ def _metadata_finding(
     body = replace(entry, start=entry_body_start(document.text, entry))
     placed = field_edit(document.text, body, difference)
     fix = make_fix(placed.title, document, [_edit(placed)]) if placed is not None else None
-    index = _INDEX_NAMES.get(check.source, check.source)
+    index = index_name(check)
     where = f"doi:{check.doi}" if check.doi else "the work"
     return make_finding(
         Kind.METADATA_ERROR,
@@ -271,27 +299,17 @@ def _edit(edit: EntryEdit) -> EditReference:
 
 def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck) -> list[Finding]:
     notice = check.standing
-    if notice is None:
-        return []
-    if notice.kind.withdraws:
-        kind = Kind.RETRACTED
-    elif notice.kind is NoticeKind.EXPRESSION_OF_CONCERN:
-        kind = Kind.EXPRESSION_OF_CONCERN
-    elif notice.kind is NoticeKind.CORRECTION:
-        kind = Kind.CORRECTION
-    else:
+    kind = notice_kind(notice) if notice is not None else None
+    if notice is None or kind is None:
         return []
     name = _name(entry)
-    told = _notice_words(notice)
-    details = {
-        "doi": check.doi or (check.work.doi if check.work else None),
-        "notice": summarise(notice).to_json(),
-    }
+    told = notice_words(notice)
+    details = notice_details(check, notice)
     found = [
         make_finding(
             kind,
             (entry.start, entry.end),
-            f"{name} {_standing_verb(notice)}: {told}.",
+            f"{name} {standing_verb(notice)}: {told}.",
             reference=entry.key,
             details=details,
         )
@@ -305,7 +323,7 @@ def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck
             make_finding(
                 kind,
                 (marker.start, marker.end),
-                f"This sentence cites {name}, which {_standing_verb(notice)}: {told}.",
+                f"This sentence cites {name}, which {standing_verb(notice)}: {told}.",
                 reference=entry.key,
                 claim_id=claim.id if claim is not None else None,
                 details=details,
@@ -314,91 +332,6 @@ def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck
     return found
 
 
-def _standing_verb(notice: Notice) -> str:
-    if notice.kind is NoticeKind.RETRACTION:
-        return "is retracted"
-    if notice.kind is NoticeKind.WITHDRAWAL:
-        return "is withdrawn"
-    if notice.kind is NoticeKind.EXPRESSION_OF_CONCERN:
-        return "is under an expression of concern"
-    return "has a published correction"
-
-
-def _notice_words(notice: Notice) -> str:
-    """`retraction notice doi:10.…, 2010-02-06 (https://doi.org/10.…); reasons: …`."""
-    what = summarise(notice).words + " notice"
-    if notice.doi:
-        said = f"{what} doi:{notice.doi}" + (f", {notice.date}" if notice.date else ", undated")
-        said += f" ({notice.url})"
-    elif notice.source == "openalex":
-        said = "OpenAlex marks it so, without naming the notice or its date — check the publisher's page"
-    elif notice.source == "title":
-        said = "its title in the index says so" + (f" ({notice.date})" if notice.date else "")
-    else:
-        said = what + (f" of {notice.date}" if notice.date else "")
-    if notice.reasons:
-        said += "; reasons: " + ", ".join(notice.reasons[:4]) + ("…" if len(notice.reasons) > 4 else "")
-    return said
-
-
-# the summary the report carries -----------------------------------------------------------------------
-def summarise(notice: Notice) -> NoticeSummary:
-    return NoticeSummary(
-        kind=notice.kind.value,
-        doi=notice.doi,
-        date=notice.date,
-        source=notice.source,
-        label=notice.label,
-        reasons=notice.reasons,
-    )
-
-
-def truth_summary(check: ReferenceCheck) -> ReferenceTruth:
-    standing = check.standing
-    return ReferenceTruth(
-        status=check.status.value,
-        message=check.message,
-        doi=check.doi,
-        suggested_doi=check.suggestion_doi,
-        index=check.source,
-        checked_at=check.checked_at,
-        cached=check.from_cache,
-        standing=summarise(standing) if standing is not None else None,
-        notices=tuple(summarise(n) for n in check.notices),
-        differences=tuple(FieldDifference(d.field, d.label, d.cited, d.actual) for d in check.differences),
-    )
-
-
 # words ---------------------------------------------------------------------------------------------------
 def _name(entry: Reference) -> str:
     return f"[^{entry.key}]" if entry.style.value == "footnote" else f"[{entry.key}]"
-
-
-def _byline(work: Work) -> str:
-    first = work.authors[0].family if work.authors else "no author given"
-    more = " et al." if len(work.authors) > 1 else ""
-    return f"{first}{more}, {work.year}" if work.year else f"{first}{more}"
-
-
-def _offer(check: ReferenceCheck) -> str:
-    return f"; the entry's title finds doi:{check.suggestion_doi}" if check.suggestion_doi else ""
-
-
-def _also(check: ReferenceCheck) -> str:
-    if not check.differences:
-        return ""
-    return "; note that " + "; ".join(
-        f"the entry's {d.label} “{d.cited}” is “{d.actual}” there" for d in check.differences
-    )
-
-
-def _record(work: Work | None) -> dict[str, object] | None:
-    if work is None:
-        return None
-    return {
-        "doi": work.doi,
-        "title": work.title,
-        "first_author": work.authors[0].family if work.authors else None,
-        "year": work.year,
-        "venue": work.container,
-    }

@@ -1,0 +1,124 @@
+"""How reference checks are told: the words and records that findings about a reference's truth
+share, whether the reference is an entry of the document's own list (`truth.py`) or of a
+bibliography file (`bibtruth.py`) — the notice named with its DOI, date and link, the work an
+index knows (`Ding et al., 2014`), the record a finding's details carry — and the typed summary
+each source's row in the report carries (`truth_summary`).
+"""
+
+from __future__ import annotations
+
+from citedesk.core.findings import Kind
+from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
+from citedesk.sources.metadata import Notice, NoticeKind, Work
+from citedesk.sources.refcheck import ReferenceCheck
+
+INDEX_NAMES = {"crossref": "Crossref", "openalex": "OpenAlex", "doi.org": "doi.org"}
+
+
+def index_name(check: ReferenceCheck) -> str:
+    """The index whose record decided, as a writer knows it (`Crossref`)."""
+    return INDEX_NAMES.get(check.source, check.source)
+
+
+def notice_kind(notice: Notice) -> Kind | None:
+    """The finding a standing notice makes: retracted (a retraction or withdrawal), expression of
+    concern, correction; None for any other."""
+    if notice.kind.withdraws:
+        return Kind.RETRACTED
+    if notice.kind is NoticeKind.EXPRESSION_OF_CONCERN:
+        return Kind.EXPRESSION_OF_CONCERN
+    if notice.kind is NoticeKind.CORRECTION:
+        return Kind.CORRECTION
+    return None
+
+
+def standing_verb(notice: Notice) -> str:
+    if notice.kind is NoticeKind.RETRACTION:
+        return "is retracted"
+    if notice.kind is NoticeKind.WITHDRAWAL:
+        return "is withdrawn"
+    if notice.kind is NoticeKind.EXPRESSION_OF_CONCERN:
+        return "is under an expression of concern"
+    return "has a published correction"
+
+
+def notice_words(notice: Notice) -> str:
+    """`retraction notice doi:10.…, 2010-02-06 (https://doi.org/10.…); reasons: …`."""
+    what = summarise(notice).words + " notice"
+    if notice.doi:
+        said = f"{what} doi:{notice.doi}" + (f", {notice.date}" if notice.date else ", undated")
+        said += f" ({notice.url})"
+    elif notice.source == "openalex":
+        said = "OpenAlex marks it so, without naming the notice or its date — check the publisher's page"
+    elif notice.source == "title":
+        said = "its title in the index says so" + (f" ({notice.date})" if notice.date else "")
+    else:
+        said = what + (f" of {notice.date}" if notice.date else "")
+    if notice.reasons:
+        said += "; reasons: " + ", ".join(notice.reasons[:4]) + ("…" if len(notice.reasons) > 4 else "")
+    return said
+
+
+def notice_details(check: ReferenceCheck, notice: Notice) -> dict[str, object]:
+    return {
+        "doi": check.doi or (check.work.doi if check.work else None),
+        "notice": summarise(notice).to_json(),
+    }
+
+
+def byline(work: Work) -> str:
+    first = work.authors[0].family if work.authors else "no author given"
+    more = " et al." if len(work.authors) > 1 else ""
+    return f"{first}{more}, {work.year}" if work.year else f"{first}{more}"
+
+
+def offer(check: ReferenceCheck) -> str:
+    return f"; the entry's title finds doi:{check.suggestion_doi}" if check.suggestion_doi else ""
+
+
+def also(check: ReferenceCheck) -> str:
+    if not check.differences:
+        return ""
+    return "; note that " + "; ".join(
+        f"the entry's {d.label} “{d.cited}” is “{d.actual}” there" for d in check.differences
+    )
+
+
+def record(work: Work | None) -> dict[str, object] | None:
+    if work is None:
+        return None
+    return {
+        "doi": work.doi,
+        "title": work.title,
+        "first_author": work.authors[0].family if work.authors else None,
+        "year": work.year,
+        "venue": work.container,
+    }
+
+
+# the summary the report carries -----------------------------------------------------------------------
+def summarise(notice: Notice) -> NoticeSummary:
+    return NoticeSummary(
+        kind=notice.kind.value,
+        doi=notice.doi,
+        date=notice.date,
+        source=notice.source,
+        label=notice.label,
+        reasons=notice.reasons,
+    )
+
+
+def truth_summary(check: ReferenceCheck) -> ReferenceTruth:
+    standing = check.standing
+    return ReferenceTruth(
+        status=check.status.value,
+        message=check.message,
+        doi=check.doi,
+        suggested_doi=check.suggestion_doi,
+        index=check.source,
+        checked_at=check.checked_at,
+        cached=check.from_cache,
+        standing=summarise(standing) if standing is not None else None,
+        notices=tuple(summarise(n) for n in check.notices),
+        differences=tuple(FieldDifference(d.field, d.label, d.cited, d.actual) for d in check.differences),
+    )
