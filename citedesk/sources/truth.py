@@ -1,8 +1,9 @@
 """Reference truth in an audit: each entry checked against the indexes, and what that means for it.
 
 `check_entries` runs `refcheck.check_references` with the store as its cache and its retraction
-snapshot (`store.lookups()`); `truth_findings` turns the checks into findings; `truthwords.truth_summary` into
-the typed record each source's summary carries (`SourceSummary.check`).
+snapshot (`store.lookups()`); `truth_findings` turns the checks into findings;
+`truthwords.truth_summary` into the typed record each source's summary carries
+(`SourceSummary.check`).
 
 | check | finding | where | fix |
 |---|---|---|---|
