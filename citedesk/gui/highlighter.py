@@ -1,9 +1,21 @@
-"""Inline highlights: each finding kind its own colour *and* underline style (never colour alone)."""
+"""Inline marks: each finding kind its own colour *and* underline style (never colour alone).
+
+Three layers are painted, each over the one before:
+
+1. the words a finding is about (its claim's sentence) in a light underline of the kind's colour;
+2. citations that were not checked (offline, no source text, …) in their own subdued style;
+3. the finding itself (a marker, a figure, a sentence) in the kind's style, tinted when an error.
+
+Spans are Qt document positions; `Marks` holds them, and the editor asks it what is where.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
 
+from citedesk.core.coverage import UncheckedCitation
 from citedesk.core.findings import Finding, Kind, Severity
 from citedesk.gui.qt import QColor, QObject, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
@@ -21,6 +33,7 @@ DASH = QTextCharFormat.UnderlineStyle.DashUnderline
 DOT = QTextCharFormat.UnderlineStyle.DotLine
 SINGLE = QTextCharFormat.UnderlineStyle.SingleUnderline
 DASH_DOT = QTextCharFormat.UnderlineStyle.DashDotLine
+DASH_DOT_DOT = QTextCharFormat.UnderlineStyle.DashDotDotLine
 
 STYLES: dict[Kind, Style] = {
     Kind.FABRICATED: Style("#c0392b", WAVE, "red wavy"),
@@ -38,6 +51,11 @@ STYLES: dict[Kind, Style] = {
     Kind.ORPHAN_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
     Kind.DUPLICATE_REFERENCE: Style("#707b7c", DOT, "grey dotted"),
 }
+UNCHECKED = Style("#8c9499", DASH_DOT_DOT, "grey dash-dot-dot on a grey tint")
+"""A citation that was not checked: neither right nor wrong, so no colour of a problem."""
+T = TypeVar("T")
+CLAIM_ALPHA = 130
+"""How light the claim's underline is (of 255): present, but quieter than the finding's own mark."""
 
 
 def char_format(finding: Finding) -> QTextCharFormat:
@@ -49,33 +67,89 @@ def char_format(finding: Finding) -> QTextCharFormat:
         tint = QColor(style.colour)
         tint.setAlpha(40)
         fmt.setBackground(tint)
-    fmt.setToolTip(finding.message)
     return fmt
 
 
+def claim_format(finding: Finding) -> QTextCharFormat:
+    """The words a finding is about: a thin, light underline in the kind's colour."""
+    colour = QColor(STYLES[finding.kind].colour)
+    colour.setAlpha(CLAIM_ALPHA)
+    fmt = QTextCharFormat()
+    fmt.setUnderlineStyle(SINGLE)
+    fmt.setUnderlineColor(colour)
+    return fmt
+
+
+def unchecked_format() -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setUnderlineStyle(UNCHECKED.underline)
+    fmt.setUnderlineColor(QColor(UNCHECKED.colour))
+    tint = QColor(UNCHECKED.colour)
+    tint.setAlpha(45)
+    fmt.setBackground(tint)
+    return fmt
+
+
+@dataclass
+class Marks:
+    """What is painted where (Qt positions, sorted by start)."""
+
+    findings: list[tuple[int, int, Finding]] = field(default_factory=list)
+    claims: list[tuple[int, int, Finding]] = field(default_factory=list)
+    """(sentence start, sentence end, the finding about it)."""
+    unchecked: list[tuple[int, int, UncheckedCitation]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for spans in (self.findings, self.claims, self.unchecked):
+            spans.sort(key=lambda s: (s[0], s[1]))
+
+
 class FindingHighlighter(QSyntaxHighlighter):
-    """Paints findings given as Qt document positions: (start, end, finding)."""
+    """Paints the marks: claims, then unchecked citations, then findings on top."""
 
     def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
         super().__init__(document)
-        self._spans: list[tuple[int, int, Finding]] = []
+        self._marks = Marks()
 
-    def set_spans(self, spans: list[tuple[int, int, Finding]]) -> None:
-        self._spans = sorted(spans, key=lambda s: (s[0], s[1]))
+    def set_marks(self, marks: Marks) -> None:
+        self._marks = marks
         self.rehighlight()
 
+    def set_spans(self, spans: list[tuple[int, int, Finding]]) -> None:
+        """Findings only (no claims, nothing unchecked)."""
+        self.set_marks(Marks(findings=list(spans)))
+
     def spans(self) -> list[tuple[int, int, Finding]]:
-        return list(self._spans)
+        """The findings' own spans."""
+        return list(self._marks.findings)
+
+    def claim_spans(self) -> list[tuple[int, int, Finding]]:
+        return list(self._marks.claims)
+
+    def unchecked_spans(self) -> list[tuple[int, int, UncheckedCitation]]:
+        return list(self._marks.unchecked)
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
         block = self.currentBlock()
         start = block.position()
         end = start + block.length()
-        for span_start, span_end, finding in self._spans:
+        self._paint(start, end, self._marks.claims, claim_format)
+        plain = unchecked_format()
+        self._paint(start, end, self._marks.unchecked, lambda _u: plain)
+        self._paint(start, end, self._marks.findings, char_format)
+
+    def _paint(
+        self,
+        start: int,
+        end: int,
+        spans: Sequence[tuple[int, int, T]],
+        fmt_of: Callable[[T], QTextCharFormat],
+    ) -> None:
+        for span_start, span_end, item in spans:
             if span_start >= end:
                 break
             if span_end <= start:
                 continue
             first = max(span_start, start) - start
             last = min(span_end, end) - start
-            self.setFormat(first, max(1, last - first), char_format(finding))
+            self.setFormat(first, max(1, last - first), fmt_of(item))

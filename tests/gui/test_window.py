@@ -57,6 +57,7 @@ def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindo
     assert window.report is not None
     kinds = {f.kind for f in window.findings.model.findings()}
     assert {Kind.FABRICATED, Kind.ORPHAN_REFERENCE, Kind.UNCITED} <= kinds
+    window.group_action.trigger()  # grouped by kind: one row per kind
     assert window.findings.model.rowCount() == len(kinds)
     # every finding is painted where it is
     block = window.editor.document().findBlock(window.editor.highlighter.spans()[0][0])
@@ -225,6 +226,8 @@ def test_findings_sort_and_filter_keep_the_selection(
             for r in range(window.findings.model.rowCount(parent))
         ]
 
+    window.findings.group_box.setChecked(True)  # the kinds at the top, findings beneath
+    qtmodeltester.check(window.findings.model)
     assert lines_of_biggest_group() == sorted(lines_of_biggest_group())
     assert len(set(lines_of_biggest_group())) > 1
     window.findings.step(1)
@@ -264,6 +267,7 @@ def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWi
     window.editor.setPlainText(text)
     audited(qtbot, window, window.audits.start)
     fabricated = next(f for f in window.findings.model.findings() if f.kind is Kind.FABRICATED)
+    window.findings.clear_selection()  # (the list followed the cursor onto it already)
     window.findings.tree.setCurrentIndex(window.findings.model.index_of(fabricated))
     assert window.editor.textCursor().selectedText() == "[9]"
     window.apply_selected_fix()
