@@ -121,8 +121,8 @@ class Editor(NumberedEditor):
         there) and citations not checked."""
         findings = self.findings_at(position)
         if not findings:
-            about = [f for start, end, f in self.highlighter.claim_spans() if start <= position <= end]
-            findings = sorted(dict.fromkeys(about), key=lambda f: -f.severity.rank)
+            about = {id(f): f for start, end, f in self.highlighter.claim_spans() if start <= position <= end}
+            findings = sorted(about.values(), key=lambda f: -f.severity.rank)
         unchecked = [u for start, end, u in self.highlighter.unchecked_spans() if start <= position <= end]
         return Hits(findings, unchecked)
 

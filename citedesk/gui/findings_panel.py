@@ -118,7 +118,10 @@ class FindingsPanel(QWidget):
     def _clicked(self, index: QModelIndex) -> None:
         """A click on the finding already selected (the list followed the cursor onto it) still
         takes the editor there."""
-        if index.row() == self.tree.currentIndex().row() and index.parent() == self.tree.currentIndex().parent():
+        if (
+            index.row() == self.tree.currentIndex().row()
+            and index.parent() == self.tree.currentIndex().parent()
+        ):
             self.selection_changed.emit(self.model.finding_at(index))
 
     def focus_filter(self) -> None:

@@ -82,8 +82,9 @@ class FixController(QObject):
         return True
 
     def renumber(self) -> bool:
-        """Renumber the reference list in order of first citation, markers with it: one checked
-        plan (every marker keeps pointing at the same work), one undo step."""
+        """Number the reference list 1…n in its order (after removals leave gaps), every marker
+        rewritten to match: one checked plan (each marker keeps pointing at the same work), one
+        undo step."""
         report = self._report()
         if report is None:
             return False
@@ -93,7 +94,7 @@ class FixController(QObject):
             self.message.emit(f"Not renumbered: {exc.message}")
             return False
         if not plan.changed:
-            self.message.emit("The reference list is already numbered in order of first citation.")
+            self.message.emit("The reference list is numbered 1…n in its order already.")
             return False
         if not self._edit(plan):
             self.message.emit(

@@ -14,6 +14,7 @@ open while the mouse is over it. It decides nothing: it emits what was asked for
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from citedesk.core.coverage import UncheckedCitation
@@ -99,6 +100,7 @@ class HoverCard(QFrame):
         self._body: QWidget | None = None
         self._hits = Hits()
         self._index = 0
+        self._lines: list[str] = []
         self.hide()
 
     # what it shows ----------------------------------------------------------------------------------
@@ -127,6 +129,10 @@ class HoverCard(QFrame):
     def button(self, label: str) -> QPushButton | None:
         return next((b for b in self.buttons() if b.text() == button_text(label)), None)
 
+    def text(self) -> str:
+        """What the card says, as plain text (its buttons aside)."""
+        return "\n".join(self._lines)
+
     def labels(self) -> list[str]:
         """The buttons' labels, top to bottom, as the writer reads them."""
         return [b.text().replace("&&", "&") for b in self.buttons()]
@@ -153,6 +159,7 @@ class HoverCard(QFrame):
             self._body.hide()
             self._body.deleteLater()
         self._body = QWidget(self)
+        self._lines = []
         column = QVBoxLayout(self._body)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
@@ -168,6 +175,7 @@ class HoverCard(QFrame):
         reference = f" [{html.escape(finding.reference)}]" if finding.reference else ""
         header = QHBoxLayout()
         title = QLabel(f"<b style='color:{colour}'>{html.escape(finding.kind.label)}</b>{reference}")
+        self._lines.append(finding.kind.label + html.unescape(reference))
         header.addWidget(title, 1)
         count = len(self._hits.findings)
         if count > 1:
@@ -205,6 +213,7 @@ class HoverCard(QFrame):
     ) -> None:
         if heading:
             column.addWidget(QLabel("<b>Not checked</b>"))
+            self._lines.append("Not checked")
         seen: set[str] = set()
         for citation in unchecked:
             if citation.key in seen:
@@ -217,6 +226,7 @@ class HoverCard(QFrame):
                 column.addWidget(self._button(label, lambda _=False, k=citation.key: self._attach(k)))
 
     def _wrapped(self, rich: str) -> QLabel:
+        self._lines.append(html.unescape(re.sub(r"<[^>]+>", "", rich)))
         label = QLabel(rich)
         label.setWordWrap(True)
         label.setTextFormat(Qt.TextFormat.RichText)

@@ -272,12 +272,12 @@ class MainWindow(QMainWindow):
             self.audits.cancel()
 
     def _audit_started(self) -> None:
-        self.status.message("Checking…")
+        self.status.set_state("Checking…")
         self.progress.setRange(0, 0)
         self.status.busy(True)
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
-        self.stage.setText(f"{stage} {done}/{total}" if total else stage)
+        self.status.set_state(f"{stage} {done}/{total}" if total else stage)
         if total:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
@@ -288,6 +288,7 @@ class MainWindow(QMainWindow):
         self.status.busy(False)
         prefix = "The audit could not finish" if failure.known else "The audit failed (a bug in CiteDesk)"
         self.status.set_summary(f"{prefix}: {failure.message}")
+        self.show_message(f"{prefix}: {failure.message}")
 
     def _on_cancelled(self) -> None:
         self.status.busy(False)

@@ -53,6 +53,14 @@ class MenuBuilder:
         self.window.addAction(action)
         return action
 
+    def find(self, text: str) -> QAction:
+        """An action by its text as in the menu ("Re&number the reference list")."""
+        for menu in self.menus.values():
+            for action in menu.actions():
+                if action.text() == text:
+                    return action
+        raise KeyError(text)
+
     def separator(self, menu_name: str) -> None:
         self.menus[menu_name].addSeparator()
 

@@ -46,11 +46,12 @@ class ElidedLabel(QLabel):
 
     clicked = Signal()
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, keep: int = 3) -> None:
         super().__init__(text, parent)
         self._detail = ""
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(24)
+        self._keep = keep
+        """How many characters it keeps showing, at least, when room is short."""
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self._update_tip()
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
@@ -83,7 +84,9 @@ class ElidedLabel(QLabel):
         return QSize(self.fontMetrics().horizontalAdvance(self.text()) + 8, hint.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return QSize(24, super().minimumSizeHint().height())
+        metrics = self.fontMetrics()
+        least = min(metrics.horizontalAdvance(self.text()), metrics.averageCharWidth() * self._keep) + 8
+        return QSize(least, super().minimumSizeHint().height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -132,8 +135,8 @@ class StatusBar:
 
     def __init__(self, bar: QStatusBar) -> None:
         self.bar = bar
-        self.stage = ElidedLabel("Ready")
-        self.coverage = ElidedLabel("")
+        self.stage = ElidedLabel("Ready", keep=16)
+        self.coverage = ElidedLabel("", keep=28)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
@@ -143,7 +146,7 @@ class StatusBar:
         self.assist = QLabel("")
         self.assist.setVisible(False)
         self.judge = QLabel("")
-        self.judge_note = ElidedLabel("")
+        self.judge_note = ElidedLabel("", keep=6)
         self.judge_note.setCursor(Qt.CursorShape.PointingHandCursor)
         self.legend_button = QToolButton()
         self.legend_button.setText("Legend")
@@ -153,14 +156,17 @@ class StatusBar:
         layout = QHBoxLayout(row)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(10)
-        layout.addWidget(self.stage, 3)
-        layout.addWidget(self.coverage, 4)
+        # each text takes the room it needs while there is room; when there is not, the elided
+        # labels give way (down to a few characters), the short fixed ones never do
+        layout.addWidget(self.stage)
         layout.addWidget(self.progress)
         layout.addWidget(self.cancel_button)
+        layout.addWidget(self.coverage)
+        layout.addStretch(1)
         layout.addWidget(self.review)
         layout.addWidget(self.assist)
         layout.addWidget(self.judge)
-        layout.addWidget(self.judge_note, 2)
+        layout.addWidget(self.judge_note)
         layout.addWidget(self.legend_button)
         bar.addWidget(row, 1)
         bar.setSizeGripEnabled(False)
@@ -171,13 +177,18 @@ class StatusBar:
         self._message_timer.timeout.connect(lambda: self.stage.setText(self._summary))
 
     def set_summary(self, text: str) -> None:
-        """What the stage says when no message is shown (e.g. "3 findings")."""
+        """What the stage says when no message is shown (e.g. "3 findings"); a message being shown
+        stays its full time, then this comes back."""
         self._summary = text
-        self._message_timer.stop()
-        self.stage.setText(text)
+        self.set_state(text)
+
+    def set_state(self, text: str) -> None:
+        """What is going on now ("Checking…", a stage's progress), unless a message is being shown."""
+        if not self._message_timer.isActive():
+            self.stage.setText(text)
 
     def message(self, text: str) -> None:
-        """Say something for a while; then the summary comes back."""
+        """Say something for a while (MESSAGE_MS); then the summary comes back."""
         self.stage.setText(text)
         self.stage.set_detail("")
         self._message_timer.start()
@@ -191,6 +202,10 @@ class StatusBar:
         self.coverage.setText(line)
         self.coverage.set_detail(detail)
         self.judge.setText(f"judge: {report.judge}" if report.judge else "")
-        self.judge_note.setText(report.judge_note)
-        self.judge_note.set_detail(report.judge_note)
+        # the note's first clause is shown ("word-level judge, limited accuracy"); all of it, and
+        # what a click does, in its tooltip
+        self.judge_note.setText(report.judge_note.split(":", 1)[0])
+        self.judge_note.set_detail(
+            f"{report.judge_note}\nClick to download a judge model." if report.judge_note else ""
+        )
         self.judge_note.setVisible(bool(report.judge_note))

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,29 +26,10 @@ from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
 from tests.conftest import REPO, SAMPLES
+from tests.gui.helpers import audited
 from tests.helpers.server import _Handler, serve
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-
-
-@pytest.fixture
-def window(qtbot: QtBot, settings: QSettings) -> MainWindow:
-    win = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
-    win.document.confirm_discard = lambda: True
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def audited(qtbot: QtBot, window: MainWindow, action: Callable[[], object], timeout: int = 30_000) -> None:
-    """Do `action` and wait for the audit it starts to finish (its report is then shown)."""
-    with qtbot.waitSignal(window.audits.audit_finished, timeout=timeout):
-        action()
 
 
 def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindow) -> None:
