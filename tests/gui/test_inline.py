@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QTextCharFormat
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
@@ -254,7 +254,8 @@ def test_the_status_bar_counts_citations_and_names_the_judge_without_overlap(
 ) -> None:
     audited(qtbot, window, lambda: window.load_file(evidence_document(tmp_path, offline_citation=True)))
     report = window.report
-    assert report is not None and report.coverage is not None
+    assert report is not None
+    assert report.coverage is not None
     coverage = report.coverage
     assert coverage.checked + len(coverage.unchecked) == coverage.citations
     line = window.status.coverage.text()
