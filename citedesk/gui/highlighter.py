@@ -11,6 +11,7 @@ Spans are Qt document positions; `Marks` holds them, and the editor asks it what
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -59,11 +60,17 @@ CLAIM_ALPHA = 130
 
 
 def char_format(finding: Finding) -> QTextCharFormat:
-    style = STYLES[finding.kind]
+    return _finding_format(finding.kind, finding.severity is Severity.ERROR)
+
+
+@functools.cache
+def _finding_format(kind: Kind, error: bool) -> QTextCharFormat:
+    """Built once per kind: highlightBlock runs for every block of every rehighlight."""
+    style = STYLES[kind]
     fmt = QTextCharFormat()
     fmt.setUnderlineStyle(style.underline)
     fmt.setUnderlineColor(QColor(style.colour))
-    if finding.severity is Severity.ERROR:
+    if error:
         tint = QColor(style.colour)
         tint.setAlpha(40)
         fmt.setBackground(tint)
@@ -72,7 +79,12 @@ def char_format(finding: Finding) -> QTextCharFormat:
 
 def claim_format(finding: Finding) -> QTextCharFormat:
     """The words a finding is about: a thin, light underline in the kind's colour."""
-    colour = QColor(STYLES[finding.kind].colour)
+    return _claim_format(finding.kind)
+
+
+@functools.cache
+def _claim_format(kind: Kind) -> QTextCharFormat:
+    colour = QColor(STYLES[kind].colour)
     colour.setAlpha(CLAIM_ALPHA)
     fmt = QTextCharFormat()
     fmt.setUnderlineStyle(SINGLE)
@@ -80,6 +92,7 @@ def claim_format(finding: Finding) -> QTextCharFormat:
     return fmt
 
 
+@functools.cache
 def unchecked_format() -> QTextCharFormat:
     fmt = QTextCharFormat()
     fmt.setUnderlineStyle(UNCHECKED.underline)
@@ -133,10 +146,13 @@ class FindingHighlighter(QSyntaxHighlighter):
         block = self.currentBlock()
         start = block.position()
         end = start + block.length()
-        self._paint(start, end, self._marks.claims, claim_format)
-        plain = unchecked_format()
-        self._paint(start, end, self._marks.unchecked, lambda _u: plain)
-        self._paint(start, end, self._marks.findings, char_format)
+        marks = self._marks
+        if marks.claims:
+            self._paint(start, end, marks.claims, claim_format)
+        if marks.unchecked:
+            self._paint(start, end, marks.unchecked, lambda _u: unchecked_format())
+        if marks.findings:
+            self._paint(start, end, marks.findings, char_format)
 
     def _paint(
         self,

@@ -339,6 +339,8 @@ class MainWindow(QMainWindow):
 
     def _select(self, finding: Finding | None) -> None:
         report = self.report
+        title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+        self.apply_action.setText("&Apply fix: " + title.replace("&", "&&") if title else "&Apply fix")
         if finding is None or report is None:
             self.evidence.show_finding(None)
             return
