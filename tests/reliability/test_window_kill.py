@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -47,12 +48,13 @@ def running(pid: int) -> bool:
     return stat[stat.rindex(")") + 2 :].split()[0] not in ("Z", "X")
 
 
-def read_line(stream: object, timeout: float) -> str:
+def read_line(stream: IO[str] | None, timeout: float) -> str:
+    assert stream is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ready, _, _ = select.select([stream], [], [], deadline - time.monotonic())
         if ready:
-            return stream.readline()  # type: ignore[attr-defined, no-any-return]
+            return stream.readline()
     raise AssertionError(f"nothing from the window in {timeout} s")
 
 
