@@ -14,7 +14,6 @@ Every decision about findings, fixes and sources is the desk's; this module only
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from citedesk import __version__
@@ -24,9 +23,7 @@ from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
 from citedesk.desk import AuditOptions, Desk
-from citedesk.desk.attach import match_files
 from citedesk.desk.background import AuditFailure
-from citedesk.errors import CiteDeskError
 from citedesk.gui.audit_controller import AuditController, Job
 from citedesk.gui.consent import AssistConsent
 from citedesk.gui.document_session import DOCUMENT_SUFFIXES, DocumentController
@@ -42,10 +39,8 @@ from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.qt import (
     QAction,
     QCloseEvent,
-    QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
-    QFileDialog,
     QIcon,
     QMainWindow,
     QMenu,
@@ -54,13 +49,13 @@ from citedesk.gui.qt import (
     QSplitter,
     Qt,
     QTabWidget,
-    QUrl,
     QVBoxLayout,
     QWidget,
 )
 from citedesk.gui.review_controller import ReviewController
 from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
-from citedesk.gui.sources_panel import SOURCE_SUFFIXES, SourcesPanel
+from citedesk.gui.sources_controller import SourcesController
+from citedesk.gui.sources_panel import SourcesPanel
 from citedesk.gui.status_bar import StatusBar
 from citedesk.gui.view_settings import EDITOR_FONT, GROUPED, LINE_NUMBERS, SOFT_WRAP, ViewSettings
 
@@ -107,8 +102,9 @@ class MainWindow(QMainWindow):
         self.downloads = ModelDownloads(self.settings, self)
         self.view_settings = ViewSettings(self.editor, self.findings, self.settings)
         self.legend: Legend | None = None
-        self.choose_file: Callable[[str], str] = self._file_dialog
-        """Asks for a source file for a reference (replaced in tests)."""
+        self.sources = SourcesController(
+            self.sources_panel, lambda: self.document.session, lambda: self.report, self
+        )
         self._following = False
         self._offsets: Utf16Map | None = None
         self._build_layout()
@@ -181,7 +177,7 @@ class MainWindow(QMainWindow):
             source.fix_chosen.connect(self.apply_fix)
             source.decided.connect(self.decide)
         self.editor.evidence_requested.connect(self.show_evidence)
-        self.editor.attach_requested.connect(self.attach_dialog)
+        self.editor.attach_requested.connect(self.sources.ask_file)
         self.document.title_changed.connect(self.setWindowTitle)
         self.document.message.connect(self.show_message)
         self.document.opened.connect(self._opened)
@@ -199,11 +195,8 @@ class MainWindow(QMainWindow):
         self.review.message.connect(self.show_message)
         self.assist.changed.connect(self.audits.start)
         self.assist.message.connect(self.show_message)
-        self.sources_panel.refresh_requested.connect(self.refresh_source)
-        self.sources_panel.open_requested.connect(self.open_source)
-        self.sources_panel.attach_requested.connect(self.attach_source)
-        self.sources_panel.folder_requested.connect(self.attach_folder)
-        self.sources_panel.files_dropped.connect(self.attach_files)
+        self.sources.message.connect(self.show_message)
+        self.sources.audit_requested.connect(lambda keys: self.audits.start(refresh=keys))
         self.status.cancel_button.clicked.connect(self.audits.cancel)
         self.status.legend_button.clicked.connect(self.show_legend)
         self.status.judge_note.clicked.connect(self.downloads.offer)
@@ -422,78 +415,6 @@ class MainWindow(QMainWindow):
         if self._editable():
             self.fixes.renumber()
 
-    # --- sources ------------------------------------------------------------------------------------
-    def refresh_source(self, key: str) -> None:
-        """Fetch one reference again (the cached copy stays if the fetch fails), then re-audit."""
-        self.show_message(f"Fetching [{key}] again…")
-        self.audits.start(refresh=frozenset({key}))
-
-    def open_source(self, key: str) -> None:
-        source = self.sources_panel.source(key)
-        location = self.document.session.attachments().get(key) or (source.location if source else "") or ""
-        url = source_url(location, self.document.path.parent if self.document.path else None)
-        if url is None:
-            self.show_message(f"Reference [{key}] has nothing to open.")
-            return
-        QDesktopServices.openUrl(url)
-
-    def attach_dialog(self, key: str) -> None:
-        """ "Attach a file…" on an unchecked citation: ask for the file, attach it, audit again."""
-        name = self.choose_file(key)
-        if name:
-            self.attach_source(key, name)
-
-    def _file_dialog(self, key: str) -> str:
-        patterns = " ".join(f"*{s}" for s in SOURCE_SUFFIXES)
-        name, _ = QFileDialog.getOpenFileName(
-            self, f"Attach a file as reference [{key}]", "", f"Sources ({patterns})"
-        )
-        return name
-
-    def attach_source(self, key: str, path: str) -> None:
-        """Use a local file as reference [key]'s content (for this document, kept in the store)."""
-        try:
-            attached = self.document.session.attach(key, path)
-        except CiteDeskError as exc:
-            self.show_message(f"Not attached: {exc.message}")
-            return
-        self.show_message(f"Attached {attached.name} as reference [{key}]")
-        self.audits.start()
-
-    def attach_folder(self, folder: str) -> None:
-        """A folder of sources named by key or number (like `--sources DIR`), kept for the document."""
-        try:
-            attached = self.document.session.attach_folder(folder)
-        except CiteDeskError as exc:
-            self.show_message(f"Not attached: {exc.message}")
-            return
-        self.sources_panel.set_folder(str(attached))
-        self.show_message(f"Sources from {attached}: files named by reference key or number")
-        self.audits.start()
-
-    def attach_files(self, paths: list[str]) -> None:
-        """Several files dropped on the Sources list: each to the reference it matches."""
-        report = self.report
-        if report is None:
-            self.show_message("Wait for the check to finish, then drop the files again.")
-            return
-        attached, missed = [], []
-        for match in match_files([Path(p) for p in paths], report.document.references.entries):
-            if match.key is None:
-                missed.append(f"{match.path.name} ({match.how})")
-                continue
-            try:
-                self.document.session.attach(match.key, match.path)
-            except CiteDeskError as exc:
-                missed.append(f"{match.path.name} ({exc.message})")
-                continue
-            attached.append(f"{match.path.name} → [{match.key}]")
-        parts = [f"Attached {', '.join(attached)}"] if attached else []
-        parts += [f"not matched: {', '.join(missed)}"] if missed else []
-        self.show_message("; ".join(parts) or "Nothing to attach.")
-        if attached:
-            self.audits.start()
-
     # --- settings and view --------------------------------------------------------------------------
     def settings_dialog(self) -> None:
         dialog = SettingsDialog(self.settings, self)
@@ -541,20 +462,3 @@ class MainWindow(QMainWindow):
         QMessageBox.about(
             self, "CiteDesk", f"CiteDesk {__version__}: is every citation real, and does it say that?"
         )
-
-
-def source_url(location: str, document_dir: Path | None) -> QUrl | None:
-    """What "Open" opens for a reference: its link, its DOI or arXiv page, or its local file."""
-    if location.startswith(("http://", "https://")):
-        return QUrl(location)
-    if location.lower().startswith("doi:"):
-        return QUrl("https://doi.org/" + location[4:])
-    if location.lower().startswith("arxiv:"):
-        return QUrl("https://arxiv.org/abs/" + location[6:])
-    if location:
-        path = Path(location)
-        if not path.is_absolute() and document_dir is not None:
-            path = document_dir / path
-        if path.is_file():
-            return QUrl.fromLocalFile(str(path.resolve()))
-    return None

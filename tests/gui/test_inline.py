@@ -237,7 +237,7 @@ def test_the_words_of_a_claim_and_unchecked_citations_have_their_own_marks(
         "Paris turned its school yards into shaded oases, doubling their canopy.\n", encoding="utf-8"
     )
     asked: list[str] = []
-    window.choose_file = lambda key: asked.append(key) or str(copy)  # type: ignore[func-returns-value]
+    window.sources.choose_file = lambda key: asked.append(key) or str(copy)  # type: ignore[func-returns-value]
     button = card.button(ATTACH)
     assert button is not None
     audited(qtbot, window, lambda: qtbot.mouseClick(button, Qt.MouseButton.LeftButton))
