@@ -60,8 +60,8 @@ class Hits:
 
 
 def attach_label(unchecked: list[UncheckedCitation], key: str) -> str:
-    """ "Attach a file…" — naming the reference when the place cites several unchecked ones."""
-    keys = {u.key for u in unchecked if u.reason.attachable}
+    """ "Attach a file…" — naming the reference when the place cites several not checked (`[2, 7]`)."""
+    keys = {u.key for u in unchecked}
     return ATTACH if len(keys) <= 1 else f"Attach a file for [{key}]…"
 
 

@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.document.title_changed.connect(self.setWindowTitle)
         self.document.message.connect(self.show_message)
         self.document.opened.connect(self._opened)
+        self.document.recovered.connect(self.audits.start)
         self.audits.audit_started.connect(self._audit_started)
         self.audits.progress.connect(self._on_progress)
         self.audits.audit_finished.connect(self._show_report)

@@ -181,3 +181,20 @@ def test_reopening_a_file_with_newer_unsaved_text_offers_it_with_its_path_and_de
         f for f in reopened.report.findings if f.kind is Kind.FABRICATED and f.start == fabricated.start
     ]
     assert document.read_text(encoding="utf-8") != edited  # nothing was written over the file
+
+    # killed again before saving: a bare start (`citedesk` alone) offers it back for its file too
+    reopened.document.write_recovery()
+    third = MainWindow(window.options, settings)
+    third.document.confirm_discard = lambda: True
+    qtbot.addWidget(third)
+    third.document.confirm_recovery = answer_yes
+    with qtbot.waitSignal(third.audits.audit_finished, timeout=30_000):
+        kept = third.document.offer_recovery_at_start()
+    assert kept is not None
+    assert kept.document == document.resolve()
+    assert str(document.resolve()) in questions[-1]
+    assert third.document.path == document.resolve()
+    assert third.editor.toPlainText() == edited
+    assert third.report is not None
+    assert third.report.document.text == edited  # the recovered text is what was checked
+    assert [f.kind for f in third.report.dismissed] == [Kind.FABRICATED]

@@ -153,6 +153,18 @@ def test_right_click_on_a_highlight_puts_the_same_actions_first(
     review = window.report.review_of(wrong)
     assert review is not None
     assert review.decision is Decision.NEEDS_SOURCE
+    # the menu key opens the same menu at the cursor
+    seen.clear()
+    cursor = window.editor.textCursor()
+    cursor.setPosition(position)
+    window.editor.setTextCursor(cursor)
+    QTimer.singleShot(0, read_and_close)
+    at = window.editor.cursorRect().center()
+    QApplication.sendEvent(
+        window.editor,
+        QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, at, window.editor.viewport().mapToGlobal(at)),
+    )
+    assert seen[: len(expected)] == expected
     # away from any mark, the menu is the editor's alone
     plain = window.editor.context_menu_at(0)
     assert not {a.text() for a in plain.actions()} & {*expected, ATTACH}
@@ -176,6 +188,11 @@ def test_the_keyboard_opens_the_card_at_the_cursor_and_uses_it(
     assert card.isVisible()
     assert card.has_keyboard()
     assert card.labels()[0] == fabricated.fixes[0].title
+    # "[2, 7]": [7] cannot be checked (no such reference: nothing to attach), [2] was not (offline)
+    assert "[7] was not checked: no such reference." in card.text()
+    assert "[2] was not checked: offline." in card.text()
+    assert card.labels()[-1] == "Attach a file for [2]…"
+    assert ATTACH not in card.labels()
     # Escape closes the card, not the audit, and gives the keyboard back to the editor
     with qtbot.assertNotEmitted(window.audits.audit_cancelled):
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
