@@ -55,6 +55,8 @@ STYLES: dict[Kind, Style] = {
 UNCHECKED = Style("#8c9499", DASH_DOT_DOT, "grey dash-dot-dot on a grey tint")
 """A citation that was not checked: neither right nor wrong, so no colour of a problem."""
 T = TypeVar("T")
+ERROR_TINT = 70
+"""How strongly an error's own span is tinted (of 255): the marker stands out on its underlined sentence."""
 CLAIM_ALPHA = 130
 """How light the claim's underline is (of 255): present, but quieter than the finding's own mark."""
 
@@ -72,7 +74,7 @@ def _finding_format(kind: Kind, error: bool) -> QTextCharFormat:
     fmt.setUnderlineColor(QColor(style.colour))
     if error:
         tint = QColor(style.colour)
-        tint.setAlpha(40)
+        tint.setAlpha(ERROR_TINT)
         fmt.setBackground(tint)
     return fmt
 

@@ -63,6 +63,8 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
             QPalette.ColorRole.ToolTipBase: "#333333",
             QPalette.ColorRole.ToolTipText: "#e6e6e6",
             QPalette.ColorRole.Link: "#8ab4f8",
+            QPalette.ColorRole.PlaceholderText: "#9a9a9a",  # hints and line numbers stay legible
+            QPalette.ColorRole.Mid: "#5a5a5a",
         }
         for role, colour in colours.items():
             palette.setColor(role, QColor(colour))
