@@ -253,9 +253,12 @@ class MainWindow(QMainWindow):
 
     # --- auditing -----------------------------------------------------------------------------------
     def _text_changed(self) -> None:
-        if self.editor.toPlainText() != self.audits.audited_text:
+        audited = self.audits.audited_text
+        if self.editor.toPlainText() != audited:
             self._offsets = None  # the report's offsets no longer match the text
             self.audits.schedule()
+        elif self._offsets is None and audited is not None:
+            self._offsets = Utf16Map(audited)  # back to the audited text (an undo): follow again
 
     def escape(self) -> None:
         if self.editor.card.isVisible():
