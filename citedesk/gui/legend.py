@@ -16,6 +16,7 @@ from citedesk.gui.qt import (
     QTextCharFormat,
     QTextCursor,
     QTextEdit,
+    QTextTableFormat,
     QVBoxLayout,
     QWidget,
 )
@@ -38,15 +39,17 @@ def legend_rows() -> list[tuple[str, QTextCharFormat, str]]:
             continue
         seen[key] = len(rows)
         tint = ", tinted: an error" if error else ""
-        rows.append(("[3]", char_format(_sample(kind)), f"{kind.label} — {style.name}{tint}"))
+        rows.append(("marked words", char_format(_sample(kind)), f"{kind.label} — {style.name}{tint}"))
     rows.append(
         (
-            "the words it is about",
+            "the sentence",
             claim_format(_sample(Kind.MISATTRIBUTED)),
             "The sentence a finding is about — a light underline in the finding's colour",
         )
     )
-    rows.append(("[4]", unchecked_format(), f"A citation that was not checked — {UNCHECKED.name}"))
+    rows.append(
+        ("[4] not checked", unchecked_format(), f"A citation that was not checked — {UNCHECKED.name}")
+    )
     return rows
 
 
@@ -57,20 +60,29 @@ class Legend(QDialog):
         self.setModal(False)
         self.view = QTextEdit()
         self.view.setReadOnly(True)
+        font = self.view.font()
+        font.setPointSize(font.pointSize() + 2)  # underlines big enough to tell apart
+        self.view.setFont(font)
         cursor = QTextCursor(self.view.document())
         plain = QTextCharFormat()
         bold = QTextCharFormat()
         bold.setFontWeight(QFont.Weight.Bold)
         cursor.insertText("Marks in the text\n", bold)
-        for sample, fmt, meaning in legend_rows():
-            cursor.insertText(sample, fmt)
-            cursor.insertText(f"   {meaning}\n", plain)
+        rows = legend_rows()
+        table_format = QTextTableFormat()
+        table_format.setBorder(0)
+        table_format.setCellPadding(3)
+        table = cursor.insertTable(len(rows), 2, table_format)
+        for row, (sample, fmt, meaning) in enumerate(rows):
+            table.cellAt(row, 0).firstCursorPosition().insertText(sample, fmt)
+            table.cellAt(row, 1).firstCursorPosition().insertText(meaning, plain)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(
-            "\nHover a mark (or press Alt+Return on it) for what is wrong and its fixes; right-click it for the "
-            "same actions.",
+            "\n\nHover a mark (or press Alt+Return on it) for what is wrong and its fixes; right-click it for "
+            "the same actions.",
             plain,
         )
-        self.view.setMinimumSize(560, 360)
+        self.view.setMinimumSize(680, 440)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)

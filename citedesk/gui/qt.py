@@ -56,6 +56,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextOption,
+    QTextTableFormat,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
@@ -167,6 +168,7 @@ __all__ = [
     "QTextDocument",
     "QTextEdit",
     "QTextOption",
+    "QTextTableFormat",
     "QTimer",
     "QToolButton",
     "QToolTip",
