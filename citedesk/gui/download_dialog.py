@@ -188,7 +188,11 @@ class ModelDownloads(QObject):
         if value != self._shown:  # only real changes reach the screen
             self._shown = value
             dialog.setValue(value)
-            if not self._cancel.is_set():
+            if self._cancel.is_set():
+                return
+            if total > 0 and done >= total:
+                dialog.setLabelText("Downloaded; checking that the model reads known pairs the right way…")
+            else:
                 dialog.setLabelText(models.progress_text(done, total))
 
     def _on_finished(self, pulled: models.Pulled) -> None:
