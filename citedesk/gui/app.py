@@ -2,7 +2,9 @@
 
 The window is shown before anything heavy is imported; torch and the models load in the audit
 process the first time an audit needs them. At a bare start, unsaved text found in the recovery
-folder is offered back — for the file it belongs to, when it had one.
+folder is offered back — for the file it belongs to, when it had one. Once the window shows, with
+no NLI model installed and the model hub answering (checked in a worker thread), a recommended
+model is offered for download, once.
 """
 
 from __future__ import annotations
@@ -29,4 +31,5 @@ def run(path: str | None = None) -> int:
         window.load_file(path)
     else:
         window.document.offer_recovery_at_start()
+    window.downloads.check_first_use(window.options.offline)
     return int(app.exec())

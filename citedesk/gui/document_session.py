@@ -36,6 +36,8 @@ DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
 class DocumentController(QObject):
     opened = Signal()
     """A document (or an untitled copy) is now in the editor."""
+    recovered = Signal()
+    """Unsaved text was taken back into the editor after the document was opened: audit it."""
     saved = Signal(Path)
     message = Signal(str)
     title_changed = Signal(str)
@@ -119,7 +121,10 @@ class DocumentController(QObject):
             and not self.load_file(copy.document, offer_recovery=False)
         ):
             return None
-        return copy if self._offer(copy) else None
+        if not self._offer(copy):
+            return None
+        self.recovered.emit()  # the file's own text was opened (and audited) first
+        return copy
 
     def _offer(self, copy: copies.RecoveryCopy) -> bool:
         """Ask whether to take the copy's text; the copy is set aside (kept) either way."""

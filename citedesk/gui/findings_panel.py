@@ -1,7 +1,8 @@
-"""The findings list: a sortable, filterable tree over the audit's findings, with the fix buttons.
+"""The findings list: the audit's findings in document order (or grouped by kind), with the fix buttons.
 
 A thin view: it shows what it is given, tells the window which finding is selected
-(`selection_changed`) and when a fix is asked for; it decides nothing.
+(`selection_changed`) and when a fix is asked for; it decides nothing. "Apply" names the fix it
+applies; the list follows the editor's cursor through `select(finding)`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from citedesk.core.findings import Finding
 from citedesk.gui.findings_model import FindingsModel
 from citedesk.gui.qt import (
+    QCheckBox,
     QHBoxLayout,
     QLineEdit,
     QModelIndex,
@@ -34,11 +36,15 @@ class FindingsPanel(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setSortingEnabled(True)
-        self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line within each kind
+        self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line: document order
+        self.tree.setRootIsDecorated(False)
         self.filter_box = QLineEdit()
         self.filter_box.setPlaceholderText("Filter findings: kind, [reference], words…")
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.textChanged.connect(self._filter)
+        self.group_box = QCheckBox("Group by kind")
+        self.group_box.setToolTip("List the findings by kind instead of in document order")
+        self.group_box.toggled.connect(self.set_grouped)
         self.fix_button = QPushButton("Apply fix")
         self.fix_all_button = QPushButton("Fix all of this kind")
         self.fix_button.setEnabled(False)
@@ -47,20 +53,40 @@ class FindingsPanel(QWidget):
         self.fix_all_button.clicked.connect(self.fix_all_requested)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.filter_box)
+        top = QHBoxLayout()
+        top.addWidget(self.filter_box, 1)
+        top.addWidget(self.group_box)
+        layout.addLayout(top)
         layout.addWidget(self.tree)
         buttons = QHBoxLayout()
         buttons.addWidget(self.fix_button)
         buttons.addWidget(self.fix_all_button)
         layout.addLayout(buttons)
         self.tree.selectionModel().currentChanged.connect(lambda *_: self._selected())
+        self.tree.clicked.connect(self._clicked)
 
     def show_findings(self, findings: list[Finding], lines: dict[int, int], decided: dict[int, str]) -> None:
         self.model.set_findings(findings, lines, decided)
+        self._expand()
+        self._selected()
+
+    def set_grouped(self, grouped: bool) -> None:
+        """Group by kind, or list in document order; the selected finding stays selected."""
+        selected = self.selected_finding()
+        self.model.set_grouped(grouped)
+        if self.group_box.isChecked() != grouped:
+            self.group_box.setChecked(grouped)
+        self._expand()
+        if selected is not None:
+            self.select(selected)
+        else:
+            self._selected()
+
+    def _expand(self) -> None:
+        self.tree.setRootIsDecorated(self.model.grouped)
         self.tree.expandAll()
         for column in range(2):
             self.tree.resizeColumnToContents(column)
-        self._selected()
 
     def selected_finding(self) -> Finding | None:
         return self.model.finding_at(self.tree.currentIndex())
@@ -69,6 +95,7 @@ class FindingsPanel(QWidget):
         index = self.model.index_of(finding)
         if index.isValid():
             self.tree.setCurrentIndex(index)
+            self.tree.scrollTo(index)
         return index.isValid()
 
     def clear_selection(self) -> None:
@@ -88,6 +115,15 @@ class FindingsPanel(QWidget):
         )
         self.select(chosen)
 
+    def _clicked(self, index: QModelIndex) -> None:
+        """A click on the finding already selected (the list followed the cursor onto it) still
+        takes the editor there."""
+        if (
+            index.row() == self.tree.currentIndex().row()
+            and index.parent() == self.tree.currentIndex().parent()
+        ):
+            self.selection_changed.emit(self.model.finding_at(index))
+
     def focus_filter(self) -> None:
         self.filter_box.setFocus()
         self.filter_box.selectAll()
@@ -98,6 +134,11 @@ class FindingsPanel(QWidget):
 
     def _selected(self) -> None:
         finding = self.selected_finding()
-        self.fix_button.setEnabled(bool(finding and finding.fixes))
-        self.fix_all_button.setEnabled(bool(finding and finding.fixes))
+        fixable = bool(finding and finding.fixes)
+        self.fix_button.setEnabled(fixable)
+        self.fix_all_button.setEnabled(fixable)
+        title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+        shown = title if len(title) <= 42 else title[:41] + "…"
+        self.fix_button.setText(f"Apply: {shown}".replace("&", "&&") if title else "Apply fix")
+        self.fix_button.setToolTip(title)
         self.selection_changed.emit(finding)

@@ -81,6 +81,31 @@ class FixController(QObject):
         self.applied.emit(plan)
         return True
 
+    def renumber(self) -> bool:
+        """Number the reference list 1…n in its order (after removals leave gaps), every marker
+        rewritten to match: one checked plan (each marker keeps pointing at the same work), one
+        undo step."""
+        report = self._report()
+        if report is None:
+            return False
+        try:
+            plan = self._session().plan(report, [], renumber=True)
+        except CiteDeskError as exc:
+            self.message.emit(f"Not renumbered: {exc.message}")
+            return False
+        if not plan.changed:
+            self.message.emit("The reference list is numbered 1…n in its order already.")
+            return False
+        if not self._edit(plan):
+            self.message.emit(
+                "Not renumbered: the editor and CiteDesk disagree on the text; nothing changed."
+            )
+            return False
+        notes = "; ".join(plan.describe())
+        self.message.emit("Renumbered the reference list" + (f": {notes}" if notes else ""))
+        self.applied.emit(plan)
+        return True
+
     def _edit(self, plan: RepairPlan) -> bool:
         mapping = Utf16Map(plan.original)
         cursor = QTextCursor(self.editor.document())

@@ -26,6 +26,12 @@ class LineNumberArea(QWidget):
         self.setVisible(shown)
         self._update_width()
 
+    def refit(self) -> None:
+        """The editor's font changed (zoom, a different family): follow it."""
+        self.setFont(self.editor.font())
+        self._update_width()
+        self.update()
+
     def _update_width(self, *_: object) -> None:
         self.editor.setViewportMargins(self.width_needed(), 0, 0, 0)
         self.fit()

@@ -1,67 +1,78 @@
 """The main window: it assembles the parts and wires them; the parts do the work.
 
-- `Editor` — the text with findings underlined; hover explains, click selects.
+- `Editor` — the text with findings marked where they are; the hover card and the context menu
+  act there (fix by name, dismiss, needs a source, show evidence, attach a file).
 - `DocumentController` — open, save, export, recovery copies.
 - `AuditController` — background audits with public signals.
-- `FindingsPanel`, `EvidenceView`, `SourcesPanel` — the lists and the evidence.
+- `FindingsPanel`, `EvidenceView`, `SourcesPanel` — the list (following the cursor), the evidence
+  with its fixes as buttons, the sources (a file, several dropped at once, or a folder).
 - `FixController`, `ReviewController`, `AssistConsent` — fixes, decisions, Claude consent.
+- `StatusBar`, `Legend`, `ModelDownloads`, `ViewSettings`, `menus` — the rest of the frame.
 
 Every decision about findings, fixes and sources is the desk's; this module only connects.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from pathlib import Path
 
 from citedesk import __version__
-from citedesk.assets import icon_path, sample_paths
-from citedesk.core.findings import Finding
+from citedesk.assets import icon_path
+from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
 from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.background import AuditFailure
-from citedesk.errors import CiteDeskError
 from citedesk.gui.audit_controller import AuditController, Job
 from citedesk.gui.completion import CitationCompleter, ask_bibliography
 from citedesk.gui.consent import AssistConsent
 from citedesk.gui.document_session import DOCUMENT_SUFFIXES, DocumentController
+from citedesk.gui.download_dialog import ModelDownloads
 from citedesk.gui.editor import Editor
 from citedesk.gui.evidence_view import EvidenceView
 from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_panel import FindingsPanel
 from citedesk.gui.fix_controller import FixController
-from citedesk.gui.highlighter import STYLES
+from citedesk.gui.legend import Legend
+from citedesk.gui.menus import build_menus
+from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.qt import (
     QAction,
     QCloseEvent,
-    QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
     QIcon,
-    QKeySequence,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSettings,
     QSplitter,
     Qt,
     QTabWidget,
-    QUrl,
     QVBoxLayout,
     QWidget,
 )
 from citedesk.gui.review_controller import ReviewController
 from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
+from citedesk.gui.sources_controller import SourcesController
 from citedesk.gui.sources_panel import SourcesPanel
+from citedesk.gui.status_bar import StatusBar
+from citedesk.gui.view_settings import EDITOR_FONT, GROUPED, LINE_NUMBERS, SOFT_WRAP, ViewSettings
 
 
 class MainWindow(QMainWindow):
+    recent_menu: QMenu
+    offline_action: QAction
+    assist_action: QAction
+    claude_judge_action: QAction
+    apply_action: QAction
+    line_numbers_action: QAction
+    wrap_action: QAction
+    monospace_action: QAction
+    group_action: QAction
+    assist: AssistConsent
+
     def __init__(
         self, options: AuditOptions | None = None, settings: QSettings | None = None, desk: Desk | None = None
     ) -> None:
@@ -71,7 +82,6 @@ class MainWindow(QMainWindow):
         self.resize(1200, 800)
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
         self.desk = desk or Desk.from_environment(options or options_from_settings(self.settings))
-        self._menus: dict[str, QMenu] = {}
 
         self.editor = Editor()
         self.document = DocumentController(self.desk, self.editor, self.settings, self)
@@ -93,9 +103,31 @@ class MainWindow(QMainWindow):
         self.review = ReviewController(
             self.findings, lambda: self.document.session, lambda: self.report, self
         )
+        self.downloads = ModelDownloads(self.settings, self)
+        self.view_settings = ViewSettings(self.editor, self.findings, self.settings)
+        self.legend: Legend | None = None
+        self.sources = SourcesController(
+            self.sources_panel, lambda: self.document.session, lambda: self.report, self
+        )
+        self._following = False
+        self._offsets: Utf16Map | None = None
         self._build_layout()
-        self._build_status_bar()
-        self._build_menus()
+        self.status = StatusBar(self.statusBar())
+        self.stage = self.status.stage
+        self.progress = self.status.progress
+        self.cancel_button = self.status.cancel_button
+        self.review_label = self.status.review
+        self.assist_label = self.status.assist
+        self.judge_label = self.status.judge
+        self.menus = build_menus(self)
+        self.view_settings.restore(
+            **{
+                LINE_NUMBERS: self.line_numbers_action,
+                SOFT_WRAP: self.wrap_action,
+                EDITOR_FONT: self.monospace_action,
+                GROUPED: self.group_action,
+            }
+        )
         self._connect()
         self.document.title_changed.emit("Untitled — CiteDesk")
 
@@ -141,111 +173,19 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.setAcceptDrops(True)
 
-    def _build_status_bar(self) -> None:
-        self.stage = QLabel("Ready")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setVisible(False)
-        self.cancel_button.clicked.connect(self.audits.cancel)
-        self.review_label = QLabel("")
-        self.assist_label = QLabel("")
-        self.assist_label.setVisible(False)
-        self.judge_label = QLabel("")
-        bar = self.statusBar()
-        bar.addWidget(self.stage, 1)
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.cancel_button)
-        bar.addPermanentWidget(self.review_label)
-        bar.addPermanentWidget(self.assist_label)
-        bar.addPermanentWidget(self.judge_label)
-
-    def _action(
-        self,
-        menu_name: str,
-        text: str,
-        slot: Callable[..., object],
-        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
-    ) -> QAction:
-        if menu_name not in self._menus:
-            self._menus[menu_name] = self.menuBar().addMenu(menu_name)
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        self._menus[menu_name].addAction(action)
-        self.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        doc = self.document
-        self._action("&File", "&Open…", doc.open_dialog, QKeySequence.StandardKey.Open)
-        self._action("&File", "&Save", doc.save, QKeySequence.StandardKey.Save)
-        self._action("&File", "Save &as…", doc.save_as_dialog, QKeySequence.StandardKey.SaveAs)
-        file_menu = self._menus["&File"]
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        samples_menu = file_menu.addMenu("Open a &sample (as a copy)")
-        for name, sample in sample_paths().items():
-            samples_menu.addAction(name, functools.partial(self.open_sample, sample))
-        self._action("&File", "&Export report…", lambda: doc.export_dialog(self.report), "Ctrl+E")
-        self._action("&File", "&Bibliography…", self.choose_bibliography)
-        self._action("&File", "Se&ttings…", self.settings_dialog, "Ctrl+,")
-        self._action("&File", "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        self._action("&Edit", "&Undo", self.editor.undo, QKeySequence.StandardKey.Undo)
-        self._action("&Edit", "&Redo", self.editor.redo, QKeySequence.StandardKey.Redo)
-        self._action("&Edit", "&Find…", self.find_bar.open_bar, QKeySequence.StandardKey.Find)
-        self._action("&Edit", "Find and &replace…", lambda: self.find_bar.open_bar(replacing=True), "Ctrl+H")
-        self._action("&Edit", "Find &next", self.find_bar.find_next, QKeySequence.StandardKey.FindNext)
-        self._action("&Edit", "Filter &findings…", self._focus_filter, "Ctrl+Shift+F")
-        self._action("&Audit", "&Audit now", self.audits.start, "F5")
-        self._action("&Audit", "&Cancel audit", self._escape, "Escape")
-        self.offline_action = self._action("&Audit", "&Offline (fetch nothing)", self._toggle_offline)
-        self.offline_action.setCheckable(True)
-        self.offline_action.setChecked(self.options.offline)
-        self.assist_action = self._action(
-            "&Audit", "Claude &assistance for this document…", lambda: None, "Ctrl+Shift+A"
-        )
-        self.claude_judge_action = self._action(
-            "&Audit", "Claude &judges the citations too…", lambda: None, "Ctrl+Shift+J"
-        )
-        self.assist = AssistConsent(
-            self.assist_action,
-            self.claude_judge_action,
-            self.settings,
-            lambda: self.document.session,
-            self.editor.toPlainText,
-            self,
-        )
-        self._action("&Review", "&Next finding", lambda: self.findings.step(1), "F8")
-        self._action("&Review", "&Previous finding", lambda: self.findings.step(-1), "Shift+F8")
-        self._action("&Review", "&Apply fix", self.apply_selected_fix, "Ctrl+.")
-        self._action("&Review", "Fix &all of this kind", self.apply_fix_all_of_kind, "Ctrl+Shift+.")
-        self._menus["&Review"].addSeparator()
-        review = self.review
-        self._action("&Review", "&Start review (first undecided)", review.start, "F7")
-        self._action("&Review", "&Confirmed", lambda: review.decide(Decision.CONFIRMED), "Ctrl+1")
-        self._action("&Review", "&False alarm (hide)", lambda: review.decide(Decision.FALSE_ALARM), "Ctrl+2")
-        self._action("&Review", "&Needs a source", lambda: review.decide(Decision.NEEDS_SOURCE), "Ctrl+3")
-        self._action("&Review", "Add a &note…", review.note_dialog, "Ctrl+Shift+N")
-        self._action("&Review", "C&lear the decision", review.clear, "Ctrl+0")
-        dismissed = self._action("&Review", "Show &false alarms", review.toggle_dismissed, "Ctrl+Shift+H")
-        dismissed.setCheckable(True)
-        self.line_numbers_action = self._action("&View", "&Line numbers", self._toggle_line_numbers)
-        self.line_numbers_action.setCheckable(True)
-        shown = bool(self.settings.value("line_numbers", True, type=bool))
-        self.line_numbers_action.setChecked(shown)
-        self.editor.line_numbers.set_shown(shown)
-        self._action("&Help", "&Legend", self.show_legend)
-        self._action("&Help", "&About CiteDesk", self.show_about)
-
     def _connect(self) -> None:
         self.editor.textChanged.connect(self._text_changed)
+        self.editor.cursorPositionChanged.connect(self._follow_cursor)
         self.editor.finding_clicked.connect(self._finding_clicked)
+        for source in (self.editor, self.evidence):
+            source.fix_chosen.connect(self.apply_fix)
+            source.decided.connect(self.decide)
+        self.editor.evidence_requested.connect(self.show_evidence)
+        self.editor.attach_requested.connect(self.sources.ask_file)
         self.document.title_changed.connect(self.setWindowTitle)
         self.document.message.connect(self.show_message)
         self.document.opened.connect(self._opened)
+        self.document.recovered.connect(self.audits.start)
         self.audits.audit_started.connect(self._audit_started)
         self.audits.progress.connect(self._on_progress)
         self.audits.audit_finished.connect(self._show_report)
@@ -261,9 +201,13 @@ class MainWindow(QMainWindow):
         self.review.message.connect(self.show_message)
         self.assist.changed.connect(self.audits.start)
         self.assist.message.connect(self.show_message)
-        self.sources_panel.refresh_requested.connect(self.refresh_source)
-        self.sources_panel.open_requested.connect(self.open_source)
-        self.sources_panel.attach_requested.connect(self.attach_source)
+        self.sources.message.connect(self.show_message)
+        self.sources.audit_requested.connect(lambda keys: self.audits.start(refresh=keys))
+        self.status.cancel_button.clicked.connect(self.audits.cancel)
+        self.status.legend_button.clicked.connect(self.show_legend)
+        self.status.judge_note.clicked.connect(self.downloads.offer)
+        self.downloads.message.connect(self.show_message)
+        self.downloads.finished.connect(lambda _pulled: self.audits.start())
 
     # --- documents ----------------------------------------------------------------------------------
     def load_file(self, path: str | Path) -> bool:
@@ -285,7 +229,7 @@ class MainWindow(QMainWindow):
             self.completion.refresh()
             self.audits.start()
 
-    def _fill_recent(self) -> None:
+    def fill_recent(self) -> None:
         self.recent_menu.clear()
         for name in self.document.recent():
             action = self.recent_menu.addAction(name)
@@ -303,6 +247,9 @@ class MainWindow(QMainWindow):
             return
         self.document.autosave.stop()
         self.audits.shutdown()
+        self.downloads.shutdown()
+        if self.legend is not None:
+            self.legend.close()
         event.accept()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
@@ -319,26 +266,28 @@ class MainWindow(QMainWindow):
 
     # --- auditing -----------------------------------------------------------------------------------
     def _text_changed(self) -> None:
-        if self.editor.toPlainText() != self.audits.audited_text:
+        audited = self.audits.audited_text
+        if self.editor.toPlainText() != audited:
+            self._offsets = None  # the report's offsets no longer match the text
             self.audits.schedule()
+        elif self._offsets is None and audited is not None:
+            self._offsets = Utf16Map(audited)  # back to the audited text (an undo): follow again
 
-    def _escape(self) -> None:
-        if self.find_bar.isVisible():
+    def escape(self) -> None:
+        if self.editor.card.isVisible():
+            self.editor.card.close_card()
+        elif self.find_bar.isVisible():
             self.find_bar.close_bar()
         else:
             self.audits.cancel()
 
     def _audit_started(self) -> None:
-        self.stage.setText("Checking…")
+        self.status.set_state("Checking…")
         self.progress.setRange(0, 0)
-        self._busy(True)
-
-    def _busy(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
+        self.status.busy(True)
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
-        self.stage.setText(f"{stage} {done}/{total}" if total else stage)
+        self.status.set_state(f"{stage} {done}/{total}" if total else stage)
         if total:
             self.progress.setRange(0, total)
             self.progress.setValue(done)
@@ -346,20 +295,21 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, 0)
 
     def _on_failed(self, failure: AuditFailure) -> None:
-        self._busy(False)
+        self.status.busy(False)
         prefix = "The audit could not finish" if failure.known else "The audit failed (a bug in CiteDesk)"
-        self.stage.setText(f"{prefix}: {failure.message}")
+        self.status.set_summary(f"{prefix}: {failure.message}")
+        self.show_message(f"{prefix}: {failure.message}")
 
     def _on_cancelled(self) -> None:
-        self._busy(False)
-        self.stage.setText("Cancelled")
+        self.status.busy(False)
+        self.status.set_summary("Cancelled")
 
     def _refresh_report(self) -> None:
         if self.report is not None:
             self._show_report(self.report)
 
     def _show_report(self, report: Report) -> None:
-        self._busy(False)
+        self.status.busy(False)
         if report.assist and report.assist.usage:
             self.assist_label.setText(f"Claude: {report.assist.usage}")
             self.assist_label.setToolTip(
@@ -369,19 +319,27 @@ class MainWindow(QMainWindow):
         if not self.assist.enabled:
             self.assist_label.setText("")
         text = report.document.text
-        self.editor.show_findings(text, report.findings)
+        self._offsets = Utf16Map(text) if text == self.editor.toPlainText() else None
+        self.editor.show_report(report, report.findings)
         listed = [*report.findings, *(report.dismissed if self.review.show_dismissed else [])]
         decided = {id(f): r.decision.label for f in listed if (r := report.review_of(f))}
         lines = LineIndex(text)
-        self.findings.show_findings(listed, {f.start: lines.line_col(f.start)[0] for f in listed}, decided)
+        self._following = True  # the list is refilled: the editor stays where it is
+        try:
+            self.findings.show_findings(
+                listed, {f.start: lines.line_col(f.start)[0] for f in listed}, decided
+            )
+        finally:
+            self._following = False
+        self._follow_cursor()
         self.review_label.setText(self.review.progress_text())
-        self.sources_panel.set_sources(report.sources, self.document.session.attachments())
+        self.sources_panel.set_sources(report.sources, *self.document.session.attachments_split())
         count = len(report.findings)
         hidden = f" ({len(report.dismissed)} false alarms hidden)" if report.dismissed else ""
-        self.stage.setText(
+        self.status.set_summary(
             (f"{count} finding{'s' if count != 1 else ''}" if count else "No problems found") + hidden
         )
-        self.judge_label.setText(f"judge: {report.judge}" if report.judge else "")
+        self.status.show_report(report)
         for notice in report.notices:
             self.show_message(notice)
 
@@ -391,22 +349,73 @@ class MainWindow(QMainWindow):
 
     def _select(self, finding: Finding | None) -> None:
         report = self.report
+        title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+        self.apply_action.setText("&Apply fix: " + title.replace("&", "&&") if title else "&Apply fix")
         if finding is None or report is None:
             self.evidence.show_finding(None)
             return
-        self.editor.select_span(report.document.text, finding.start, finding.end)
+        if not self._following:
+            self._following = True  # moving the editor to the finding must not re-select from it
+            try:
+                self.editor.select_span(report.document.text, finding.start, finding.end)
+            finally:
+                self._following = False
         self.evidence.show_finding(finding, report.review_of(finding))
+
+    def _follow_cursor(self) -> None:
+        """Select the finding at the editor's cursor (its own span, else the sentence it is about)."""
+        if self._following or self._offsets is None:
+            return
+        position = self._offsets.to_python(self.editor.textCursor().position())
+        shown = self.findings.model.findings()
+        here = [f for f in shown if f.start <= position <= f.end]
+        if not here and self.report is not None:
+            claims = self.report.document.claim_by_id
+            here = [
+                f
+                for f in shown
+                if f.claim_id in claims
+                and claims[f.claim_id].sentence.start <= position <= claims[f.claim_id].sentence.end
+            ]
+        if not here:
+            return
+        chosen = max(here, key=lambda f: (f.severity.rank, -(f.end - f.start)))
+        if chosen is not self.selected_finding():
+            self._following = True
+            try:
+                self.findings.select(chosen)
+            finally:
+                self._following = False
 
     def _finding_clicked(self, finding: Finding) -> None:
         if self.findings.select(finding):
             self.tabs.setCurrentIndex(0)
 
+    def open_card_at_cursor(self) -> None:
+        if not self.editor.open_card_at_cursor():
+            self.show_message("Nothing is marked at the cursor.")
+
+    def show_evidence(self, finding: Finding) -> None:
+        """The card's "Show evidence": the finding selected, its evidence in the pane."""
+        self.tabs.setCurrentIndex(0)
+        self.findings.select(finding)
+        self.evidence.browser.setFocus()
+
+    def decide(self, finding: Finding, decision: Decision) -> None:
+        """A decision from the card, the context menu or the evidence pane: kept, and the writer
+        stays where they are."""
+        self.review.decide(decision, finding=finding, advance=False)
+
     def _editable(self) -> bool:
         if not self.fixes.ready():
-            self.stage.setText("The text changed since the last check; checking again before fixing…")
+            self.show_message("The text changed since the last check; checking again before fixing…")
             self.audits.start()
             return False
         return True
+
+    def apply_fix(self, finding: Finding, fix: Fix) -> None:
+        if self._editable():
+            self.fixes.apply_fix(finding, fix)
 
     def apply_selected_fix(self) -> None:
         finding = self.selected_finding()
@@ -418,34 +427,15 @@ class MainWindow(QMainWindow):
         if finding is not None and self._editable():
             self.fixes.apply_all_of_kind(finding, self.findings.model.all_findings())
 
-    # --- sources ------------------------------------------------------------------------------------
-    def refresh_source(self, key: str) -> None:
-        """Fetch one reference again (the cached copy stays if the fetch fails), then re-audit."""
-        self.show_message(f"Fetching [{key}] again…")
-        self.audits.start(refresh=frozenset({key}))
-
-    def open_source(self, key: str) -> None:
-        source = self.sources_panel.source(key)
-        location = self.document.session.attachments().get(key) or (source.location if source else "") or ""
-        url = source_url(location, self.document.path.parent if self.document.path else None)
-        if url is None:
-            self.show_message(f"Reference [{key}] has nothing to open.")
-            return
-        QDesktopServices.openUrl(url)
-
-    def attach_source(self, key: str, path: str) -> None:
-        """Use a local file as reference [key]'s content (for this document, kept in the store)."""
-        try:
-            attached = self.document.session.attach(key, path)
-        except CiteDeskError as exc:
-            self.show_message(f"Not attached: {exc.message}")
-            return
-        self.show_message(f"Attached {attached.name} as reference [{key}]")
-        self.audits.start()
+    def renumber(self) -> None:
+        """Review ▸ Renumber the reference list: one checked plan, one undo step."""
+        if self._editable():
+            self.fixes.renumber()
 
     # --- settings and view --------------------------------------------------------------------------
     def settings_dialog(self) -> None:
         dialog = SettingsDialog(self.settings, self)
+        dialog.download_requested.connect(self.downloads.offer)
         if dialog.exec():
             dialog.save()
             self.apply_settings()
@@ -453,54 +443,39 @@ class MainWindow(QMainWindow):
     def apply_settings(self) -> None:
         self.desk.options = options_from_settings(self.settings, self.options)
         self.offline_action.setChecked(self.options.offline)
+        self.view_settings.restore(
+            **{
+                LINE_NUMBERS: self.line_numbers_action,
+                SOFT_WRAP: self.wrap_action,
+                EDITOR_FONT: self.monospace_action,
+                GROUPED: self.group_action,
+            }
+        )
         apply_theme(str(self.settings.value("theme", "system")))
         self.audits.start()
 
-    def _toggle_offline(self, checked: bool) -> None:
+    def toggle_offline(self, checked: bool) -> None:
         from dataclasses import replace  # noqa: PLC0415
 
         self.desk.options = replace(self.options, offline=checked)
         self.settings.setValue("offline", checked)
         self.audits.start()
 
-    def _toggle_line_numbers(self, checked: bool) -> None:
-        self.editor.line_numbers.set_shown(checked)
-        self.settings.setValue("line_numbers", checked)
-
-    def _focus_filter(self) -> None:
+    def focus_filter(self) -> None:
         self.tabs.setCurrentIndex(0)
         self.findings.focus_filter()
 
     # --- messages -----------------------------------------------------------------------------------
     def show_message(self, text: str) -> None:
-        self.stage.setText(text)
-        self.statusBar().showMessage(text, 8000)
+        self.status.message(text)
 
     def show_legend(self) -> None:
-        rows = "".join(
-            f"<tr><td style='color:{s.colour}'>■</td><td>{kind.label}</td><td>{s.name}</td></tr>"
-            for kind, s in STYLES.items()
-        )
-        QMessageBox.information(self, "Legend", f"<table>{rows}</table>")
+        if self.legend is None:
+            self.legend = Legend(self)
+        self.legend.show()
+        self.legend.raise_()
 
     def show_about(self) -> None:
         QMessageBox.about(
             self, "CiteDesk", f"CiteDesk {__version__}: is every citation real, and does it say that?"
         )
-
-
-def source_url(location: str, document_dir: Path | None) -> QUrl | None:
-    """What "Open" opens for a reference: its link, its DOI or arXiv page, or its local file."""
-    if location.startswith(("http://", "https://")):
-        return QUrl(location)
-    if location.lower().startswith("doi:"):
-        return QUrl("https://doi.org/" + location[4:])
-    if location.lower().startswith("arxiv:"):
-        return QUrl("https://arxiv.org/abs/" + location[6:])
-    if location:
-        path = Path(location)
-        if not path.is_absolute() and document_dir is not None:
-            path = document_dir / path
-        if path.is_file():
-            return QUrl.fromLocalFile(str(path.resolve()))
-    return None

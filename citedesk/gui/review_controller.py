@@ -41,8 +41,16 @@ class ReviewController(QObject):
         """Select the first finding with no decision yet (review mode: decide, and move on)."""
         self._select_undecided(after=-1)
 
-    def decide(self, decision: Decision, note: str | None = None, finding: Finding | None = None) -> None:
-        """Record the decision on `finding` (default: the selected one), then move to the next undecided."""
+    def decide(
+        self,
+        decision: Decision,
+        note: str | None = None,
+        finding: Finding | None = None,
+        *,
+        advance: bool = True,
+    ) -> None:
+        """Record the decision on `finding` (default: the selected one), then (with `advance`, review
+        mode) move to the next undecided; without it the writer stays where they are (the card)."""
         finding = finding or self.panel.selected_finding()
         report = self._report()
         if finding is None or report is None:
@@ -57,7 +65,8 @@ class ReviewController(QObject):
             return
         self.changed.emit()
         self.message.emit(f"{finding.kind.label}: {decision.label}")
-        self._select_undecided(after=finding.start)
+        if advance:
+            self._select_undecided(after=finding.start)
 
     def clear(self) -> None:
         finding = self.panel.selected_finding()

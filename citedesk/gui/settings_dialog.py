@@ -1,4 +1,4 @@
-"""Settings: judge and model, offline mode, fetch permissions, retrieval, theme.
+"""Settings: judge and model, offline mode, fetch permissions, retrieval, the editor's font, theme.
 
 Kept in QSettings; `options_from_settings` turns them into the engine's `AuditOptions`, so the window
 and a fresh start read them the same way.
@@ -19,9 +19,12 @@ from citedesk.gui.qt import (
     QFormLayout,
     QLabel,
     QPalette,
+    QPushButton,
     QSettings,
     QWidget,
+    Signal,
 )
+from citedesk.gui.view_settings import EDITOR_FONT, SOFT_WRAP
 
 THEMES = ("system", "light", "dark")
 
@@ -60,6 +63,8 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
             QPalette.ColorRole.ToolTipBase: "#333333",
             QPalette.ColorRole.ToolTipText: "#e6e6e6",
             QPalette.ColorRole.Link: "#8ab4f8",
+            QPalette.ColorRole.PlaceholderText: "#9a9a9a",  # hints and line numbers stay legible
+            QPalette.ColorRole.Mid: "#5a5a5a",
         }
         for role, colour in colours.items():
             palette.setColor(role, QColor(colour))
@@ -72,6 +77,9 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
 
 
 class SettingsDialog(QDialog):
+    download_requested = Signal()
+    """ "Download a judge model…": the window offers the recommended models."""
+
     def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("CiteDesk settings")
@@ -96,10 +104,24 @@ class SettingsDialog(QDialog):
         self.theme.setCurrentText(str(settings.value("theme", "system")))
         form = QFormLayout(self)
         form.addRow("Judge", self.judge)
-        form.addRow("", QLabel("Install NLI models with `citedesk models import FOLDER`."))
+        self.download_button = QPushButton("Download a judge model…")
+        self.download_button.setAutoDefault(False)
+        self.download_button.clicked.connect(self._download)
+        form.addRow("", self.download_button)
+        form.addRow("", QLabel("Or install one with `citedesk models import FOLDER`."))
         form.addRow("Offline", self.offline)
         form.addRow("Network", self.private)
         form.addRow("Retrieval", self.dense)
+        self.font_choice = QComboBox()
+        self.font_choice.addItem("Proportional (reads like prose)", "proportional")
+        self.font_choice.addItem("Monospaced", "monospace")
+        self.font_choice.setCurrentIndex(
+            max(0, self.font_choice.findData(settings.value(EDITOR_FONT, "proportional")))
+        )
+        self.wrap = QCheckBox("Wrap long lines at the window's edge")
+        self.wrap.setChecked(bool(settings.value(SOFT_WRAP, True, type=bool)))
+        form.addRow("Editor font", self.font_choice)
+        form.addRow("Soft wrap", self.wrap)
         form.addRow("Theme", self.theme)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -114,4 +136,10 @@ class SettingsDialog(QDialog):
         self.settings.setValue("allow_private_network", self.private.isChecked())
         self.settings.setValue("dense", self.dense.isChecked())
         self.settings.setValue("theme", self.theme.currentText())
+        self.settings.setValue(EDITOR_FONT, self.font_choice.currentData())
+        self.settings.setValue(SOFT_WRAP, self.wrap.isChecked())
         self.settings.sync()
+
+    def _download(self) -> None:
+        self.reject()
+        self.download_requested.emit()

@@ -5,12 +5,16 @@ say about the work (retracted, year differs, DOI of another work, verified …),
 retraction or an expression of concern and the notice (its DOI, date and link) on hover.
 
 A thin view over the report's `sources` list (typed summaries from the engine). It decides nothing: it
-emits `refresh_requested`, `open_requested` and `attach_requested`, and the window acts on them.
-Dropping a PDF, HTML, Markdown or text file onto a reference attaches it as that reference's content.
+emits `refresh_requested`, `open_requested`, `attach_requested`, `folder_requested` and
+`files_dropped`, and the window acts on them. Dropping one PDF, HTML, Markdown or text file onto a
+reference attaches it as that reference's content; dropping several (or one anywhere else on the
+list) lets the window match each to its reference by key, number or title. "Attach a folder…" takes a
+folder of sources named by key or number, like `--sources DIR`, kept for the document.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from citedesk.core.summaries import ReferenceTruth, SourceSummary
@@ -21,6 +25,7 @@ from citedesk.gui.qt import (
     QDropEvent,
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QPushButton,
     QStyle,
     Qt,
@@ -53,10 +58,17 @@ WARNING_STANDINGS = {"retraction": "critical", "withdrawal": "critical", "expres
 """Notices that put an icon on the row: a retraction or withdrawal, an expression of concern."""
 
 
+def dropped_files(event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> list[str]:
+    """The source files (by suffix) among what is dragged."""
+    found = (url.toLocalFile() for url in event.mimeData().urls())
+    return [local for local in found if local.lower().endswith(SOURCE_SUFFIXES)]
+
+
 class SourceTree(QTreeWidget):
-    """The list itself; it takes file drops onto a row."""
+    """The list itself; it takes file drops: one onto a row, or several anywhere."""
 
     file_dropped = Signal(str, str)  # reference key, file path
+    files_dropped = Signal(list)  # file paths, to match to references
 
     def __init__(self) -> None:
         super().__init__()
@@ -64,40 +76,43 @@ class SourceTree(QTreeWidget):
         self.setDropIndicatorShown(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
 
-    @staticmethod
-    def _file(event: QDragEnterEvent | QDragMoveEvent | QDropEvent) -> str | None:
-        for url in event.mimeData().urls():
-            local = url.toLocalFile()
-            if local.lower().endswith(SOURCE_SUFFIXES):
-                return local
-        return None
-
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
-        if self._file(event):
+        if dropped_files(event):
             event.acceptProposedAction()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt's name
-        item = self.itemAt(event.position().toPoint())
-        if self._file(event) and item is not None:
+        if dropped_files(event):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
-        local = self._file(event)
+        files = dropped_files(event)
         item = self.itemAt(event.position().toPoint())
-        if local and item is not None:
-            self.file_dropped.emit(item.data(0, Qt.ItemDataRole.UserRole), local)
-            event.acceptProposedAction()
+        if len(files) == 1 and item is not None:
+            self.file_dropped.emit(item.data(0, Qt.ItemDataRole.UserRole), files[0])
+        elif files:
+            self.files_dropped.emit(files)
+        else:
+            return
+        event.acceptProposedAction()
 
 
 class SourcesPanel(QWidget):
     refresh_requested = Signal(str)  # reference key
     open_requested = Signal(str)  # reference key
     attach_requested = Signal(str, str)  # reference key, file path
+    folder_requested = Signal(str)  # a folder of sources named by key or number
+    files_dropped = Signal(list)  # file paths to match to references
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.choose_folder: Callable[[], str] = self._folder_dialog
+        """Asks for the folder (replaced in tests)."""
+        self.setAcceptDrops(True)
+        self.folder_label = QLabel("")
+        self.folder_label.setWordWrap(True)
+        self.folder_label.setVisible(False)
         self.tree = SourceTree()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(list(COLUMNS))
@@ -106,26 +121,39 @@ class SourcesPanel(QWidget):
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.tree.file_dropped.connect(self.attach_requested)
+        self.tree.files_dropped.connect(self.files_dropped)
         self.refresh_button = QPushButton("Refresh")
         self.open_button = QPushButton("Open")
         self.attach_button = QPushButton("Attach a file…")
+        self.folder_button = QPushButton("Attach a folder…")
+        self.folder_button.setToolTip(
+            "A folder of sources named by reference key or number (3.pdf, smith2020.html), for this document"
+        )
+        self.folder_button.clicked.connect(self.ask_folder)
         self.refresh_button.clicked.connect(lambda: self._emit(self.refresh_requested))
         self.open_button.clicked.connect(lambda: self._emit(self.open_requested))
         self.attach_button.clicked.connect(self._attach_dialog)
         self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
         self.tree.itemDoubleClicked.connect(lambda *_: self._emit(self.open_requested))
         buttons = QHBoxLayout()
-        for button in (self.refresh_button, self.open_button, self.attach_button):
+        for button in (self.refresh_button, self.open_button, self.attach_button, self.folder_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.folder_label)
         layout.addWidget(self.tree)
         layout.addLayout(buttons)
         self._sources: dict[str, SourceSummary] = {}
         self._update_buttons()
 
-    def set_sources(self, sources: list[SourceSummary], attached: dict[str, str] | None = None) -> None:
+    def set_sources(
+        self,
+        sources: list[SourceSummary],
+        attached: dict[str, str] | None = None,
+        folders: list[str] | None = None,
+    ) -> None:
         current = self.current_key()
+        self.set_folder(folders[-1] if folders else None)
         self.tree.clear()
         self._sources = {s.key: s for s in sources}
         attached = attached or {}
@@ -160,6 +188,11 @@ class SourcesPanel(QWidget):
         for column in range(len(COLUMNS) - 1):
             self.tree.resizeColumnToContents(column)
         self._update_buttons()
+
+    def set_folder(self, folder: str | None) -> None:
+        self.folder_label.setText(f"Sources folder: {folder}" if folder else "")
+        self.folder_label.setToolTip(folder or "")
+        self.folder_label.setVisible(bool(folder))
 
     @staticmethod
     def _tooltip(source: SourceSummary) -> str:
@@ -204,6 +237,24 @@ class SourcesPanel(QWidget):
         key = self.current_key()
         if key is not None:
             signal.emit(key)
+
+    def ask_folder(self) -> None:
+        folder = self.choose_folder()
+        if folder:
+            self.folder_requested.emit(folder)
+
+    def _folder_dialog(self) -> str:
+        return QFileDialog.getExistingDirectory(self, "A folder of sources named by reference key or number")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if dropped_files(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        files = dropped_files(event)
+        if files:
+            self.files_dropped.emit(files)
+            event.acceptProposedAction()
 
     def _attach_dialog(self) -> None:
         key = self.current_key()

@@ -1,6 +1,11 @@
-"""Screenshot of the real window on a sample (run under Xvfb; the PNG goes in docs/).
+"""Screenshots of the real window on a sample (run under Xvfb; the PNGs go in docs/).
 
-xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python -m tests.bench.screenshot docs/window.png
+    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python -m tests.bench.screenshot docs/window.png [docs/hover-card.png]
+
+The document is the evidence sample with one more sentence citing a web page, audited offline, so
+the picture shows a misattributed citation (the sentence it is about underlined lightly), a
+citation that could not be checked (offline), the evidence pane with its fix buttons and the status
+bar. The second picture is the hover card over the misattributed marker.
 """
 
 from __future__ import annotations
@@ -14,34 +19,63 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from citedesk.core.findings import Kind
+from citedesk.core.report import Report
 from citedesk.desk import AuditOptions
 from citedesk.gui.main_window import MainWindow
+from citedesk.gui.offsets import Utf16Map
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
+EXTRA_SENTENCE = "Paris doubled the canopy of its school yards between 2018 and 2023 [4]."
+EXTRA_REFERENCE = (
+    "4. City of Paris (2023). *Oasis schoolyards*. https://www.paris.fr/pages/les-cours-oasis-7389\n"
+)
 
 
-def main(out: str) -> None:
+def document(folder: Path) -> Path:
+    shutil.copytree(SAMPLES / "sources", folder / "sources")
+    text = (SAMPLES / "evidence.md").read_text(encoding="utf-8")
+    text = text.replace("\n\n## References", f" {EXTRA_SENTENCE}\n\n## References", 1) + EXTRA_REFERENCE
+    target = folder / "evidence.md"
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def main(out: str, card_out: str | None) -> None:
     app = QApplication(sys.argv)
     folder = Path(tempfile.mkdtemp())
-    shutil.copytree(SAMPLES / "sources", folder / "sources")
-    shutil.copy(SAMPLES / "evidence.md", folder / "evidence.md")
     settings = QSettings(str(folder / "s.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(AuditOptions(offline=True, judge="heuristic"), settings)
+    window = MainWindow(
+        AuditOptions(offline=True, judge="heuristic", store_path=folder / "store.db"), settings
+    )
     window.resize(1360, 820)
     window.show()
 
-    def ready(_report: object) -> None:
-        model = window.findings.model
-        finding = next(f for f in model.findings() if f.kind is Kind.MISATTRIBUTED and f.fixes)
+    def ready(report: Report) -> None:
+        window.audits.audit_finished.disconnect(ready)
+        finding = next(f for f in report.findings if f.kind is Kind.MISATTRIBUTED and f.fixes)
         window.findings.select(finding)
-        QTimer.singleShot(400, lambda: (window.grab().save(out), app.quit()))
+        cursor = window.editor.textCursor()
+        cursor.setPosition(Utf16Map(report.document.text).to_qt(finding.start))
+        window.editor.setTextCursor(cursor)
+        QTimer.singleShot(400, lambda: shoot(report, finding.start))
+
+    def shoot(report: Report, start: int) -> None:
+        window.grab().save(out)
+        if card_out:
+            window.editor.show_card_at(Utf16Map(report.document.text).to_qt(start) + 1)
+            QTimer.singleShot(300, lambda: (window.editor.grab().save(card_out), app.quit()))
+        else:
+            app.quit()
 
     window.audits.audit_finished.connect(ready)
-    window.load_file(folder / "evidence.md")
+    window.load_file(document(folder))
     app.exec()
     window.document.confirm_discard = lambda: True
     window.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "docs/window.png")
+    main(
+        sys.argv[1] if len(sys.argv) > 1 else "docs/window.png",
+        sys.argv[2] if len(sys.argv) > 2 else None,
+    )

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,29 +26,10 @@ from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
 from tests.conftest import REPO, SAMPLES
+from tests.gui.helpers import audited
 from tests.helpers.server import _Handler, serve
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-
-
-@pytest.fixture
-def window(qtbot: QtBot, settings: QSettings) -> MainWindow:
-    win = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
-    win.document.confirm_discard = lambda: True
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def audited(qtbot: QtBot, window: MainWindow, action: Callable[[], object], timeout: int = 30_000) -> None:
-    """Do `action` and wait for the audit it starts to finish (its report is then shown)."""
-    with qtbot.waitSignal(window.audits.audit_finished, timeout=timeout):
-        action()
 
 
 def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindow) -> None:
@@ -57,6 +37,7 @@ def test_problems_appear_inline_and_in_the_panel(qtbot: QtBot, window: MainWindo
     assert window.report is not None
     kinds = {f.kind for f in window.findings.model.findings()}
     assert {Kind.FABRICATED, Kind.ORPHAN_REFERENCE, Kind.UNCITED} <= kinds
+    window.group_action.trigger()  # grouped by kind: one row per kind
     assert window.findings.model.rowCount() == len(kinds)
     # every finding is painted where it is
     block = window.editor.document().findBlock(window.editor.highlighter.spans()[0][0])
@@ -225,6 +206,8 @@ def test_findings_sort_and_filter_keep_the_selection(
             for r in range(window.findings.model.rowCount(parent))
         ]
 
+    window.findings.group_box.setChecked(True)  # the kinds at the top, findings beneath
+    qtmodeltester.check(window.findings.model)
     assert lines_of_biggest_group() == sorted(lines_of_biggest_group())
     assert len(set(lines_of_biggest_group())) > 1
     window.findings.step(1)
@@ -264,6 +247,7 @@ def test_offsets_survive_characters_outside_the_bmp(qtbot: QtBot, window: MainWi
     window.editor.setPlainText(text)
     audited(qtbot, window, window.audits.start)
     fabricated = next(f for f in window.findings.model.findings() if f.kind is Kind.FABRICATED)
+    window.findings.clear_selection()  # (the list followed the cursor onto it already)
     window.findings.tree.setCurrentIndex(window.findings.model.index_of(fabricated))
     assert window.editor.textCursor().selectedText() == "[9]"
     window.apply_selected_fix()

@@ -1,0 +1,211 @@
+"""The status bar: what the audit found, what it could check, and with which judge — at a glance.
+
+"12 citations · 7 checked · 2 misattributed · 3 not checked (offline)", then the judge and what it
+is worth ("word-level judge, limited accuracy…"), the review progress, and a Legend button. Every
+text sits in its own `ElidedLabel` in one layout, so nothing is ever drawn over anything else
+(QStatusBar's temporary messages were painted under the permanent widgets): a text too long for
+its place ends in "…" and shows in full as a tooltip. Messages replace the stage text for a while,
+then the audit's summary comes back.
+"""
+
+from __future__ import annotations
+
+from citedesk.core.findings import Kind
+from citedesk.core.report import Report
+from citedesk.gui.qt import (
+    QHBoxLayout,
+    QLabel,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QProgressBar,
+    QPushButton,
+    QResizeEvent,
+    QSize,
+    QSizePolicy,
+    QStatusBar,
+    Qt,
+    QTimer,
+    QToolButton,
+    QWidget,
+    Signal,
+)
+
+MESSAGE_MS = 8000
+COUNTED_KINDS = (
+    (Kind.FABRICATED, "fabricated"),
+    (Kind.MISATTRIBUTED, "misattributed"),
+    (Kind.NUMBER_MISMATCH, "wrong number"),
+)
+"""Citation problems counted in the summary line, with the word used there."""
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that never asks for more room than it has: it ends in "…" when cut, and its
+    tooltip then says it all. `text()` is the full text."""
+
+    clicked = Signal()
+
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, keep: int = 3) -> None:
+        super().__init__(text, parent)
+        self._detail = ""
+        self._keep = keep
+        """How many characters it keeps showing, at least, when room is short."""
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self._update_tip()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+        super().setText(text)
+        self._update_tip()
+        self.updateGeometry()
+
+    def set_detail(self, detail: str) -> None:
+        """A tooltip with more than the text (it is shown whether or not the text is cut)."""
+        self._detail = detail
+        self._update_tip()
+
+    def elided(self) -> bool:
+        return self.fontMetrics().horizontalAdvance(self.text()) > self.contentsRect().width()
+
+    def shown_text(self) -> str:
+        """The text as painted: cut with "…" when it does not fit."""
+        return self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideRight, self.contentsRect().width()
+        )
+
+    def _update_tip(self) -> None:
+        tip = self._detail or (self.text() if self.elided() else "")
+        if self._detail and self.elided() and self.text() not in self._detail:
+            tip = f"{self.text()}\n\n{self._detail}"
+        self.setToolTip(tip)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self.text()) + 8, hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        metrics = self.fontMetrics()
+        least = min(metrics.horizontalAdvance(self.text()), metrics.averageCharWidth() * self._keep) + 8
+        return QSize(least, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        painter.setPen(self.palette().windowText().color())
+        flags = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
+        painter.drawText(self.contentsRect(), int(flags), self.shown_text())
+        painter.end()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
+def coverage_line(report: Report) -> tuple[str, str]:
+    """("12 citations · 7 checked · 2 misattributed · 3 not checked (offline)", the details)."""
+    coverage = report.coverage_or_count()
+    if not coverage.citations:
+        return "no citations", "The text cites nothing yet."
+    noun = "citation" if coverage.citations == 1 else "citations"
+    parts = [f"{coverage.citations} {noun}", f"{coverage.checked} checked"]
+    for kind, word in COUNTED_KINDS:
+        count = sum(1 for f in report.findings if f.kind is kind)
+        if count:
+            parts.append(f"{count} {word}")
+    if coverage.unchecked:
+        reasons = coverage.reasons
+        why = next(iter(reasons)) if len(reasons) == 1 else ", ".join(f"{r} {n}" for r, n in reasons.items())
+        parts.append(f"{len(coverage.unchecked)} not checked ({why})")
+    detail = [coverage.headline() + "."]
+    if coverage.offline:
+        detail.append("The machine seems to be offline: no source could be fetched.")
+    if coverage.unchecked:
+        detail.append(
+            "Citations not checked are marked in the text (grey dash-dot-dot): hover one to attach a file."
+        )
+    return " · ".join(parts), "\n".join(detail)
+
+
+class StatusBar:
+    """The window's status bar, built into a QStatusBar with one layout (no temporary messages)."""
+
+    def __init__(self, bar: QStatusBar) -> None:
+        self.bar = bar
+        self.stage = ElidedLabel("Ready", keep=16)
+        self.coverage = ElidedLabel("", keep=28)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(140)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.review = QLabel("")
+        self.assist = QLabel("")
+        self.assist.setVisible(False)
+        self.judge = QLabel("")
+        self.judge_note = ElidedLabel("", keep=6)
+        self.judge_note.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.legend_button = QToolButton()
+        self.legend_button.setText("Legend")
+        self.legend_button.setToolTip("What each mark in the text means")
+        self.legend_button.setAutoRaise(True)
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(10)
+        # each text takes the room it needs while there is room; when there is not, the elided
+        # labels give way (down to a few characters), the short fixed ones never do
+        layout.addWidget(self.stage)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.cancel_button)
+        layout.addWidget(self.coverage)
+        layout.addStretch(1)
+        layout.addWidget(self.review)
+        layout.addWidget(self.assist)
+        layout.addWidget(self.judge)
+        layout.addWidget(self.judge_note)
+        layout.addWidget(self.legend_button)
+        bar.addWidget(row, 1)
+        bar.setSizeGripEnabled(False)
+        self._summary = "Ready"
+        self._message_timer = QTimer(bar)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.setInterval(MESSAGE_MS)
+        self._message_timer.timeout.connect(lambda: self.stage.setText(self._summary))
+
+    def set_summary(self, text: str) -> None:
+        """What the stage says when no message is shown (e.g. "3 findings"); a message being shown
+        stays its full time, then this comes back."""
+        self._summary = text
+        self.set_state(text)
+
+    def set_state(self, text: str) -> None:
+        """What is going on now ("Checking…", a stage's progress), unless a message is being shown."""
+        if not self._message_timer.isActive():
+            self.stage.setText(text)
+
+    def message(self, text: str) -> None:
+        """Say something for a while (MESSAGE_MS); then the summary comes back."""
+        self.stage.setText(text)
+        self.stage.set_detail("")
+        self._message_timer.start()
+
+    def busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+
+    def show_report(self, report: Report) -> None:
+        line, detail = coverage_line(report)
+        self.coverage.setText(line)
+        self.coverage.set_detail(detail)
+        self.judge.setText(f"judge: {report.judge}" if report.judge else "")
+        # the note's first clause is shown ("word-level judge, limited accuracy"); all of it, and
+        # what a click does, in its tooltip
+        self.judge_note.setText(report.judge_note.split(":", 1)[0])
+        self.judge_note.set_detail(
+            f"{report.judge_note}\nClick to download a judge model." if report.judge_note else ""
+        )
+        self.judge_note.setVisible(bool(report.judge_note))
