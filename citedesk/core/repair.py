@@ -437,7 +437,8 @@ def removal_edit(text: str, start: int, end: int, *, check: bool = True) -> Text
 
     The spaces on both sides become one space, or none where the next character is punctuation,
     the line ends or the line starts: `done [4].` → `done.`; `done.[4] Next` → `done. Next`;
-    `[4] Start` → `Start`; `word [4]word` → `word word`. Indentation is never touched. With
+    `[4] Start` → `Start`; `word [4]word` → `word word`; a line that is only `[4]` goes with its
+    line ending. Indentation is never touched. With
     `check`, a removal that would join Markdown markup (`` `[1]` `` between backticks) raises
     RepairError.
     """
@@ -452,12 +453,16 @@ def removal_edit(text: str, start: int, end: int, *, check: bool = True) -> Text
     previous = text[s - 1] if s > 0 else ""
     following = text[e] if e < len(text) else ""
     had_space = s < start or e > end
-    if previous in ("", "\n", "\r") or following in ("", "\n") or following in _TIGHT:
+    if previous in ("", "\n", "\r") or following in ("", "\n", "\r") or following in _TIGHT:
         replacement = ""
     else:
         replacement = " " if had_space else ""
     if check and not replacement and _joins_markup(previous, following):
         raise RepairError("removing the marker would join Markdown markup on either side of it")
+    if previous in ("", "\n", "\r") and following in ("\n", "\r"):
+        # a line that was only the marker goes whole, with its own ending: the paragraph around it
+        # stays one paragraph (an empty line would split it), and no lone CR fuses with an LF
+        e += 2 if text.startswith("\r\n", e) else 1
     return TextEdit(s, e, replacement)
 
 

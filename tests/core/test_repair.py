@@ -38,6 +38,10 @@ def run(body: str, *ops: object) -> str:
         ("A claim [4][1] here.", 0, "A claim [1] here."),
         ("A claim [1] [4] here.", 1, "A claim [1] here."),
         ("word [4]word", 0, "word word"),
+        # a line that is only the marker goes with its ending: the paragraph stays one paragraph
+        ("Coffee lowers the risk\n[4]\nof diabetes.", 0, "Coffee lowers the risk\nof diabetes."),
+        ("Coffee lowers the risk\r\n[4]\r\nof diabetes.", 0, "Coffee lowers the risk\r\nof diabetes."),
+        ("Coffee lowers the risk\r[4]\nof diabetes.", 0, "Coffee lowers the risk\rof diabetes."),
     ],
 )
 def test_remove_marker_with_its_space(body: str, index: int, expected: str) -> None:
