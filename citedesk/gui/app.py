@@ -10,11 +10,9 @@ model is offered for download, once.
 from __future__ import annotations
 
 import sys
-import time
 
 
 def run(path: str | None = None) -> int:
-    started = time.perf_counter()
     from citedesk.gui.main_window import MainWindow  # noqa: PLC0415
     from citedesk.gui.qt import QApplication  # noqa: PLC0415
     from citedesk.gui.settings_dialog import apply_theme  # noqa: PLC0415
@@ -25,8 +23,6 @@ def run(path: str | None = None) -> int:
     window = MainWindow()
     apply_theme(str(window.settings.value("theme", "system")))
     window.show()
-    if "--startup-time" in sys.argv:
-        print(f"window shown in {time.perf_counter() - started:.2f} s", file=sys.stderr)
     if path:
         window.load_file(path)
     else:
