@@ -248,7 +248,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         notices=notices,
         coverage=coverage_of(document, verdicts, offline=offline),
         judge_note=judge_note,
-        retractions=_retraction_summary(truth, options),
+        retractions=_retraction_summary(truth, offline),
     )
     if reviews:
         report.apply_reviews(reviews)
@@ -298,12 +298,14 @@ def _check_truth(
     return truth.ran_out() if state.out_of_time() else truth
 
 
-def _retraction_summary(truth: TruthResult | None, options: AuditOptions) -> RetractionSummary | None:
+def _retraction_summary(truth: TruthResult | None, offline: bool) -> RetractionSummary | None:
+    """`offline`: asked not to fetch, or no host answered (then Crossref and OpenAlex were not
+    asked either, and the report must not say they were)."""
     if truth is None:
         return None
     from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
 
-    return retraction_summary(truth, offline=options.offline)
+    return retraction_summary(truth, offline=offline)
 
 
 def _why_not_checked(

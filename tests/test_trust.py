@@ -133,8 +133,8 @@ def test_every_citation_is_counted_checked_or_not_with_why(
     assert summary["unchecked_reasons"] == {"no such reference": 1, "offline": 1}
     for fmt, needle in (
         ("text", "3 of 5 citations checked; 2 not checked"),
-        ("markdown", "## Not checked (2)"),
-        ("html", "<h2>Not checked (2)</h2>"),
+        ("markdown", "## Not checked (2 citations)"),
+        ("html", "<h2>Not checked (2 citations)</h2>"),
     ):
         main(["audit", str(document), "--format", fmt, *LOCAL])
         shown = capsys.readouterr().out
@@ -206,6 +206,24 @@ def test_with_no_host_reachable_nothing_is_a_dead_link_and_the_report_says_so(
     text = capsys.readouterr().out
     assert text.count("this machine seems to be offline") == 1
     assert "0 of 2 citations checked; 2 not checked (offline 2)" in text
+
+
+def test_with_no_host_reachable_the_report_does_not_claim_the_indexes_were_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = tmp_path / "draft.md"  # doi.org, Crossref and OpenAlex are `.invalid` here (conftest)
+    document.write_text(
+        UNREACHABLE + "[3] Ding. Coffee. https://doi.org/10.2337/dc13-1203\n", encoding="utf-8"
+    )
+    document.write_text(document.read_text().replace("by half [2].", "by half [2, 3]."), encoding="utf-8")
+    main(["audit", str(document), "--format", "json", *LOCAL[1:]])  # not --offline: it tries, in vain
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["offline"] is True
+    assert report["retractions"]["offline"] is True
+    main(["audit", str(document), *LOCAL[1:]])
+    text = capsys.readouterr().out
+    assert "retractions: offline" in text
+    assert "from Crossref and OpenAlex" not in text
 
 
 def test_a_host_that_does_not_exist_is_a_dead_link_while_others_answer(

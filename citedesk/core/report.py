@@ -323,7 +323,7 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     unchecked = not_checked(report)
     if unchecked:
         out.append("")
-        out.append(paint(f"Not checked ({len(coverage.unchecked)})", "\033[1m"))
+        out.append(paint(f"Not checked ({_citations(len(coverage.unchecked))})", "\033[1m"))
         out.extend(f"  {doc.label(key)} {reason} — {where}" for key, reason, where in unchecked)
     for source in report.sources:
         if source is report.sources[0]:
@@ -336,6 +336,11 @@ def render_text(report: Report, *, colour: bool = False) -> str:
 
 def _judge_line(report: Report) -> str:
     return f"{report.judge} — {report.judge_note}" if report.judge_note else str(report.judge)
+
+
+def _citations(count: int) -> str:
+    """`1 citation`, `3 citations`: the heading counts citations, its rows are references."""
+    return f"{count} citation{'' if count == 1 else 's'}"
 
 
 def not_checked(report: Report) -> list[tuple[str, str, str]]:
@@ -389,7 +394,7 @@ def render_markdown(report: Report) -> str:
     unchecked = not_checked(report)
     if unchecked:
         out += [
-            f"## Not checked ({len(coverage.unchecked)})",
+            f"## Not checked ({_citations(len(coverage.unchecked))})",
             "",
             "| reference | why | where |",
             "|---|---|---|",
@@ -461,7 +466,7 @@ def render_html(report: Report) -> str:
     unchecked = not_checked(report)
     coverage = report.coverage_or_count()
     if unchecked:
-        items.append(f"<h2>Not checked ({len(coverage.unchecked)})</h2><ul>")
+        items.append(f"<h2>Not checked ({_citations(len(coverage.unchecked))})</h2><ul>")
         items.extend(
             f"<li>{html.escape(doc.label(key))} {html.escape(reason)} — {html.escape(where)}</li>"
             for key, reason, where in unchecked

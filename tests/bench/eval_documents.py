@@ -200,12 +200,13 @@ def _count(
         if role == "drop":
             figures.uncited += 1
             if n in uncited:
-                suggested = uncited[n].details.get("suggested")
+                offered = uncited[n].suggestion
+                suggested = offered.key if offered is not None else None
                 figures.uncited_found += 1
                 figures.uncited_right += suggested == str(n)
                 figures.uncited_wrong += suggested not in (None, str(n))
                 if verbose and suggested != str(n):
-                    score = uncited[n].details.get("score")
+                    score = offered.score if offered is not None else None
                     print(
                         f"  wrong/no suggestion d{d} s{n}: {suggested} {score} {group[n - 1]['claim'][:90]}"
                     )
