@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.coverage import NotChecked, coverage_of
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document, parse_document, parse_structure
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
@@ -161,11 +161,38 @@ def audit_text(
         use_zotero=options.zotero,
     )
     if cited is None:
-        return audit(parse_document(text, path), options, state)
+        if not cites_keys_without_bibliography(text):
+            return audit(parse_document(text, path), options, state)
+        report = audit(parse_document(text, path, ()), options, state)
+        report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)
+        return report
     document = parse_document(text, path, cited.works)
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)
     report.notices[:0] = list(cited.notices)
+    if not cited.works and document.markers:
+        report.notices.append(EMPTY_BIBLIOGRAPHY_NOTICE)
     return report
+
+
+NO_BIBLIOGRAPHY_NOTICE = (
+    "This document cites pandoc keys ([@key]) but names no bibliography, so none of its citations "
+    "could be checked: add `bibliography: refs.bib` to its front matter, or pass --bibliography FILE "
+    "(in the window: File ▸ Bibliography…)."
+)
+EMPTY_BIBLIOGRAPHY_NOTICE = (
+    "The bibliography has no entries, so none of the document's citations could be checked (is it "
+    "the right file?)."
+)
+
+
+def cites_keys_without_bibliography(text: str) -> bool:
+    """Whether a document that names no bibliography cites pandoc keys (`[@doe99]`) and has no
+    numbered citations or reference list of its own: then it is read as a pandoc document whose
+    citations are all not checked, instead of as a numbered one with nothing to check."""
+    numbered = parse_structure(text)
+    if numbered.markers or numbered.references.entries:
+        return False
+    return bool(parse_structure(text, ()).markers)
 
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
@@ -317,7 +344,9 @@ def _why_not_checked(
 
     def why(key: str) -> NotChecked:
         if key not in entries:
-            return NotChecked.NOT_IN_BIBLIOGRAPHY if document.pandoc else NotChecked.NO_REFERENCE
+            if not document.pandoc:
+                return NotChecked.NO_REFERENCE
+            return NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY
         if resolved is None:
             return NotChecked.SOURCES_OFF
         source = resolved.get(key)

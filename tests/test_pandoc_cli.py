@@ -286,3 +286,81 @@ def test_the_bundled_pandoc_sample(capsys: pytest.CaptureFixture[str]) -> None:
     assert (report["summary"]["citations"], report["summary"]["checked"]) == (6, 5)
     # the duplicate entries of one book are not reported: neither is cited
     assert len(report["references"]) == 5
+
+
+# --- cross-references and a missing bibliography ------------------------------------------------------
+CROSS_REFERENCES = """---
+bibliography: refs.bib
+---
+# Results {#sec:results}
+
+Streets shaded by mature trees were cooler [@moreau2021], as @fig-map shows and [@sec:intro] explains.
+The canopy grew [@tbl:canopy; @forestry2019], unlike @ghost2020 claims.
+
+![Map](map.png){#fig-map}
+"""
+
+
+def test_cross_references_are_not_citations_and_no_fix_touches_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pandoc-crossref's `[@sec:intro]` and Quarto's `@fig-map` point into the document: they are
+    neither counted nor called fabricated, and fixing everything leaves them as they are."""
+    (tmp_path / "refs.bib").write_text(BIBTEX, encoding="utf-8")
+    document = tmp_path / "chapter.md"
+    document.write_text(CROSS_REFERENCES, encoding="utf-8")
+    main(["audit", str(document), "--format", "json", "--offline", "--judge", "none"])
+    report = json.loads(capsys.readouterr().out)
+    fabricated = [f["reference"] for f in report["findings"] if f["kind"] == "fabricated"]
+    assert fabricated == ["ghost2020"]
+    assert not {f["reference"] for f in report["findings"]} & {"fig-map", "sec:intro", "tbl:canopy"}
+    cited = [v["reference"] for claim in report["claims"] for v in claim["verdicts"]]
+    assert sorted(cited) == ["forestry2019", "ghost2020", "moreau2021"]
+    assert report["summary"]["citations"] == 3
+    main(["fix", str(document), "--kinds", "all", "--offline", "--judge", "none"])
+    capsys.readouterr()
+    after = document.read_text(encoding="utf-8")
+    for label in ("@fig-map", "[@sec:intro]", "[@tbl:canopy; @forestry2019]", "{#fig-map}"):
+        assert label in after
+
+
+def test_pandoc_citations_with_no_bibliography_are_reported_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A document that cites keys but names no bibliography is not "clean": every citation is listed
+    as not checked, the report says what to do, and no key is called fabricated."""
+    document = tmp_path / "draft.md"
+    document.write_text(
+        "# Heat\n\nTrees cool cities [@moreau2021], as [@lee2019, p. 4] found.\n", encoding="utf-8"
+    )
+    main(["audit", str(document), "--format", "json", "--offline"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["findings"] == []
+    summary = report["summary"]
+    assert (summary["citations"], summary["checked"], summary["unchecked"]) == (2, 0, 2)
+    assert summary["unchecked_reasons"] == {"no bibliography to look the key up in": 2}
+    assert any("names no bibliography" in notice for notice in report["notices"])
+    assert main(["audit", str(document), "--offline"]) == 0
+    text = capsys.readouterr().out
+    assert "0 of 2 citations checked" in text
+    assert "--bibliography FILE" in text
+
+
+def test_a_broken_bibliography_is_reported_once_by_file_and_line(tmp_path: Path) -> None:
+    """In a process of its own (pytest's log capture would hide the parser's own log lines)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "refs.bib").write_text("@article{broken,\n  title = {Street trees\n", encoding="utf-8")
+    document = tmp_path / "draft.md"
+    document.write_text("---\nbibliography: refs.bib\n---\nTrees cool cities [@broken].\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "citedesk", "audit", str(document), "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"citedesk: {tmp_path / 'refs.bib'}, line 1:")
+    assert done.stderr.count("\n") == 1  # one line: not the parser's own log lines as well

@@ -10,6 +10,7 @@ for RIS the `ID` tag or, without one, pandoc's own `Family_Family_Year` (duplica
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -65,6 +66,11 @@ BibTeX protects capitals) are simply dropped, as the decoder would."""
 _MARKDOWN_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1")
 
 # -- BibTeX / BibLaTeX ------------------------------------------------------------------------
+
+
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+"""bibtexparser logs each block it rejects; CiteDesk reports it itself (file, line, reason), so
+without logging set up by the application those lines are not printed a second time."""
 
 
 def read_bibtex(text: str, source: str | None) -> Read:

@@ -15,6 +15,7 @@ are no malformed markers: what is not a citation to pandoc is text.
 from __future__ import annotations
 
 from citedesk.core.bibliography import duplicate_entries
+from citedesk.core.citekeys import is_cross_reference
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, make_finding
 from citedesk.core.repair import MergeReference, RemoveCitation, make_fix
@@ -25,12 +26,16 @@ def citekey_findings(document: Document) -> list[Finding]:
 
 
 def missing_keys(document: Document) -> list[Finding]:
+    """Keys no bibliography has. With no entries at all (no bibliography named, or an empty one)
+    nothing is called fabricated: the citations are reported as not checked, and the audit says why."""
     known = document.work_by_key
+    if not known:
+        return []
     findings: list[Finding] = []
     for index, group in enumerate(document.citations):
         for key in group.keys:
-            if key in known:
-                continue
+            if key in known or is_cross_reference(key):
+                continue  # `[@fig-map; @doe99]`: the figure is the document's own
             claim = document.claim_by_marker.get(index)
             label = document.label(key)
             fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])

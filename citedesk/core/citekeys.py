@@ -20,6 +20,10 @@ The rules are pandoc's own (its Markdown reader, `Text.Pandoc.Readers.Markdown.c
 
 Code spans and blocks, URLs, link targets and other opaque spans of `core.markdown` are skipped.
 Inline math (`$…$`) is skipped too, as pandoc reads it as math.
+
+Cross-references use the same syntax: pandoc-crossref's `[@fig:map]`, `@sec:intro`, and Quarto's
+`@fig-map`, `@tbl-results`, `@sec-intro` … (`is_cross_reference`). They point into the document, not
+at a work, so the document model leaves them out unless the bibliography has such a key.
 """
 
 from __future__ import annotations
@@ -53,6 +57,19 @@ _ATTRIBUTES = re.compile(
     r"""\{[ \t]*(?:(?:[.#]?[\w:-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+)|-)[ \t]*)*\}"""
 )
 _SIMPLE_KEY = re.compile(r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*")
+
+
+_CROSS_REFERENCE = re.compile(
+    r"(?:fig|sec|eq|tbl|lst):\w"  # pandoc-crossref's prefixes
+    r"|(?:fig|tbl|lst|tip|nte|wrn|imp|cau|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|eq|sec)-\w"  # Quarto's
+)
+
+
+def is_cross_reference(key: str) -> bool:
+    """Whether `key` is a pandoc-crossref or Quarto cross-reference label (`fig:map`, `tbl-results`):
+    the prefixes those tools reserve for figures, tables, sections, equations, listings, theorems,
+    callouts and the like."""
+    return _CROSS_REFERENCE.match(key) is not None
 
 
 class CiteMode(StrEnum):

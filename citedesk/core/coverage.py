@@ -36,6 +36,7 @@ class NotChecked(StrEnum):
     NO_SUCH_WORK = "identifier does not exist"
     NO_REFERENCE = "no such reference"
     NOT_IN_BIBLIOGRAPHY = "key not in the bibliography"
+    NO_BIBLIOGRAPHY = "no bibliography to look the key up in"
     SOURCES_OFF = "sources not checked"
     NO_JUDGE = "not judged"
 
@@ -45,6 +46,7 @@ class NotChecked(StrEnum):
         return self not in (
             NotChecked.NO_REFERENCE,
             NotChecked.NOT_IN_BIBLIOGRAPHY,
+            NotChecked.NO_BIBLIOGRAPHY,
             NotChecked.SOURCES_OFF,
             NotChecked.NO_JUDGE,
         )

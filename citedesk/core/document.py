@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from citedesk.core.citekeys import CitationGroup, find_citations, render_key
+from citedesk.core.citekeys import CitationGroup, find_citations, is_cross_reference, render_key
 from citedesk.core.claims import Claim, make_claims
 from citedesk.core.markdown import Layout, scan_markdown
 from citedesk.core.markers import MalformedMarker, Marker, MarkerItem, MarkerStyle, find_markers
@@ -137,8 +137,13 @@ class Document(Structure):
         return {claim.id: claim for claim in self.claims}
 
     def cited_keys(self, claim: Claim) -> list[str]:
-        """The reference keys the claim's markers cite, in order, each once."""
-        return list(dict.fromkeys(k for m in claim.sentence.markers for k in self.markers[m].keys))
+        """The reference keys the claim's markers cite, in order, each once (in a pandoc document, a
+        cross-reference inside a group of citations, `[@fig-map; @doe99]`, is not one)."""
+        keys = dict.fromkeys(k for m in claim.sentence.markers for k in self.markers[m].keys)
+        if self.pandoc:
+            known = self.work_by_key
+            return [k for k in keys if k in known or not is_cross_reference(k)]
+        return list(keys)
 
     @cached_property
     def claim_by_marker(self) -> dict[int, Claim]:
@@ -209,7 +214,12 @@ def _pandoc_structure(
     text: str, scanned: str, layout: Layout, bibliography: tuple[BibReference, ...]
 ) -> Structure:
     """Citation groups as markers; footnotes are notes (their text is prose, their citations count)."""
-    groups = tuple(find_citations(scanned, layout))
+    known = {work.key for work in bibliography}
+    groups = tuple(
+        g
+        for g in find_citations(scanned, layout)
+        if not all(is_cross_reference(key) and key not in known for key in g.keys)
+    )  # `See @fig-map` points into the document: not a citation (a mixed group stays, see cited_keys)
     markers = tuple(
         Marker(
             g.start,

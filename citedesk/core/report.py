@@ -153,6 +153,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
         "retractions": report.retractions.to_json() if report.retractions is not None else None,
+        "notices": list(report.notices),
     }
 
 
