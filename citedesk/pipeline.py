@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.coverage import NotChecked, coverage_of
-from citedesk.core.document import Document, parse_document, parse_structure
+from citedesk.core.coverage import coverage_of
+from citedesk.core.document import Document, cites_keys_without_bibliography, parse_document
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
@@ -150,7 +150,11 @@ def audit_text(
     state = state or AuditState()
     options = options or AuditOptions()
     state.progress("parsing")
-    from citedesk.sources.citeworks import cited_works  # noqa: PLC0415 - YAML and Zotero only when needed
+    from citedesk.sources.citeworks import (  # noqa: PLC0415 - YAML and Zotero only when needed
+        EMPTY_BIBLIOGRAPHY_NOTICE,
+        NO_BIBLIOGRAPHY_NOTICE,
+        cited_works,
+    )
 
     named = Path(path) if path else (options.document_dir / "Untitled" if options.document_dir else None)
     cited = cited_works(
@@ -172,27 +176,6 @@ def audit_text(
     if not cited.works and document.markers:
         report.notices.append(EMPTY_BIBLIOGRAPHY_NOTICE)
     return report
-
-
-NO_BIBLIOGRAPHY_NOTICE = (
-    "This document cites pandoc keys ([@key]) but names no bibliography, so none of its citations "
-    "could be checked: add `bibliography: refs.bib` to its front matter, or pass --bibliography FILE "
-    "(in the window: File ▸ Bibliography…)."
-)
-EMPTY_BIBLIOGRAPHY_NOTICE = (
-    "The bibliography has no entries, so none of the document's citations could be checked (is it "
-    "the right file?)."
-)
-
-
-def cites_keys_without_bibliography(text: str) -> bool:
-    """Whether a document that names no bibliography cites pandoc keys (`[@doe99]`) and has no
-    numbered citations or reference list of its own: then it is read as a pandoc document whose
-    citations are all not checked, instead of as a numbered one with nothing to check."""
-    numbered = parse_structure(text)
-    if numbered.markers or numbered.references.entries:
-        return False
-    return bool(parse_structure(text, ()).markers)
 
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
@@ -257,7 +240,9 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         if store is not None:
             store.close()
     state.progress("checking citations")
-    verdicts = _every_citation(document, verdicts, _why_not_checked(document, resolved, state.out_of_time()))
+    from citedesk.sources.coverage import every_citation, why_not_checked_in  # noqa: PLC0415
+
+    verdicts = every_citation(document, verdicts, why_not_checked_in(document, resolved, state.out_of_time()))
     offline = options.offline or any(s.status.value == "offline" for s in (resolved or {}).values())
     if offline and not options.offline and resolved:
         notices.append(
@@ -333,50 +318,6 @@ def _retraction_summary(truth: TruthResult | None, offline: bool) -> RetractionS
     from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
 
     return retraction_summary(truth, offline=offline)
-
-
-def _why_not_checked(
-    document: Document, resolved: dict[str, ResolvedSource] | None, out_of_time: bool = False
-) -> Callable[[str], NotChecked]:
-    """Why a citation of `key` got no verdict: no such reference, sources not looked at, a source
-    with no text (and why), or no judge."""
-    entries = document.work_by_key
-
-    def why(key: str) -> NotChecked:
-        if key not in entries:
-            if not document.pandoc:
-                return NotChecked.NO_REFERENCE
-            return NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY
-        if resolved is None:
-            return NotChecked.SOURCES_OFF
-        source = resolved.get(key)
-        if source is not None and not source.usable:
-            from citedesk.sources.coverage import why_not_checked  # noqa: PLC0415
-
-            return why_not_checked(source)
-        return NotChecked.OUT_OF_TIME if out_of_time else NotChecked.NO_JUDGE
-
-    return why
-
-
-def _every_citation(
-    document: Document, verdicts: dict[str, list[Verdict]], why: Callable[[str], NotChecked]
-) -> dict[str, list[Verdict]]:
-    """One verdict per citation, in the order the sentence cites: a judged one, or an `unchecked`
-    one that says why (so the report accounts for every citation)."""
-    from citedesk.core.findings import VerdictLabel  # noqa: PLC0415
-
-    complete: dict[str, list[Verdict]] = {}
-    for claim in document.claims:
-        given = {v.reference: v for v in verdicts.get(claim.id, [])}
-        keys = document.cited_keys(claim)
-        if not keys:
-            continue
-        complete[claim.id] = [
-            given.get(key) or Verdict(key, VerdictLabel.UNCHECKED, 0.0, None, reason=why(key).value)
-            for key in keys
-        ]
-    return complete
 
 
 def _open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> Store | None:

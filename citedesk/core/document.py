@@ -275,3 +275,13 @@ def _spoken(structure: Structure) -> list[tuple[int, int, str]]:
         name = work.family_name if isinstance(work, BibReference) else None
         spoken.append((item.token[0], item.token[1], "" if item.suppress_author else name or item.key))
     return spoken
+
+
+def cites_keys_without_bibliography(text: str) -> bool:
+    """Whether a document that names no bibliography cites pandoc keys (`[@doe99]`) and has no
+    numbered citations or reference list of its own: then it is read as a pandoc document whose
+    citations are all not checked, instead of as a numbered one with nothing to check."""
+    numbered = parse_structure(text)
+    if numbered.markers or numbered.references.entries:
+        return False
+    return bool(parse_structure(text, ()).markers)

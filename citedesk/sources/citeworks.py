@@ -72,6 +72,17 @@ def bibliography_files(text: str, document: Path | None, extra: Sequence[Path] =
     return list(found.values())
 
 
+NO_BIBLIOGRAPHY_NOTICE = (
+    "This document cites pandoc keys ([@key]) but names no bibliography, so none of its citations "
+    "could be checked: add `bibliography: refs.bib` to its front matter, or pass --bibliography FILE "
+    "(in the window: File ▸ Bibliography…)."
+)
+EMPTY_BIBLIOGRAPHY_NOTICE = (
+    "The bibliography has no entries, so none of the document's citations could be checked (is it "
+    "the right file?)."
+)
+
+
 def cited_works(
     text: str,
     document: Path | None,
