@@ -27,7 +27,11 @@ def test_a_chosen_bibliography_is_kept_with_the_document_and_makes_it_a_pandoc_d
     bib.parent.mkdir()
     bib.write_text("@article{cool2020, title = {Cool streets}, author = {Lee, Ana}}\n", encoding="utf-8")
     session = desk.open(document)
-    assert not session.audit().document.pandoc  # no bibliography: numbered (and no markers at all)
+    before = session.audit()  # no bibliography yet: keys are read, none is looked up, none is fabricated
+    assert before.document.pandoc
+    assert not [f for f in before.findings if f.kind.value == "fabricated"]
+    assert before.coverage is not None
+    assert before.coverage.reasons == {"no bibliography to look the key up in": 2}
     assert session.citation_keys() == []
     session.set_bibliography(bib)
     again = desk.open(document)  # another session of the same file: the setting is in the store
