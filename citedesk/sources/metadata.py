@@ -305,32 +305,53 @@ def _crossref_author(entry: object) -> Author | None:
 
 def parse_crossref_work(message: dict[str, Any]) -> Work:
     """A Crossref work (`message` of `/works/{doi}`, or one item of a works list)."""
-    dates = [
-        _date_parts(message.get(name))
-        for name in ("issued", "published", "published-print", "published-online")
-    ]
-    years = tuple(dict.fromkeys(d[0] for d in dates if d))
-    authors = tuple(a for a in map(_crossref_author, message.get("author") or ()) if a is not None)
-    if not authors:
-        authors = tuple(a for a in map(_crossref_author, message.get("editor") or ()) if a is not None)
-    title = clean_text(message.get("title"))
-    return Work(
+    score = message.get("score")
+    return _csl_shaped_work(
+        message,
         source="crossref",
-        doi=normalise_doi(str(message.get("DOI") or "")),
+        authors=_authors(message.get("author")) or _authors(message.get("editor")),  # edited volume: editors
+        date_fields=("issued", "published", "published-print", "published-online"),
+        short_container_field="short-container-title",
+        score=float(score) if isinstance(score, int | float) else None,
+    )
+
+
+def _authors(entries: object) -> tuple[Author, ...]:
+    if not isinstance(entries, list):
+        return ()
+    return tuple(a for a in map(_crossref_author, entries) if a is not None)
+
+
+def _csl_shaped_work(
+    data: dict[str, Any],
+    *,
+    source: str,
+    authors: tuple[Author, ...],
+    date_fields: tuple[str, ...],
+    short_container_field: str,
+    score: float | None = None,
+) -> Work:
+    """The fields Crossref's JSON and CSL-JSON share (Crossref's is CSL-JSON with other names for a few)."""
+    dates = [_date_parts(data.get(name)) for name in date_fields]
+    years = tuple(dict.fromkeys(d[0] for d in dates if d))
+    title = clean_text(data.get("title"))
+    return Work(
+        source=source,
+        doi=normalise_doi(str(data.get("DOI") or "")),
         title=strip_retraction_prefix(title) if title else None,
-        subtitle=clean_text(message.get("subtitle")),
+        subtitle=clean_text(data.get("subtitle")),
         authors=authors,
         year=years[0] if years else None,
         years=years,
-        container=clean_text(message.get("container-title")),
-        short_container=clean_text(message.get("short-container-title")),
-        volume=clean_text(message.get("volume")),
-        issue=clean_text(message.get("issue")),
-        pages=clean_text(message.get("page")),
-        kind=clean_text(message.get("type")),
-        url=clean_text(message.get("URL")),
-        notices=crossref_notices(message),
-        score=float(message["score"]) if isinstance(message.get("score"), int | float) else None,
+        container=clean_text(data.get("container-title")),
+        short_container=clean_text(data.get(short_container_field)),
+        volume=clean_text(data.get("volume")),
+        issue=clean_text(data.get("issue")),
+        pages=clean_text(data.get("page")),
+        kind=clean_text(data.get("type")),
+        url=clean_text(data.get("URL")),
+        notices=crossref_notices(data),
+        score=score,
     )
 
 
@@ -416,31 +437,10 @@ def parse_openalex_work(data: dict[str, Any]) -> Work:
 
 def parse_csl_work(data: dict[str, Any]) -> Work:
     """CSL-JSON, as doi.org content negotiation answers for any registration agency."""
-    authors = tuple(
-        Author(
-            clean_text(a.get("family")) or clean_text(a.get("literal")) or "",
-            clean_text(a.get("given")) or "",
-        )
-        for a in data.get("author") or ()
-        if isinstance(a, dict) and (a.get("family") or a.get("literal"))
-    )
-    dates = [_date_parts(data.get(name)) for name in ("issued", "published-print", "published-online")]
-    years = tuple(dict.fromkeys(d[0] for d in dates if d))
-    title = clean_text(data.get("title"))
-    return Work(
+    return _csl_shaped_work(
+        data,
         source="doi.org",
-        doi=normalise_doi(str(data.get("DOI") or "")),
-        title=strip_retraction_prefix(title) if title else None,
-        subtitle=clean_text(data.get("subtitle")),
-        authors=authors,
-        year=years[0] if years else None,
-        years=years,
-        container=clean_text(data.get("container-title")),
-        short_container=clean_text(data.get("container-title-short")),
-        volume=clean_text(data.get("volume")),
-        issue=clean_text(data.get("issue")),
-        pages=clean_text(data.get("page")),
-        kind=clean_text(data.get("type")),
-        url=clean_text(data.get("URL")),
-        notices=crossref_notices(data),
+        authors=_authors(data.get("author")),
+        date_fields=("issued", "published-print", "published-online"),
+        short_container_field="container-title-short",
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +15,7 @@ from citedesk.core.bibliography import BibFormat, parse_bibliography
 from citedesk.core.works import BibReference
 from citedesk.sources.refcheck import CheckStatus, ReferenceChecker, wants_check
 from tests.helpers.indexes import POLICY, SNAPSHOT_SAMPLE, IndexServer, serve_indexes
+from tests.helpers.truth_cli import audit, by_reference, flags
 
 DING_TITLE = (
     "Caffeinated and decaffeinated coffee consumption and risk of type 2 diabetes: "
@@ -122,32 +122,6 @@ def project(root: Path, bibliography: str, body: str, name: str = "refs.bib") ->
     doc = root / "doc.md"
     doc.write_text(f"---\ntitle: Draft\nbibliography: refs/{name}\n---\n\n{body}", encoding="utf-8")
     return doc, bib
-
-
-def flags(root: Path, *extra: str) -> list[str]:
-    return [
-        "--store",
-        str(root / "store.sqlite3"),
-        "--sources",
-        str(root / "sources"),
-        "--judge",
-        "none",
-        "--allow-private-network",
-        *extra,
-    ]
-
-
-def audit(doc: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
-    main(["audit", str(doc), "--format", "json", *flags(doc.parent, *extra)])
-    report: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return report
-
-
-def by_reference(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
-    for finding in report["findings"]:
-        found.setdefault(finding["reference"], []).append(finding)
-    return found
 
 
 def test_each_cited_entry_gets_its_finding_on_its_citations(

@@ -3,10 +3,8 @@ for doi.org, Crossref and OpenAlex (real response shapes, tests/helpers/indexes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,6 +12,7 @@ from citedesk.cli import main
 from citedesk.core.document import parse_structure
 from citedesk.core.repair import prose_of
 from tests.helpers.indexes import DING, SNAPSHOT_SAMPLE, UNKNOWN, WAKEFIELD, ZHOU, IndexServer, serve_indexes
+from tests.helpers.truth_cli import audit, by_reference, flags
 
 CORRECT = DING.format(year="2014", doi="10.2337/dc13-1203")
 WRONG_YEAR = DING.format(year="2016", doi="10.2337/dc13-1203")
@@ -55,32 +54,6 @@ def write(folder: Path, entries: list[str], name: str = "draft.md") -> Path:
     doc = folder / name
     doc.write_text(f"# Draft\n\n{body}\n\n## References\n\n{refs}\n", encoding="utf-8")
     return doc
-
-
-def flags(folder: Path, *extra: str) -> list[str]:
-    return [
-        "--store",
-        str(folder / "store.sqlite3"),
-        "--sources",
-        str(folder / "sources"),
-        "--judge",
-        "none",
-        "--allow-private-network",
-        *extra,
-    ]
-
-
-def audit(doc: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
-    main(["audit", str(doc), "--format", "json", *flags(doc.parent, *extra)])
-    report: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return report
-
-
-def by_reference(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
-    for finding in report["findings"]:
-        found.setdefault(finding["reference"], []).append(finding)
-    return found
 
 
 def test_each_kind_of_reference_gets_its_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
