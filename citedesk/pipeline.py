@@ -244,10 +244,16 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
 
     verdicts = every_citation(document, verdicts, why_not_checked_in(document, resolved, state.out_of_time()))
     offline = options.offline or any(s.status.value == "offline" for s in (resolved or {}).values())
+    unreached = not offline and truth is not None and truth.reached_no_index()
     if offline and not options.offline and resolved:
         notices.append(
             "No host could be reached: this machine seems to be offline. Links are not reported as "
             "dead; the citations of sources not in the cache are listed as not checked."
+        )
+    elif unreached:
+        notices.append(
+            "No index could be reached (Crossref, doi.org, OpenAlex): this machine seems to be offline. "
+            "The references were not looked up, so retractions and metadata were not checked."
         )
     report = Report(
         document=document,
@@ -260,7 +266,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         notices=notices,
         coverage=coverage_of(document, verdicts, offline=offline),
         judge_note=judge_note,
-        retractions=_retraction_summary(truth, offline),
+        retractions=_retraction_summary(truth, offline or unreached),
     )
     if reviews:
         report.apply_reviews(reviews)

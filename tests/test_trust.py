@@ -156,12 +156,63 @@ def test_a_wrong_figure_is_one_number_finding_not_a_contradiction(
     )
     for extra in ([], ["--no-dense"]):
         main(["audit", str(document), "--format", "json", "--offline", "--judge", "heuristic", *extra])
-        findings = json.loads(capsys.readouterr().out)["findings"]
+        report = json.loads(capsys.readouterr().out)
+        findings = report["findings"]
         assert [f["kind"] for f in findings] == ["number_mismatch"]
+        # the citation is right (only the number is wrong): its verdict is not a contradiction
+        assert [v["label"] for c in report["claims"] for v in c["verdicts"]] == ["supported"]
         assert findings[0]["severity"] == "error"
         assert findings[0]["message"] == "The cited source [1] says 1.5 °C, not 2.5 °C."
         start, end = findings[0]["span"]
         assert document.read_text(encoding="utf-8")[start:end] == "2.5"
+
+
+def test_a_wrong_figure_names_its_unit_and_a_noun_phrase_negation_is_no_contradiction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "yields.txt").write_text(
+        "We measured yields on allotment plots. Plots produced on average 8 kilograms of vegetables per "
+        "square metre each year. Households with a plot bought noticeably fewer fresh vegetables during "
+        "the summer months than comparable households without a plot.",
+        encoding="utf-8",
+    )
+    document = write(
+        tmp_path,
+        "Plots produced on average 12 kilograms of vegetables per square metre each year [1]. "
+        "Households with a plot bought noticeably fewer fresh vegetables during the summer months [1].\n\n"
+        "## References\n\n[1] Yields and purchases on allotments. yields.txt\n",
+    )
+    report = report_of(document, capsys)
+    assert [f["message"] for f in report["findings"]] == [
+        "The cited source [1] says 8 kilograms, not 12 kilograms."
+    ]
+    # "without a plot" negates its noun phrase, not "bought fewer": the second citation is supported
+    assert [v["label"] for c in report["claims"] for v in c["verdicts"]] == ["supported", "supported"]
+
+
+def test_a_source_that_matches_an_uncited_sentence_only_in_part_is_named_but_never_cited_for_the_writer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "health.txt").write_text(
+        "Allotment gardening and health: a comparative survey among allotment gardeners and their "
+        "neighbors without an allotment. Allotment gardeners reported higher life satisfaction and lower "
+        "perceived stress than their neighbours without an allotment, after adjusting for age, income and "
+        "education. Gardening is associated with lower self-reported stress and better mood.",
+        encoding="utf-8",
+    )
+    document = write(
+        tmp_path,
+        "Gardening is associated with lower self-reported stress and better mood [1]. Older gardeners in "
+        "particular report that the allotment gives structure to their week.\n\n"
+        "## References\n\n[1] van den Berg. Allotment gardening and health. health.txt\n",
+    )
+    before = document.read_text(encoding="utf-8")
+    [uncited] = [f for f in report_of(document, capsys)["findings"] if f["kind"] == "uncited"]
+    assert "The source of [1] matches it only in part (support 0." in uncited["message"]
+    assert uncited["fixes"] == []
+    assert main(["fix", str(document), "--kinds", "all", *LOCAL]) == 0
+    capsys.readouterr()
+    assert document.read_text(encoding="utf-8") == before  # nothing cited on partial support
 
 
 def test_a_contradiction_shows_its_contradiction_and_the_judge_says_what_it_is(
@@ -224,6 +275,25 @@ def test_with_no_host_reachable_the_report_does_not_claim_the_indexes_were_asked
     text = capsys.readouterr().out
     assert "retractions: offline" in text
     assert "from Crossref and OpenAlex" not in text
+
+
+def test_with_local_sources_and_no_index_reachable_the_report_says_nothing_was_looked_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = write(  # every source is a local file; the entries' DOIs go to `.invalid` indexes (conftest)
+        tmp_path,
+        "Streets with more than 40% tree canopy were on average 1.5 °C cooler in the afternoon [1].\n\n"
+        "## References\n\n[1] Moreau. Urban tree canopy cooling. canopy.txt https://doi.org/10.1000/canopy\n",
+    )
+    main(["audit", str(document), "--format", "json", *LOCAL[1:]])  # not --offline: it tries, in vain
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["checked"] == 1  # the local copy was read and judged
+    assert report["retractions"]["offline"] is True
+    assert [n for n in report["notices"] if "No index could be reached" in n]
+    main(["audit", str(document), *LOCAL[1:]])
+    text = capsys.readouterr().out
+    assert "from Crossref and OpenAlex" not in text
+    assert "[1] local  canopy.txt  (not looked up in the indexes)" in text
 
 
 def test_a_host_that_does_not_exist_is_a_dead_link_while_others_answer(

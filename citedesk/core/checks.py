@@ -45,7 +45,7 @@ def fabricated_markers(document: Document) -> list[Finding]:
             claim = document.claim_by_marker.get(index)
             label = _label(marker, key)
             message = f"{label} cites a reference that does not exist: " + (
-                f"the reference list has {_count(document)} and no entry {key}."
+                f"the reference list has no entry {key} (its entries: {_entry_names(document)})."
                 if document.entries
                 else "the document has no reference list."
             )
@@ -257,6 +257,16 @@ def _item_span(marker: Marker, key: str) -> tuple[int, int]:
     return marker.start, marker.end
 
 
-def _count(document: Document) -> str:
-    n = len(document.entries)
-    return "1 entry" if n == 1 else f"{n} entries"
+def _entry_names(document: Document) -> str:
+    """The list's keys, numbers as ranges: "1–9, 11"; a long list of names ends in "…"."""
+    keys = list(dict.fromkeys(entry.key for entry in document.entries))
+    if not all(key.isdigit() for key in keys):
+        return ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
+    numbers = sorted({int(key) for key in keys})
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)

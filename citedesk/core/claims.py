@@ -27,13 +27,14 @@ _MONTH_DATE = re.compile(
 _REPORTING = re.compile(
     r"\b(?:according to|reported|reports|found that|find that|finds that|showed|shows that|show that|"
     r"demonstrated|demonstrates|estimated|estimates|concluded|suggests? that|revealed|observed|"
-    r"measured|confirmed|documented|surveyed|discovered|predicted|projected|announced|claimed|stated)\b",
+    r"measured|confirmed|documented|surveyed|discovered|predicted|projected|announced|claimed|stated|"
+    r"found|identified)\b",
     re.IGNORECASE,
 )
 _SOURCES = re.compile(
     r"\b(?:study|studies|survey|surveys|research|researchers|scientists|experts|analysis|analyses|"
     r"report|data|dataset|trial|trials|meta-analysis|census|paper|journal|poll|statistics|evidence|"
-    r"experiment|experiments)\b",
+    r"experiment|experiments)\b(?!\s+(?:area|areas|site|sites|region|period|design)\b)",
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
@@ -68,6 +69,18 @@ _FRAMING = re.compile(
     r"note that|recall that|imagine|consider)",
     re.IGNORECASE,
 )
+_OWN_WORK = re.compile(
+    r"\b(?:we|i)\s+(?:\w+ly\s+)?(?:measured|found|surveyed|observed|recorded|sampled|collected|interviewed|"
+    r"analy[sz]ed|tested|conducted|used|compared|estimated|calculated|computed|model+ed|followed|mapped)\b"
+    r"|\bour (?:results|data|findings|measurements|survey|analysis|model|sample)\b",
+    re.IGNORECASE,
+)
+"""The writer reporting their own work ("we measured shade with …"): theirs to state, not to cite."""
+_LABEL = re.compile(
+    r"\b(?:Figures?|Figs?\.|Tables?|Sections?|Chapters?|Equations?|Eqs?\.|Appendix|Appendices|Boxes|Box|"
+    r"Panels?|Listings?|Supplementary (?:Figure|Table))\s*\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?"
+)
+"""A label of the document's own parts ("Figure 1", "Table 2.3", "Eq. (4)"): not a figure to cite."""
 _HEDGE_OPINION = re.compile(r"\b(?:i think|i believe|in my opinion|we believe|seems to me)\b", re.IGNORECASE)
 _MIN_WORDS = 5
 
@@ -114,12 +127,14 @@ def assess(sentence_text: str) -> ClaimAssessment:
         return ClaimAssessment(False, ("too short to be a factual claim",))
 
     reasons: list[str] = []
-    without_years = _YEAR.sub(" ", text)
+    unlabelled = _LABEL.sub(" ", text)  # "Figure 1", "Section 2.1": the document's own parts
+    without_years = _YEAR.sub(" ", unlabelled)
     if _NUMBER.search(without_years) and re.search(r"\d", without_years):
         reasons.append("states a figure")
     if _YEAR.search(text) or _MONTH_DATE.search(text):
         reasons.append("gives a date")
-    if _REPORTING.search(text):
+    own_work = bool(_OWN_WORK.search(text))
+    if _REPORTING.search(text) and not own_work:  # "we measured …" reports the writer's own work
         reasons.append("reports a finding")
     if _SOURCES.search(text):
         reasons.append("refers to a study or source")
@@ -133,7 +148,9 @@ def assess(sentence_text: str) -> ClaimAssessment:
         reasons.append("claims a cause or association")
     if _PREVALENCE.search(text) and len(reasons) >= 1:
         reasons.append("generalises about prevalence")
-    if not reasons and _NAMED.search(text) and len(words) >= 8:
+    if not reasons and own_work:
+        return ClaimAssessment(False, ("the writer's own work",))
+    if not reasons and _NAMED.search(unlabelled) and len(words) >= 8:
         reasons.append("makes a claim about a named entity")
     return ClaimAssessment(bool(reasons), tuple(reasons) if reasons else ("no factual signal",))
 

@@ -28,7 +28,8 @@ _FRONT_MATTER_END = re.compile(r"(?:---|\.\.\.)[ \t]*$")
 
 _HTML_COMMENT_OPEN = "<!--"
 _INLINE_PATTERNS = re.compile(
-    r"!\[(?:[^\[\]\n]|\[[^\[\]\n]{0,200}\]){0,1000}\]\([^)\n]{0,2000}\)"  # image: all of it
+    r"!\[(?:[^\[\]\n]|\[[^\[\]\n]{0,200}\]){0,1000}\]\([^)\n]{0,2000}\)(?:\{[^{}\n]{0,500}\})?"  # image,
+    # with its pandoc attributes (`{#fig:map width=50%}`): all of it
     r"|<(?:https?|mailto|ftp):[^>\s]{1,2000}>"  # autolink
     r"|</?[A-Za-z][A-Za-z0-9-]{0,30}(?:\s[^<>\n]{0,500})?/?>"  # inline HTML tag
     r"|\bhttps?://[^\s<>\])\"'`]{1,2000}"  # bare URL

@@ -214,13 +214,14 @@ def _finding_json(report: Report, f: Finding) -> dict[str, Any]:
 
 def details_json(finding: Finding) -> dict[str, Any]:
     """A finding's `details` as the JSON contract has them: its kind-specific facts, the verdict it
-    reports (label, score, judge), and the reference it offers (`suggested`, with that reference's
+    reports (label, support `score`, `contradiction`, judge), and the reference it offers (`suggested`, with that reference's
     evidence where a verdict is reported, else its score; `suggested_by` when not the local judge)."""
     out = dict(finding.details)
     if finding.verdict is not None:
         out.update(
             verdict=finding.verdict.label.value,
             score=round(finding.verdict.score, 4),
+            contradiction=round(finding.verdict.contradiction, 4),
             judge=finding.verdict.judge,
         )
     offered = finding.suggestion

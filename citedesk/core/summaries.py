@@ -151,7 +151,7 @@ _TRUTH_WORDS = {
     "found_by_title": "found by title",
     "possible_match": "possible match",
     "not_found": "in no index",
-    "not_checked": "not checked",
+    "not_checked": "not looked up in the indexes",
 }
 
 

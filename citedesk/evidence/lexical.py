@@ -179,6 +179,8 @@ STOPWORDS = frozenset(
     ]
 )
 
+# Not "without": a preposition whose negation stays inside its noun phrase ("households without a
+# plot bought fewer vegetables" says nothing negative about buying fewer).
 NEGATIONS = frozenset(
     [
         "not",
@@ -208,7 +210,6 @@ NEGATIONS = frozenset(
         "wasnt",
         "weren't",
         "werent",
-        "without",
         "lack",
         "lacks",
         "lacked",

@@ -63,10 +63,14 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 
 @dataclass(frozen=True)
 class Offer:
-    """A reference offered for an uncited sentence, and the fix that cites it."""
+    """A reference offered for an uncited sentence, and the fix that cites it: none when its source
+    supports the sentence only in part (the writer is told to read it first; nothing cites it
+    for them, not even `fix --kinds all`)."""
 
     suggestion: Suggestion
-    fix: Fix
+    fix: Fix | None
+    note: str = ""
+    """What the message adds when there is no fix."""
 
 
 @dataclass
@@ -152,10 +156,12 @@ def offer_citations(
             continue
         offers = [o for o in (claude.get(claim_id), local.get(claim_id)) if o is not None]
         shown = local.get(claim_id)
+        fixes = tuple(o.fix for o in offers if o.fix is not None)
         merged.append(
             replace(
                 finding,
-                fixes=(*(o.fix for o in offers), *finding.fixes),
+                message=finding.message + ("" if fixes else "".join(o.note for o in offers)),
+                fixes=(*fixes, *finding.fixes),
                 suggestion=offers[0].suggestion,
                 evidence=shown.suggestion.evidence if shown else finding.evidence,
             )
@@ -331,11 +337,72 @@ def _number_mismatches(
                 again = judging.verdict(question, judging.answer([question])[0])
                 if again.label not in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED):
                     continue  # the source does not say this with its own figure either
+                claim_verdicts[claim_verdicts.index(verdict)] = replace(
+                    again, reference=verdict.reference, evidence=verdict.evidence
+                )  # the citation is right: its verdict is the one with the source's figure
             explained.add((claim_id, verdict.reference))
             findings.extend(
                 _number_mismatch(document, claim_id, verdict, figure, stated) for figure, stated in conflicts
             )
     return findings, explained
+
+
+_UNIT_WORDS = frozenset(
+    f"{word}{plural}"
+    for word in [
+        "gram",
+        "kilogram",
+        "milligram",
+        "microgram",
+        "tonne",
+        "pound",
+        "ounce",
+        "metre",
+        "meter",
+        "kilometre",
+        "kilometer",
+        "centimetre",
+        "centimeter",
+        "millimetre",
+        "millimeter",
+        "mile",
+        "foot",
+        "feet",
+        "inch",
+        "yard",
+        "hectare",
+        "acre",
+        "litre",
+        "liter",
+        "millilitre",
+        "milliliter",
+        "gallon",
+        "second",
+        "minute",
+        "hour",
+        "week",
+        "month",
+        "year",
+        "decade",
+        "century",
+        "degree",
+        "percent",
+        "watt",
+        "kilowatt",
+        "megawatt",
+        "gigawatt",
+        "joule",
+        "calorie",
+        "kilocalorie",
+        "dollar",
+        "euro",
+        "person",
+        "people",
+        "patient",
+    ]
+    for plural in ("", "s")
+)
+"""Words after a figure that are its unit ("8 kilograms"), so the message names them."""
 
 
 def _number_mismatch(
@@ -352,7 +419,7 @@ def _number_mismatch(
     window = verdict.evidence.window if verdict.evidence else ""
     following = window[stated.end : stated.end + 40].split()
     unit = following[0].strip(".,;:()") if following else ""
-    if unit.isalpha() and len(unit) > 3:
+    if unit.isalpha() and len(unit) > 3 and unit.lower() not in _UNIT_WORDS:
         unit = ""  # a noun ("30% tree canopy"), not a unit ("1.5 °C", "12 km"): the figure says enough
     said, written = f"{stated.text} {unit}".strip(), f"{figure.text} {unit}".strip()
     return make_finding(
@@ -496,12 +563,20 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
         if best is None:
             continue
         key, verdict = best
-        how = "supports this" if verdict.label is VerdictLabel.SUPPORTED else "best matches this, in part"
+        suggested = Suggestion(key, verdict.score, verdict.evidence)
+        if verdict.label is not VerdictLabel.SUPPORTED:
+            offers[claim.id] = Offer(
+                suggested,
+                None,
+                f" The source of {document.label(key)} matches it only in part (support {verdict.score:.2f}):"
+                " read it before citing it.",
+            )
+            continue
         fix = make_fix(
-            f"Cite {document.label(key)} (its source {how})",
+            f"Cite {document.label(key)} (its source supports this)",
             document,
             cite_sentence(document, claim.sentence, [key]),
         )
         if fix is not None:
-            offers[claim.id] = Offer(Suggestion(key, verdict.score, verdict.evidence), fix)
+            offers[claim.id] = Offer(suggested, fix)
     return offers

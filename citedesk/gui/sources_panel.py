@@ -98,6 +98,19 @@ class SourceTree(QTreeWidget):
         event.acceptProposedAction()
 
 
+class _SourceItem(QTreeWidgetItem):
+    """A row that sorts references by number where both are numbers ([2] before [11])."""
+
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        column = self.treeWidget().sortColumn() if self.treeWidget() else 0
+        mine, theirs = self.text(column), other.text(column)
+        if column == 0 and mine.isdigit() and theirs.isdigit():
+            return int(mine) < int(theirs)
+        if column == 0 and mine.isdigit() != theirs.isdigit():
+            return mine.isdigit()  # numbered entries first, then footnote names
+        return mine.casefold() < theirs.casefold()
+
+
 class SourcesPanel(QWidget):
     refresh_requested = Signal(str)  # reference key
     open_requested = Signal(str)  # reference key
@@ -170,7 +183,7 @@ class SourcesPanel(QWidget):
             described = " — ".join(
                 p for p in (source.title, source.authors) if p
             )  # a bibliography's title, authors
-            item = QTreeWidgetItem([source.key, status, score, described or source.location or ""])
+            item = _SourceItem([source.key, status, score, described or source.location or ""])
             item.setData(0, Qt.ItemDataRole.UserRole, source.key)
             item.setToolTip(3, self._tooltip(source))
             item.setToolTip(1, "\n".join(filter(None, [source.message or status, *_truth_lines(check)])))

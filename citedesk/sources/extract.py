@@ -68,8 +68,20 @@ def extract(data: bytes, content_type: str | None = None, name: str = "") -> Ext
         text = decode_document(data).text
     except DocumentError:
         return Extracted("", "text")
-    title = next((line.strip("# ").strip() for line in text.splitlines() if line.strip()), None)
-    return Extracted(text, "text", title=title[:300] if title else None)
+    return Extracted(text, "text", title=_text_title(text))
+
+
+TITLE_MAX = 200
+
+
+def _text_title(text: str) -> str | None:
+    """A plain text's title: its first line when that is short, else the first line's first sentence
+    when that is; else none (a title cut mid-word would name nothing)."""
+    first = next((line.strip("# ").strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) <= TITLE_MAX:
+        return first or None
+    end = first.find(". ")
+    return first[:end] if 0 < end <= TITLE_MAX else None
 
 
 def extract_html(data: bytes) -> Extracted:

@@ -226,6 +226,8 @@ class IndexAnswer:
     fetched_at: float | None = None
     from_cache: bool = False
     message: str = ""
+    unreachable: bool = False
+    """FAILED because the host could not be reached (no network, DNS, refused): not a slow-down."""
 
     @property
     def work(self) -> Work | None:
@@ -395,7 +397,7 @@ class IndexClient:
         with self._guard:
             down = self._down.get(host)
         if down is not None:
-            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True)
         bucket = f"{host}/lists" if urlsplit(url).path.rstrip("/").endswith("/works") else host
         if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait, bucket=bucket):
             why = "cancelled" if self.cancelled() else f"{index} asked us to slow down; not checked this time"
@@ -403,7 +405,7 @@ class IndexClient:
         with self._guard:  # found unreachable by another thread while this one waited its turn
             down = self._down.get(host)
         if down is not None:
-            return IndexAnswer(index, AnswerStatus.FAILED, message=down)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True)
         result = self.fetcher.fetch(url, accept=accept)
         with self._guard:
             self.requests += 1
@@ -422,7 +424,7 @@ class IndexClient:
             message = f"{index} could not be reached ({result.message or result.status.value})"
             with self._guard:
                 self._down.setdefault(host, message)
-            return IndexAnswer(index, AnswerStatus.FAILED, message=message)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=message, unreachable=True)
         if result.http_status in _BUSY:
             self.limiter.pause(host, result.retry_after or _DEFAULT_PAUSE)
             return IndexAnswer(

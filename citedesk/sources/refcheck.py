@@ -95,6 +95,8 @@ class ReferenceCheck:
     from_cache: bool = False
     title_score: float | None = None
     message: str = ""
+    unreachable: bool = False
+    """Not checked because no index asked could be reached (the machine seems to be offline)."""
 
     @property
     def standing(self) -> Notice | None:
@@ -275,12 +277,13 @@ class ReferenceChecker:
                         message=f"the DOI {doi} is registered nowhere (Crossref and doi.org do not know it)",
                     ),
                 )
-            why = "; ".join(
-                dict.fromkeys(
-                    a.message for a in (crossref, resolver, openalex) if a is not None and a.message
-                )
+            asked = [a for a in (crossref, resolver, openalex) if a is not None]
+            why = "; ".join(dict.fromkeys(a.message for a in asked if a.message))
+            return replace(
+                base,
+                message=why or "no index answered",
+                unreachable=all(a.unreachable for a in asked),
             )
-            return replace(base, message=why or "no index answered")
         work = deciding.work
         comparison = compare_work(cited, work, self.policy)
         common = replace(
@@ -386,6 +389,7 @@ class ReferenceChecker:
                 key,
                 CheckStatus.NOT_CHECKED,
                 message="; ".join(dict.fromkeys(a.message for a in failed if a.message)),
+                unreachable=len(failed) == len(answers) and all(a.unreachable for a in failed),
             )
         asked = " and ".join(a.index.capitalize() if a.index != "openalex" else "OpenAlex" for a in answers)
         return ReferenceCheck(

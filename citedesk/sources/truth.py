@@ -97,6 +97,14 @@ class TruthResult:
         }
         return TruthResult(checks, self.snapshot)
 
+    def reached_no_index(self) -> bool:
+        """Some look-up was tried, and no index could be reached for any entry, nor answered from
+        the store: the machine seems to be offline, so Crossref and OpenAlex were not asked."""
+        checks = list(self.checks.values())
+        return any(c.unreachable for c in checks) and all(
+            c.unreachable or (c.status is CheckStatus.NOT_CHECKED and not c.from_cache) for c in checks
+        )
+
 
 def retraction_summary(
     truth: TruthResult, *, offline: bool, now: float | None = None

@@ -17,6 +17,9 @@ from citedesk.core.claims import assess
         ("Electric cars are cheaper to run than petrol cars over their lifetime.", "makes a comparison"),
         ("It is the largest freshwater lake in Africa by area.", "makes a superlative claim"),
         ("Smoking causes most cases of lung cancer worldwide today.", "claims a cause or association"),
+        ("Testing of soils in old towns found lead above guideline values.", "reports a finding"),
+        ("We found that 40% of street trees died within five years.", "states a figure"),
+        ("Table 2 shows that 40% of the trees died within five years.", "states a figure"),
     ],
 )
 def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
@@ -35,6 +38,9 @@ def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
         "Let us turn to the evidence.",
         "That is all.",
         "We argue that planning should start with people.",
+        "As discussed in @sec:methods, we measured shade with hemispherical photographs.",
+        "Figure 1 maps canopy cover across the study area.",
+        "Table 3 and Eq. (4) give the model used in Section 2.1 of this thesis.",
     ],
 )
 def test_framing_questions_and_transitions_do_not(sentence: str) -> None:

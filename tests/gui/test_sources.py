@@ -11,7 +11,9 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from pytestqt.qtbot import QtBot
 
+from citedesk.core.summaries import SourceSummary
 from citedesk.gui.main_window import MainWindow
+from citedesk.gui.sources_panel import SourcesPanel
 from tests.conftest import SAMPLES
 from tests.gui.helpers import audited
 
@@ -113,3 +115,12 @@ def test_files_dropped_together_are_matched_by_key_number_or_title(
     assert unchecked_keys(window) == []
     assert "not matched: shopping list.txt" in window.stage.text()
     assert {row[0] for row in panel.rows().values()} == {"local file · attached"}
+
+
+def test_references_sort_by_number_then_by_name(qtbot: QtBot) -> None:
+    panel = SourcesPanel()
+    qtbot.addWidget(panel)
+    panel.set_sources([SourceSummary(key, "local") for key in ("11", "note", "2", "1", "10")])
+    items = [panel.tree.topLevelItem(row) for row in range(panel.tree.topLevelItemCount())]
+    shown = [item.text(0) for item in items if item is not None]
+    assert shown == ["1", "2", "10", "11", "note"]

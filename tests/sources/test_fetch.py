@@ -493,3 +493,19 @@ def test_no_thread_is_left_behind(encoded: str) -> None:
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert threading.active_count() <= before
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Street tree survival\n\nOf 4,000 trees planted, 20% died.", "Street tree survival"),
+        ("# Heat and health\nBody.", "Heat and health"),
+        (
+            "Allotment gardening and health: a survey. " + "Gardeners reported less stress. " * 20,
+            "Allotment gardening and health: a survey",
+        ),
+        ("word " * 100, None),  # no sentence end within reach: no title, rather than one cut mid-word
+    ],
+)
+def test_a_plain_text_title_is_its_short_first_line_or_first_sentence(text: str, title: str | None) -> None:
+    assert extract(text.encode(), None, "source.txt").title == title

@@ -89,6 +89,11 @@ PARTIAL = 0.3
 claims paired with another claim's evidence (a misattributed citation)."""
 
 
+FEATURES_VERSION = 2
+"""Raised when a feature is computed differently (2: "without" no longer negates a clause), so that
+judgements cached from the old features are not reused."""
+
+
 @dataclass(frozen=True)
 class Model:
     """The judge's fitted weights, with and without the embedding model. `SHIPPED` is what the app
@@ -105,7 +110,7 @@ class Model:
         """A short digest of the weights: judgements cached by other weights are not reused."""
         import hashlib  # noqa: PLC0415
 
-        numbers = (*self.weights, self.bias, *self.words_weights, self.words_bias)
+        numbers = (FEATURES_VERSION, *self.weights, self.bias, *self.words_weights, self.words_bias)
         return hashlib.blake2b(repr(numbers).encode(), digest_size=4).hexdigest()
 
     def source(self, dense: bool) -> str:
