@@ -122,6 +122,10 @@ def _colour(args: argparse.Namespace) -> bool:
     return args.format == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+def _alarms(n: int) -> str:
+    return "a false alarm" if n == 1 else "false alarms"
+
+
 def _review(args: argparse.Namespace) -> int:
     """List every finding (dismissed ones too) with its decision, or record / clear one."""
     from citedesk.core.review import Decision  # noqa: PLC0415
@@ -147,9 +151,11 @@ def _review(args: argparse.Namespace) -> int:
         line, col = lines.line_col(finding.start)
         review = report.review_of(finding)
         decided = f"[{review.decision.label}{': ' + review.note if review.note else ''}]" if review else "[—]"
-        print(printable(f"{number:3}. {line}:{col} {finding.kind.value:20} {decided} {finding.message}"))
+        where = f"{line}:{col}"
+        print(printable(f"{number:3}. {where:8} {finding.kind.value:22} {decided} {finding.message}"))
     reviewed, total = report.review_progress()
-    print(f"\n{reviewed} of {total} reviewed; {len(report.dismissed)} dismissed as false alarms")
+    dismissed = len(report.dismissed)
+    print(f"\n{reviewed} of {total} reviewed; {dismissed} dismissed as {_alarms(dismissed)}")
     return EXIT_OK
 
 

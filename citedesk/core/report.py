@@ -270,7 +270,8 @@ def _context(report: Report, finding: Finding) -> str:
 
 def _headline(report: Report) -> str:
     s = summary(report.findings)
-    hidden = f"; {len(report.dismissed)} dismissed as false alarms" if report.dismissed else ""
+    n = len(report.dismissed)
+    hidden = f"; {n} dismissed as {'a false alarm' if n == 1 else 'false alarms'}" if n else ""
     if not s["total"]:
         return "no findings" + hidden
     counts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in s["by_severity"].items() if n]

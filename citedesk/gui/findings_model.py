@@ -22,9 +22,10 @@ _FLAT = 0xFFFFFFFE
 """internalId of top-level finding rows (the list in document order)."""
 
 
-def problem_label(finding: Finding) -> str:
-    """What is wrong, in the list's first column: the kind, and the reference it is about."""
-    return finding.kind.label + (f" [{finding.reference}]" if finding.reference else "")
+def problem_label(finding: Finding, cite: Callable[[str], str] = lambda key: f"[{key}]") -> str:
+    """What is wrong, in the list's first column: the kind, and the reference it is about, written
+    as the document cites it (`cite`: `[3]`, or `@doe99` in a pandoc document)."""
+    return finding.kind.label + (f" {cite(finding.reference)}" if finding.reference else "")
 
 
 class FindingsModel(QAbstractItemModel):
@@ -40,6 +41,8 @@ class FindingsModel(QAbstractItemModel):
         self._notes: dict[int, str] = {}
         self._filter = ""
         self._sort: tuple[int, Qt.SortOrder] = (1, Qt.SortOrder.AscendingOrder)
+        self.cite: Callable[[str], str] = lambda key: f"[{key}]"
+        """How the document writes a citation of a key (`Document.label`), set with each report."""
 
     @property
     def grouped(self) -> bool:
@@ -88,7 +91,7 @@ class FindingsModel(QAbstractItemModel):
                 finding.kind.label,
                 finding.kind.value,
                 finding.severity.value,
-                f"[{finding.reference}]" if finding.reference else "",
+                self.cite(finding.reference) if finding.reference else "",
                 finding.message,
                 self._notes.get(id(finding), ""),
             )
@@ -218,7 +221,7 @@ class FindingsModel(QAbstractItemModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             if index.column() == 0:
-                label = problem_label(finding)
+                label = problem_label(finding, self.cite)
                 review = self._notes.get(id(finding))
                 return f"{label} · {review}" if review else label
             if index.column() == 1:

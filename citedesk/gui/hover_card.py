@@ -240,9 +240,17 @@ class HoverCard(QFrame):
         return button
 
     def _place(self, anchor: QRect) -> None:
+        """Below the anchor (above it when there is no room), inside the editor's viewport: never
+        under its scroll bar, its frame or the line numbers."""
         parent = self.parentWidget()
-        room = parent.width() if parent is not None else CARD_WIDTH + 16
-        width = max(200, min(CARD_WIDTH, room - 16))
+        viewport = getattr(parent, "viewport", None)
+        if parent is None:
+            area = QRect(0, 0, CARD_WIDTH + 16, anchor.bottom() + 2 * CARD_WIDTH)
+        elif callable(viewport):
+            area = viewport().geometry()
+        else:
+            area = parent.rect()
+        width = max(200, min(CARD_WIDTH, area.width() - 16))
         self.setFixedWidth(width)
         self.setMinimumHeight(0)
         self.setMaximumHeight(16_777_215)
@@ -250,11 +258,11 @@ class HoverCard(QFrame):
         height = self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
         height = max(height, self.sizeHint().height())
         self.resize(width, height)
-        bottom = parent.height() if parent is not None else anchor.bottom() + height + 8
-        x = min(max(4, anchor.left()), max(4, room - width - 4))
+        left, right, top, bottom = area.left(), area.right() + 1, area.top(), area.bottom() + 1
+        x = min(max(left + 4, anchor.left()), max(left + 4, right - width - 4))
         y = anchor.bottom() + 4
         if y + height > bottom - 4:
-            y = max(4, anchor.top() - height - 4)
+            y = max(top + 4, anchor.top() - height - 4)
         self.move(x, y)
 
     # what it asks for ----------------------------------------------------------------------------------

@@ -325,6 +325,7 @@ class MainWindow(QMainWindow):
         decided = {id(f): r.decision.label for f in listed if (r := report.review_of(f))}
         lines = LineIndex(text)
         self._following = True  # the list is refilled: the editor stays where it is
+        self.findings.model.cite = report.document.label
         try:
             self.findings.show_findings(
                 listed, {f.start: lines.line_col(f.start)[0] for f in listed}, decided

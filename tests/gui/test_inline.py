@@ -73,6 +73,21 @@ def test_the_hover_card_names_each_fix_and_applies_the_one_clicked(
     assert not [f for f in window.report.findings if f.kind is Kind.MISATTRIBUTED and f.reference == "3"]  # type: ignore[union-attr]
 
 
+def test_the_card_stays_inside_the_text_area_at_its_right_edge(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.resize(700, 600)
+    audited(qtbot, window, lambda: window.load_file(evidence_document(tmp_path)))
+    wrong = misattributed(window)
+    editor = window.editor
+    shown = editor.show_card_at(
+        Utf16Map(editor.toPlainText()).to_qt(wrong.start), x=editor.viewport().width() - 5
+    )
+    assert shown
+    assert editor.card.isVisible()
+    assert editor.viewport().geometry().contains(editor.card.geometry())  # not under the scroll bar or frame
+
+
 def test_hovering_the_words_a_finding_is_about_shows_its_card_too(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

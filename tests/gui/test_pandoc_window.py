@@ -51,6 +51,9 @@ def test_the_pandoc_sample_shows_keys_titles_authors_and_key_swaps(qtbot: QtBot,
     titles = {f.kind: [fix.title for fix in f.fixes] for f in report.findings}
     assert titles[Kind.FABRICATED] == ["Remove @lindqvist2018"]
     assert titles[Kind.MISATTRIBUTED] == ["Cite @forestry2019 instead of @moreau2021"]
+    model = window.findings.model
+    shown = {model.data(model.index(row, 0)) for row in range(model.rowCount())}
+    assert {"Fabricated citation @lindqvist2018", "Misattributed citation @moreau2021"} <= shown
 
 
 # the offscreen platform cannot raise a popup or give it the keyboard; a desktop does both
