@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     from citedesk.desk.session import DocumentSession
     from citedesk.store import Store
 
+
+def warm_up() -> None:
+    """Import what the first document job needs (the store: sqlite-utils pulls in numpy, about half
+    a second; the bibliography readers) so that a window can do it on a thread while it shows, not on its GUI thread."""
+    import citedesk.sources.citeworks  # noqa: PLC0415  (what `@` completion reads: the bibliographies)
+    import citedesk.store  # noqa: PLC0415
+    import citedesk.store.schema  # noqa: F401, PLC0415
+
+
 ENDPOINT_VARIABLES = {
     "doi_base": "CITEDESK_DOI_BASE",
     "crossref_base": "CITEDESK_CROSSREF_BASE",

@@ -1,7 +1,9 @@
 """`citedesk` with no command (or `citedesk open FILE`): the window.
 
 The window is shown before anything heavy is imported; torch and the models load in the audit
-process the first time an audit needs them. At a bare start, unsaved text found in the recovery
+process the first time an audit needs them; the store (whose import costs half a second) is
+imported on a thread while the window shows, and the first document opens when it is ready. At a
+bare start, unsaved text found in the recovery
 folder is offered back — for the file it belongs to, when it had one. Once the window shows, with
 no NLI model installed and the model hub answering (checked in a worker thread), a recommended
 model is offered for download, once.
@@ -10,6 +12,15 @@ model is offered for download, once.
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from citedesk.desk.desk import warm_up
+from citedesk.gui.qt import QObject, QTimer
+
+if TYPE_CHECKING:
+    from citedesk.gui.main_window import MainWindow
 
 
 def run(path: str | None = None) -> int:
@@ -23,9 +34,32 @@ def run(path: str | None = None) -> int:
     window = MainWindow()
     apply_theme(str(window.settings.value("theme", "system")))
     window.show()
+    when_ready(lambda: _first_document(window, path), window)
+    return int(app.exec())
+
+
+def _first_document(window: MainWindow, path: str | None) -> None:
     if path:
         window.load_file(path)
     else:
         window.document.offer_recovery_at_start()
     window.downloads.check_first_use(window.options.offline)
-    return int(app.exec())
+
+
+def when_ready(then: Callable[[], object], parent: QObject) -> threading.Thread:
+    """Import the store on a thread (`desk.warm_up`), then call `then` on the GUI thread: the window
+    stays responsive while the first document's job pays for the import."""
+    warm = threading.Thread(target=warm_up, name="citedesk-warm-up", daemon=True)
+    warm.start()
+    poll = QTimer(parent)
+    poll.setInterval(20)
+
+    def check() -> None:
+        if not warm.is_alive():
+            poll.stop()
+            poll.deleteLater()
+            then()
+
+    poll.timeout.connect(check)
+    poll.start()
+    return warm

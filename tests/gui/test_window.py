@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Kind
 from citedesk.desk import AuditOptions
+from citedesk.gui.app import when_ready
 from citedesk.gui.audit_controller import ProcessAuditRunner
 from citedesk.gui.evidence_view import hover_html
 from citedesk.gui.main_window import MainWindow
@@ -653,3 +655,15 @@ def test_a_fact_no_citation_supports_is_underlined_on_its_own_words_in_the_windo
     middle = text.index(SECOND_PART) + len(SECOND_PART) // 2  # plain text: Qt positions are offsets here
     assert part in window.editor.findings_at(middle)
     assert part.fixes[0].title == "Cite [2] for this part"
+
+
+def test_the_first_document_waits_for_the_store_import_on_a_thread_then_opens_on_the_gui_thread(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    on_gui_thread: list[bool] = []
+    warm = when_ready(
+        lambda: on_gui_thread.append(threading.current_thread() is threading.main_thread()), window
+    )
+    qtbot.waitUntil(lambda: bool(on_gui_thread), timeout=30_000)
+    assert on_gui_thread == [True]  # called once, on the GUI thread
+    assert not warm.is_alive()  # only once the import thread had ended: nothing is left behind
