@@ -252,8 +252,8 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
         )
     elif unreached:
         notices.append(
-            "No index could be reached (Crossref, doi.org, OpenAlex): this machine seems to be offline. "
-            "The references were not looked up, so retractions and metadata were not checked."
+            "No index could be reached (Crossref, doi.org, OpenAlex): the references were not looked up, "
+            "so retractions and metadata were not checked."
         )
     report = Report(
         document=document,

@@ -188,6 +188,25 @@ def test_a_wrong_figure_names_its_unit_and_a_noun_phrase_negation_is_no_contradi
     ]
     # "without a plot" negates its noun phrase, not "bought fewer": the second citation is supported
     assert [v["label"] for c in report["claims"] for v in c["verdicts"]] == ["supported", "supported"]
+    (tmp_path / "yields.txt").write_text(
+        "Children who grew up with a garden had higher rates of asthma than other children.", encoding="utf-8"
+    )
+    document.write_text(
+        "Children who grew up without a garden had higher rates of asthma than other children [1].\n\n"
+        "## References\n\n[1] Gardens and asthma. yields.txt\n",
+        encoding="utf-8",
+    )
+    [reversed_claim] = report_of(document, capsys)["claims"]  # "without X" against "with X" is a reversal
+    assert [v["label"] for v in reversed_claim["verdicts"]] == ["contradicted"]
+    (tmp_path / "yields.txt").write_text(
+        "About 20% of the saplings died within five years.", encoding="utf-8"
+    )
+    document.write_text(
+        "About 30% of the saplings died within five years [1].\n\n## References\n\n[1] Saplings. yields.txt\n",
+        encoding="utf-8",
+    )
+    messages = [f["message"] for f in report_of(document, capsys)["findings"]]
+    assert messages == ["The cited source [1] says 20%, not 30%."]  # "of" is no unit
 
 
 def test_a_source_that_matches_an_uncited_sentence_only_in_part_is_named_but_never_cited_for_the_writer(
@@ -293,7 +312,7 @@ def test_with_local_sources_and_no_index_reachable_the_report_says_nothing_was_l
     main(["audit", str(document), *LOCAL[1:]])
     text = capsys.readouterr().out
     assert "from Crossref and OpenAlex" not in text
-    assert "[1] local  canopy.txt  (not looked up in the indexes)" in text
+    assert "[1] local  canopy.txt  (offline: not looked up)" in text
 
 
 def test_a_host_that_does_not_exist_is_a_dead_link_while_others_answer(

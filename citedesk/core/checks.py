@@ -260,7 +260,7 @@ def _item_span(marker: Marker, key: str) -> tuple[int, int]:
 def _entry_names(document: Document) -> str:
     """The list's keys, numbers as ranges: "1–9, 11"; a long list of names ends in "…"."""
     keys = list(dict.fromkeys(entry.key for entry in document.entries))
-    if not all(key.isdigit() for key in keys):
+    if not all(key.isdecimal() for key in keys):
         return ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
     numbers = sorted({int(key) for key in keys})
     runs: list[list[int]] = []

@@ -27,14 +27,21 @@ _MONTH_DATE = re.compile(
 _REPORTING = re.compile(
     r"\b(?:according to|reported|reports|found that|find that|finds that|showed|shows that|show that|"
     r"demonstrated|demonstrates|estimated|estimates|concluded|suggests? that|revealed|observed|"
-    r"measured|confirmed|documented|surveyed|discovered|predicted|projected|announced|claimed|stated|"
-    r"found|identified)\b",
+    r"measured|confirmed|documented|surveyed|discovered|predicted|projected|announced|claimed|stated)\b",
     re.IGNORECASE,
 )
 _SOURCES = re.compile(
     r"\b(?:study|studies|survey|surveys|research|researchers|scientists|experts|analysis|analyses|"
     r"report|data|dataset|trial|trials|meta-analysis|census|paper|journal|poll|statistics|evidence|"
     r"experiment|experiments)\b(?!\s+(?:area|areas|site|sites|region|period|design)\b)",
+    re.IGNORECASE,
+)
+_FOUND = re.compile(r"\b(?:found|identified|detected)\b", re.IGNORECASE)
+"""Reporting only beside a research noun ("testing of soils found lead"), not in a story ("she found
+her keys")."""
+_RESEARCH = re.compile(
+    r"\b(?:testing|tests|measurements?|monitoring|sampling|samples|screening|inspections?|audits?|"
+    r"reviews?|investigations?|assessments?|inquiry|inquiries|modelling|modeling|analysts)\b",
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
@@ -71,14 +78,18 @@ _FRAMING = re.compile(
 )
 _OWN_WORK = re.compile(
     r"\b(?:we|i)\s+(?:\w+ly\s+)?(?:measured|found|surveyed|observed|recorded|sampled|collected|interviewed|"
-    r"analy[sz]ed|tested|conducted|used|compared|estimated|calculated|computed|model+ed|followed|mapped)\b"
-    r"|\bour (?:results|data|findings|measurements|survey|analysis|model|sample)\b",
+    r"analy[sz]ed|tested|conducted|used|compared|estimated|calculated|computed|model+ed|followed|mapped|"
+    r"identified|detected|showed|show|demonstrated|demonstrate|confirmed|documented|discovered|concluded|"
+    r"conclude|predicted|projected|report|reported)\b(?:\s+that\b)?"
+    r"|\bour (?:results|data|findings|measurements|survey|analysis|model|sample)\s+(?:\w+\s+)?"
+    r"(?:show|shows|showed|suggest|suggests|suggested|indicate|indicates|indicated)?",
     re.IGNORECASE,
 )
 """The writer reporting their own work ("we measured shade with …"): theirs to state, not to cite."""
 _LABEL = re.compile(
     r"\b(?:Figures?|Figs?\.|Tables?|Sections?|Chapters?|Equations?|Eqs?\.|Appendix|Appendices|Boxes|Box|"
     r"Panels?|Listings?|Supplementary (?:Figure|Table))\s*\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?"
+    r"(?:\s*(?:[-–,&]|and|to)\s*\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?)*"
 )
 """A label of the document's own parts ("Figure 1", "Table 2.3", "Eq. (4)"): not a figure to cite."""
 _HEDGE_OPINION = re.compile(r"\b(?:i think|i believe|in my opinion|we believe|seems to me)\b", re.IGNORECASE)
@@ -133,10 +144,13 @@ def assess(sentence_text: str) -> ClaimAssessment:
         reasons.append("states a figure")
     if _YEAR.search(text) or _MONTH_DATE.search(text):
         reasons.append("gives a date")
-    own_work = bool(_OWN_WORK.search(text))
-    if _REPORTING.search(text) and not own_work:  # "we measured …" reports the writer's own work
+    others = _OWN_WORK.sub(" ", unlabelled)  # "we measured …" reports the writer's own work
+    own_work = others != unlabelled
+    if _REPORTING.search(others) or (
+        _FOUND.search(others) and (_RESEARCH.search(others) or _SOURCES.search(others))
+    ):
         reasons.append("reports a finding")
-    if _SOURCES.search(text):
+    if _SOURCES.search(others):
         reasons.append("refers to a study or source")
     if _QUOTE.search(text):
         reasons.append("quotes someone")

@@ -180,7 +180,7 @@ def _keys_of(marker_text: str) -> list[str]:
 
 
 def _order(key: str) -> tuple[int, str]:
-    return (int(key), "") if key.isdigit() else (1 << 30, key)
+    return (int(key), "") if key.isdecimal() else (1 << 30, key)
 
 
 def _name(entry: Reference | None, key: str) -> str:

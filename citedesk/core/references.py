@@ -66,7 +66,7 @@ class Reference:
 
     @property
     def numeric(self) -> bool:
-        return self.key.isdigit()
+        return self.key.isdecimal()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ def parse_references(text: str, layout: Layout) -> ReferenceList:
 
 
 def _definition_entry(text: str, definition: Definition) -> Reference | None:
-    if not definition.footnote and not definition.key.isdigit():
+    if not definition.footnote and not definition.key.isdecimal():
         return None  # an ordinary link definition such as [docs]: https://…
     label_start = text.find(definition.key, definition.start)
     body = text[definition.body_start : definition.end]
@@ -184,7 +184,7 @@ def _entry(
 ) -> Reference:
     fields = extract_fields(body)
     return Reference(
-        key=str(int(key)) if key.isdigit() else key,
+        key=str(int(key)) if key.isdecimal() else key,
         start=start,
         end=end,
         label_start=label[0],

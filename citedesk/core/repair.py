@@ -393,7 +393,7 @@ def _numbering(kept: list[Reference], cited: Sequence[Sequence[str]]) -> dict[st
         if entry.numeric and entry.key not in numbering:
             position += 1
             numbering[entry.key] = str(position)
-    unknown = sorted({int(k) for keys in cited for k in keys if k.isdigit() and k not in numbering})
+    unknown = sorted({int(k) for keys in cited for k in keys if k.isdecimal() and k not in numbering})
     for offset, number in enumerate(unknown, start=1):
         numbering[str(number)] = str(position + offset)
     return numbering
@@ -404,7 +404,7 @@ def render_marker(marker: Marker, keys: list[str]) -> str:
         return f"[^{keys[0]}]"
     if marker.style is MarkerStyle.FOOTNOTE:
         return "".join(f"[^{k}]" for k in keys)
-    if all(k.isdigit() for k in keys):
+    if all(k.isdecimal() for k in keys):
         dash = next((item.dash for item in marker.items if item.dash), "")
         numbers = [int(k) for k in keys]
         if _was_sorted(marker):
@@ -414,7 +414,7 @@ def render_marker(marker: Marker, keys: list[str]) -> str:
 
 
 def marker_numbers(marker: Marker) -> list[int]:
-    return [int(k) for k in marker.keys if k.isdigit()]
+    return [int(k) for k in marker.keys if k.isdecimal()]
 
 
 def _was_sorted(marker: Marker) -> bool:
@@ -424,7 +424,7 @@ def _was_sorted(marker: Marker) -> bool:
 
 def _render_new(keys: list[str], structure: Structure) -> str:
     footnote_style = structure.markers and all(m.style is MarkerStyle.FOOTNOTE for m in structure.markers)
-    if footnote_style or not all(k.isdigit() for k in keys):
+    if footnote_style or not all(k.isdecimal() for k in keys):
         return "".join(f"[^{k}]" for k in keys)
     return "[" + ", ".join(keys) + "]"
 

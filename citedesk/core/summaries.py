@@ -103,6 +103,8 @@ class ReferenceTruth:
     """The notice that sets the work's standing now (the latest retraction, unless reinstated, …)."""
     notices: tuple[NoticeSummary, ...] = ()
     differences: tuple[FieldDifference, ...] = ()
+    unreachable: bool = False
+    """Not checked because no index could be reached (or the audit was offline)."""
 
     @property
     def retracted(self) -> bool:
@@ -119,6 +121,8 @@ class ReferenceTruth:
         if self.status == "metadata_error":
             labels = [d.label for d in self.differences]
             parts.append(", ".join(labels) + (" differs" if len(labels) == 1 else " differ"))
+        elif self.status == "not_checked" and not parts:
+            parts.append("offline: not looked up" if self.unreachable else "index look-up failed")
         elif self.status not in ("ok", "not_checked") or not parts:
             parts.append(_TRUTH_WORDS.get(self.status, self.status))
         return "; ".join(parts)
@@ -135,6 +139,7 @@ class ReferenceTruth:
             "standing": self.standing.to_json() if self.standing else None,
             "notices": [n.to_json() for n in self.notices],
             "differences": [d.to_json() for d in self.differences],
+            "unreachable": self.unreachable,
         }
 
 
@@ -151,7 +156,6 @@ _TRUTH_WORDS = {
     "found_by_title": "found by title",
     "possible_match": "possible match",
     "not_found": "in no index",
-    "not_checked": "not looked up in the indexes",
 }
 
 

@@ -44,7 +44,7 @@ def match_file(path: Path, references: Sequence[Reference]) -> FileMatch:
     keys = {ref.key.lower(): ref.key for ref in references}
     if stem.lower() in keys:
         key = keys[stem.lower()]
-        return FileMatch(path, key, "number" if key.isdigit() else "key")
+        return FileMatch(path, key, "number" if key.isdecimal() else "key")
     numbered = NUMBERED.fullmatch(stem)
     if numbered and numbered.group(1) in keys:
         return FileMatch(path, keys[numbered.group(1)], "number")

@@ -370,6 +370,29 @@ def content_stems(text: str) -> list[str]:
 _CLAUSE = re.compile(r"[^.,;:!?()]+")
 
 
+def _after(text: str, preposition: str, reach: int = 3) -> set[str]:
+    """Content stems within `reach` words after each `preposition` ("with a garden" → {garden})."""
+    tokens = [w.lower() for w in words(text)]
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token == preposition:
+            found.update(
+                stem(t) for t in tokens[index + 1 : index + 1 + reach] if t not in STOPWORDS and len(t) > 1
+            )
+    return found
+
+
+def with_without_clash(claim: str, evidence: str) -> bool:
+    """One text has "with X" where the other has only "without X" ("children who grew up without a
+    garden" against "… with a garden"): a negation kept inside a noun phrase, which the clause-level
+    count leaves out."""
+    claim_with, claim_without = _after(claim, "with"), _after(claim, "without")
+    evidence_with, evidence_without = _after(evidence, "with"), _after(evidence, "without")
+    return bool(
+        (claim_with & evidence_without) - evidence_with or (claim_without & evidence_with) - evidence_without
+    )
+
+
 def negation_count(text: str) -> int:
     """Negations that negate something: an elliptical one that ends its clause ("half as likely
     to die as trees that were not.") carries no content of its own and is not counted."""

@@ -174,16 +174,23 @@ def claude_offer(
 ) -> Offer | None:
     """The fix for Claude's checked proposal of `keys` for an uncited sentence."""
     claim = document.claim_by_id[claim_id]
+    score = confirmed.score if confirmed is not None else 0.0
+    evidence = confirmed.evidence if confirmed is not None else None
+    suggested = Suggestion(keys[0], score, evidence, by="claude")
+    if confirmed is None or confirmed.label is not VerdictLabel.SUPPORTED:
+        named = ", ".join(document.label(k) for k in keys)
+        return Offer(
+            suggested,
+            None,
+            f" Claude suggests {named}, whose source the local judge finds matches it only in part"
+            f" (support {score:.2f}): read it before citing it.",
+        )
     fix = make_fix(
         f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
         document,
         cite_sentence(document, claim.sentence, keys),
     )
-    if fix is None:
-        return None
-    score = confirmed.score if confirmed is not None else 0.0
-    evidence = confirmed.evidence if confirmed is not None else None
-    return Offer(Suggestion(keys[0], score, evidence, by="claude"), fix)
+    return Offer(suggested, fix) if fix is not None else None
 
 
 # misattributed ------------------------------------------------------------------------------------
@@ -348,61 +355,142 @@ def _number_mismatches(
 
 
 _UNIT_WORDS = frozenset(
-    f"{word}{plural}"
-    for word in [
+    [
         "gram",
+        "grams",
         "kilogram",
+        "kilograms",
         "milligram",
+        "milligrams",
         "microgram",
+        "micrograms",
         "tonne",
+        "tonnes",
+        "ton",
+        "tons",
         "pound",
+        "pounds",
         "ounce",
+        "ounces",
         "metre",
+        "metres",
         "meter",
+        "meters",
         "kilometre",
+        "kilometres",
         "kilometer",
+        "kilometers",
         "centimetre",
+        "centimetres",
         "centimeter",
+        "centimeters",
         "millimetre",
+        "millimetres",
         "millimeter",
+        "millimeters",
         "mile",
+        "miles",
         "foot",
         "feet",
         "inch",
+        "inches",
         "yard",
+        "yards",
         "hectare",
+        "hectares",
         "acre",
+        "acres",
         "litre",
+        "litres",
         "liter",
+        "liters",
         "millilitre",
+        "millilitres",
         "milliliter",
+        "milliliters",
         "gallon",
+        "gallons",
         "second",
+        "seconds",
         "minute",
+        "minutes",
         "hour",
+        "hours",
+        "day",
+        "days",
         "week",
+        "weeks",
         "month",
+        "months",
         "year",
+        "years",
         "decade",
+        "decades",
         "century",
+        "centuries",
         "degree",
+        "degrees",
         "percent",
         "watt",
+        "watts",
         "kilowatt",
+        "kilowatts",
         "megawatt",
+        "megawatts",
         "gigawatt",
+        "gigawatts",
         "joule",
+        "joules",
         "calorie",
+        "calories",
         "kilocalorie",
+        "kilocalories",
         "dollar",
+        "dollars",
         "euro",
+        "euros",
         "person",
         "people",
         "patient",
+        "patients",
+        "kg",
+        "g",
+        "mg",
+        "µg",
+        "t",
+        "lb",
+        "oz",
+        "km",
+        "m",
+        "cm",
+        "mm",
+        "mi",
+        "ft",
+        "in",
+        "yd",
+        "ha",
+        "l",
+        "ml",
+        "h",
+        "hr",
+        "hrs",
+        "min",
+        "s",
+        "ms",
+        "kw",
+        "kwh",
+        "mw",
+        "mwh",
+        "gw",
+        "gwh",
+        "mph",
+        "kph",
+        "ppm",
+        "ppb",
     ]
-    for plural in ("", "s")
 )
-"""Words after a figure that are its unit ("8 kilograms"), so the message names them."""
+"""Words after a figure that are its unit ("8 kilograms", "12 km"), so the message names them;
+anything else ("20% of", "30% tree canopy") is a noun the figure says enough without."""
 
 
 def _number_mismatch(
@@ -419,8 +507,8 @@ def _number_mismatch(
     window = verdict.evidence.window if verdict.evidence else ""
     following = window[stated.end : stated.end + 40].split()
     unit = following[0].strip(".,;:()") if following else ""
-    if unit.isalpha() and len(unit) > 3 and unit.lower() not in _UNIT_WORDS:
-        unit = ""  # a noun ("30% tree canopy"), not a unit ("1.5 °C", "12 km"): the figure says enough
+    if unit.isalpha() and unit.lower() not in _UNIT_WORDS:
+        unit = ""  # a noun ("30% tree canopy") or a word ("20% of"), not a unit ("1.5 °C", "12 km")
     said, written = f"{stated.text} {unit}".strip(), f"{figure.text} {unit}".strip()
     return make_finding(
         Kind.NUMBER_MISMATCH,

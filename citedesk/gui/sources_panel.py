@@ -104,10 +104,10 @@ class _SourceItem(QTreeWidgetItem):
     def __lt__(self, other: QTreeWidgetItem) -> bool:
         column = self.treeWidget().sortColumn() if self.treeWidget() else 0
         mine, theirs = self.text(column), other.text(column)
-        if column == 0 and mine.isdigit() and theirs.isdigit():
+        if column == 0 and mine.isdecimal() and theirs.isdecimal():
             return int(mine) < int(theirs)
-        if column == 0 and mine.isdigit() != theirs.isdigit():
-            return mine.isdigit()  # numbered entries first, then footnote names
+        if column == 0 and mine.isdecimal() != theirs.isdecimal():
+            return mine.isdecimal()  # numbered entries first, then footnote names
         return mine.casefold() < theirs.casefold()
 
 

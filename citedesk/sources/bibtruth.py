@@ -350,7 +350,7 @@ def _written(fmt: BibFormat | None, field: str, value: str, entry_type: str) -> 
     if fmt is BibFormat.BIBTEX:
         return f"{name} = {{{value.replace('-', '--') if field == 'pages' else value}}}"
     if fmt is BibFormat.CSL_JSON:
-        if field == "year" and value.isdigit():
+        if field == "year" and value.isdecimal():
             return f'"{name}": {{"date-parts": [[{value}]]}}'
         return f'"{name}": "{value}"'
     if fmt is BibFormat.RIS:

@@ -80,7 +80,7 @@ def _text_title(text: str) -> str | None:
     first = next((line.strip("# ").strip() for line in text.splitlines() if line.strip()), "")
     if len(first) <= TITLE_MAX:
         return first or None
-    end = first.find(". ")
+    end = first.find(". ", 15)  # not at "Dr. " or "U.S. " near the start
     return first[:end] if 0 < end <= TITLE_MAX else None
 
 

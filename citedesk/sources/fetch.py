@@ -308,7 +308,7 @@ class Fetcher:
                 )
                 return base
             declared = response.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > self.policy.max_bytes:
+            if declared and declared.isdecimal() and int(declared) > self.policy.max_bytes:
                 base.status, base.message = (
                     FetchStatus.TOO_LARGE,
                     f"the page is {int(declared) / 1e6:.1f} MB, over the limit",
@@ -462,7 +462,7 @@ def _retry_after(value: str | None) -> float:
     if not value:
         return 0.0
     value = value.strip()
-    if value.isdigit():
+    if value.isdecimal():
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)

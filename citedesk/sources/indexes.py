@@ -227,7 +227,8 @@ class IndexAnswer:
     from_cache: bool = False
     message: str = ""
     unreachable: bool = False
-    """FAILED because the host could not be reached (no network, DNS, refused): not a slow-down."""
+    """FAILED because the host could not be reached (no network, DNS, refused) or the audit is offline:
+    not a slow-down, not an error the index answered."""
 
     @property
     def work(self) -> Work | None:
@@ -361,7 +362,9 @@ class IndexClient:
         if fresh is not None:
             return fresh
         if self.config.offline:
-            return IndexAnswer(index, AnswerStatus.FAILED, message="not checked: working offline")
+            return IndexAnswer(
+                index, AnswerStatus.FAILED, message="not checked: working offline", unreachable=True
+            )
         with self._one_at_a_time(key):
             fresh = self._cached(index, key, stale_ok=False)
             if fresh is not None:

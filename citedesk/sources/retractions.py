@@ -162,7 +162,7 @@ def split_reasons(value: str | None) -> tuple[str, ...]:
 
 def _pmid(value: str | None) -> str | None:
     text = (value or "").strip()
-    return text if text.isdigit() and int(text) > 0 else None
+    return text if text.isdecimal() and int(text) > 0 else None
 
 
 def read_snapshot(path: str | Path, *, summary: SnapshotSummary | None = None) -> Iterator[RetractionRecord]:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from citedesk.core.checks import structural_findings
+from citedesk.core.checks import fabricated_markers, structural_findings
 from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind, Severity
 from citedesk.core.plan import plan_repairs
@@ -97,3 +97,11 @@ def test_problem_sample_shows_every_structural_kind(samples: object) -> None:
         Kind.DUPLICATE_REFERENCE,
         Kind.UNCITED,
     }
+
+
+def test_a_missing_entry_is_named_with_the_entries_there_are() -> None:
+    text = "Shade cools [10]. Parks cool [3].\n\n## References\n\n" + "".join(
+        f"[{n}] Author {n}. Title {n}.\n" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
+    )
+    [finding] = fabricated_markers(parse_document(text))
+    assert finding.message.endswith("the reference list has no entry 10 (its entries: 1–9, 11).")

@@ -20,6 +20,14 @@ from citedesk.core.claims import assess
         ("Testing of soils in old towns found lead above guideline values.", "reports a finding"),
         ("We found that 40% of street trees died within five years.", "states a figure"),
         ("Table 2 shows that 40% of the trees died within five years.", "states a figure"),
+        (
+            "We used the method of Lee, who showed that shade halves heat stress in summer.",
+            "reports a finding",
+        ),
+        (
+            "We measured canopy cover, as Lee did, and they found that shade halves heat stress.",
+            "reports a finding",
+        ),
     ],
 )
 def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
@@ -41,6 +49,11 @@ def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
         "As discussed in @sec:methods, we measured shade with hemispherical photographs.",
         "Figure 1 maps canopy cover across the study area.",
         "Table 3 and Eq. (4) give the model used in Section 2.1 of this thesis.",
+        "Figures 1 and 2 map canopy cover across the study area.",
+        "Figures 1-3 map canopy cover across the study area.",
+        "We identified three recurring themes in the interviews.",
+        "She found her keys under the mat by the door.",
+        "The police identified the suspect within hours of the attack.",
     ],
 )
 def test_framing_questions_and_transitions_do_not(sentence: str) -> None:

@@ -102,3 +102,8 @@ def test_no_reference_list() -> None:
 
 def test_normalise_url() -> None:
     assert normalise_url("https://www.Example.com/a/#frag") == normalise_url("http://example.com/a")
+
+
+def test_a_footnote_named_by_a_superscript_digit_is_read_not_a_crash() -> None:
+    document = parse_document("Trees cool streets in summer.[^²]\n\n[^²]: Lee. Shade. https://example.org\n")
+    assert [entry.key for entry in document.entries] == ["²"]  # "²".isdigit() is true, int("²") fails

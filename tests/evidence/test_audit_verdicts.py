@@ -13,9 +13,10 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.core.document import parse_document
+from citedesk.core.findings import Verdict, VerdictLabel
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
-from citedesk.evidence.suggest import assess_evidence
+from citedesk.evidence.suggest import assess_evidence, claude_offer
 from citedesk.sources.gather import SourceOptions, gather_sources
 from citedesk.store import Store
 from tests.conftest import SAMPLES
@@ -161,3 +162,20 @@ def test_an_uncited_claim_gets_a_partly_supporting_reference_only_when_it_clearl
     )  # a coin toss: no suggestion
     assert _suggestion(ranked(("4", unsupported, 0.2))) is None
     assert _suggestion([]) is None
+
+
+def test_claudes_proposal_is_a_fix_only_when_the_local_judge_finds_it_supports_the_sentence() -> None:
+    document = parse_document(
+        "Street trees die young in dry summers.\n\n## References\n\n[1] A. a.txt\n[2] B. b.txt\n"
+    )
+    claim_id = document.claims[0].id
+    partial = Verdict("2", VerdictLabel.PARTIALLY_SUPPORTED, 0.41)
+    offer = claude_offer(document, claim_id, ["2"], partial)
+    assert offer is not None
+    assert offer.fix is None  # nothing is cited for the writer on partial support
+    assert "Claude suggests [2]" in offer.note
+    assert "only in part (support 0.41)" in offer.note
+    supported = claude_offer(document, claim_id, ["2"], Verdict("2", VerdictLabel.SUPPORTED, 0.8))
+    assert supported is not None
+    assert supported.fix is not None
+    assert supported.fix.title == "Cite [2] (suggested by Claude, confirmed locally)"

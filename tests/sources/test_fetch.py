@@ -504,6 +504,7 @@ def test_no_thread_is_left_behind(encoded: str) -> None:
             "Allotment gardening and health: a survey. " + "Gardeners reported less stress. " * 20,
             "Allotment gardening and health: a survey",
         ),
+        ("Dr. Smith's report on street trees. " + "word " * 60, "Dr. Smith's report on street trees"),
         ("word " * 100, None),  # no sentence end within reach: no title, rather than one cut mid-word
     ],
 )

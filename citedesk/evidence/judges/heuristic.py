@@ -31,6 +31,7 @@ from citedesk.evidence.lexical import (
     hedged,
     negation_count,
     opposite_directions,
+    with_without_clash,
 )
 from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures, quantities
 from citedesk.evidence.policy import HEURISTIC_NOTE
@@ -89,9 +90,9 @@ PARTIAL = 0.3
 claims paired with another claim's evidence (a misattributed citation)."""
 
 
-FEATURES_VERSION = 2
-"""Raised when a feature is computed differently (2: "without" no longer negates a clause), so that
-judgements cached from the old features are not reused."""
+FEATURES_VERSION = 3
+"""Raised when a feature is computed differently (2: "without" no longer negates a clause; 3: "with X"
+against "without X" does), so that judgements cached from the old features are not reused."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def read_pair(claim: str, sentences: Sequence[str], dense: Similarity | None) ->
     missing_figure_share = len(missing) / len(figures) if figures else 0.0
     # the sentence that shares most with the claim decides negation
     best, best_stems = about_the_claim(wanted, sentences)
-    negated = (negation_count(claim) % 2) != (negation_count(best) % 2)
+    negated = (negation_count(claim) % 2) != (negation_count(best) % 2) or with_without_clash(claim, best)
     clash = float(antonym_clashes(wanted, have) > 0)
     opposite = opposite_directions(claim, best)
     antonym_in_best = antonym_clashes(wanted, best_stems) > 0
