@@ -96,6 +96,12 @@ def test_fail_on_policies() -> None:
     assert main(["audit", problems, "--fail-on", "fabricated", "--format", "json", "--out", os.devnull]) == 1
 
 
+def test_fail_on_a_severity_mixed_with_kinds_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    problems = str(SAMPLES / "problems.md")
+    assert main(["audit", problems, "--fail-on", "error,fabricated", "--out", os.devnull]) == 2
+    assert "one severity ('error' alone) or a list of finding kinds, not both" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

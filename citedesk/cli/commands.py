@@ -110,7 +110,9 @@ def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
         sys.stdout.write(output if args.format != "text" else printable(output, keep_colour=colour))
     for audit in audits:
         if audit.report is None:
-            print(f"citedesk: {printable(audit.path)}: {printable(audit.error or '')}", file=sys.stderr)
+            error = audit.error or ""
+            named = error if audit.path in error else f"{audit.path}: {error}"  # the name once
+            print(f"citedesk: {printable(named)}", file=sys.stderr)
     if any(audit.report is None for audit in audits):
         return EXIT_USAGE
     return (

@@ -195,9 +195,19 @@ def scan_markdown(text: str) -> Layout:
             while j < n:
                 ds, de, _ = lines[j]
                 follow = text[ds:de]
-                if not follow.strip() or not follow[:1].isspace():
-                    break
-                j += 1
+                if follow.strip() and follow[:1].isspace():
+                    j += 1
+                    continue
+                if not follow.strip() and definition.group(1):
+                    # a footnote goes on past blank lines while what follows is indented (pandoc):
+                    # its later paragraphs belong to it, and removing it removes them too
+                    k = j
+                    while k < n and not text[lines[k][0] : lines[k][1]].strip():
+                        k += 1
+                    if k < n and text[lines[k][0] : lines[k][1]].startswith(("    ", "\t")):
+                        j = k
+                        continue
+                break
             end_offset = lines[j - 1][1]
             definitions.append(
                 Definition(

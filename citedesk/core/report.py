@@ -112,6 +112,10 @@ class FailPolicy:
         kinds = set()
         for name in spec.split(","):
             name = name.strip().replace("-", "_")
+            if name in {s.value for s in Severity} or name in ("none", "never", "any", "all"):
+                raise UsageError(
+                    f"--fail-on takes one severity ({name!r} alone) or a list of finding kinds, not both"
+                )
             if name not in {k.value for k in Kind}:
                 valid = ", ".join(k.value for k in Kind)
                 raise UsageError(

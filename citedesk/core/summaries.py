@@ -122,10 +122,21 @@ class ReferenceTruth:
             labels = [d.label for d in self.differences]
             parts.append(", ".join(labels) + (" differs" if len(labels) == 1 else " differ"))
         elif self.status == "not_checked" and not parts:
-            parts.append("offline: not looked up" if self.unreachable else "index look-up failed")
+            parts.append(self._not_looked_up())
         elif self.status not in ("ok", "not_checked") or not parts:
             parts.append(_TRUTH_WORDS.get(self.status, self.status))
         return "; ".join(parts)
+
+    def _not_looked_up(self) -> str:
+        """Why the indexes say nothing: the audit was offline, or had no title, or ran out of time,
+        or an index failed to answer (an error, a slow-down)."""
+        if self.unreachable:
+            return "offline: not looked up"
+        if "no title" in self.message:
+            return "not looked up: no title"
+        if "time budget" in self.message or "cancelled" in self.message:
+            return "not looked up: out of time"
+        return "index look-up failed"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -177,7 +177,9 @@ class SourcesPanel(QWidget):
             if source.key in attached:
                 status += " · attached"
             check = source.check
-            if check is not None and (check.status != "not_checked" or check.standing is not None):
+            if (
+                check is not None
+            ):  # what the indexes say, or why they were not asked ("offline: not looked up")
                 status += f" · {check.words}"
             score = f"{source.quality.score:.2f}" if source.quality else "—"
             described = " — ".join(

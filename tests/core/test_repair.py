@@ -111,3 +111,32 @@ def test_prose_ignores_markers_and_reference_list() -> None:
     a = parse_structure("Claim [1]. More.\n\n## References\n\n[1] A.\n")
     b = parse_structure("Claim. More.\n\n## References\n\n[1] B, renumbered and rewritten.\n[2] C.\n")
     assert prose_of(a) == prose_of(b) == "Claim. More.\n\n"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_removing_a_footnote_removes_all_its_paragraphs(newline: str) -> None:
+    text = newline.join(
+        [
+            "Tap water had fibres in 83 percent of samples.[^a]",
+            "",
+            "[^a]: Smith (2020). Tap water.",
+            "[^orphan]: Koelmans (2017). A review of",
+            "    microplastics in freshwater.",
+            "",
+            "    A second paragraph of the orphan note.",
+            "[^b]: Jones (2019). Bottles.",
+            "",
+        ]
+    )
+    doc = parse_document(text)
+    result = apply_checked(text, build_edits(doc, [RemoveReference("orphan")]))
+    assert "second paragraph" not in result  # not left behind as part of [^a]
+    assert result == newline.join(
+        [
+            "Tap water had fibres in 83 percent of samples.[^a]",
+            "",
+            "[^a]: Smith (2020). Tap water.",
+            "[^b]: Jones (2019). Bottles.",
+            "",
+        ]
+    )

@@ -65,9 +65,9 @@ def test_a_folder_of_sources_is_attached_for_the_document_and_remembered(
     audited(qtbot, window, lambda: qtbot.mouseClick(panel.folder_button, Qt.MouseButton.LeftButton))
     assert unchecked_keys(window) == []
     assert {key: row[0] for key, row in panel.rows().items()} == {
-        "1": "local file",
-        "2": "local file",
-        "3": "local file",
+        "1": "local file · offline: not looked up",
+        "2": "local file · offline: not looked up",
+        "3": "local file · offline: not looked up",
     }
     assert panel.folder_label.text() == f"Sources folder: {folder.resolve()}"
     assert "3 citations · 3 checked" in window.status.coverage.text()
@@ -114,7 +114,7 @@ def test_files_dropped_together_are_matched_by_key_number_or_title(
     }
     assert unchecked_keys(window) == []
     assert "not matched: shopping list.txt" in window.stage.text()
-    assert {row[0] for row in panel.rows().values()} == {"local file · attached"}
+    assert {row[0] for row in panel.rows().values()} == {"local file · attached · offline: not looked up"}
 
 
 def test_references_sort_by_number_then_by_name(qtbot: QtBot) -> None:
