@@ -60,10 +60,16 @@ class Structure:
             found.setdefault(work.key, work)
         return found
 
+    @cached_property
+    def footnote_keys(self) -> frozenset[str]:
+        """Keys whose entry is a footnote definition (`[^smith2020]: …`)."""
+        return frozenset(e.key for e in self.references.entries if e.style.value == "footnote")
+
     def label(self, key: str) -> str:
-        """How a citation of `key` is written in messages: `[3]`, or `@doe99` in a pandoc document."""
+        """How a citation of `key` is written in messages: `[3]`, `[^smith2020]` for a footnote, or
+        `@doe99` in a pandoc document."""
         if not self.pandoc:
-            return f"[{key}]"
+            return f"[^{key}]" if key in self.footnote_keys else f"[{key}]"
         try:
             return render_key(key)
         except ValueError:

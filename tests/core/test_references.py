@@ -107,3 +107,11 @@ def test_normalise_url() -> None:
 def test_a_footnote_named_by_a_superscript_digit_is_read_not_a_crash() -> None:
     document = parse_document("Trees cool streets in summer.[^²]\n\n[^²]: Lee. Shade. https://example.org\n")
     assert [entry.key for entry in document.entries] == ["²"]  # "²".isdigit() is true, int("²") fails
+
+
+def test_messages_write_a_footnote_citation_as_the_text_does() -> None:
+    document = parse_document(
+        "Shade cools streets.[^lee] Parks too.[2]\n\n[^lee]: Lee. Shade.\n\n## References\n\n[2] Park.\n"
+    )
+    assert document.label("lee") == "[^lee]"
+    assert document.label("2") == "[2]"
