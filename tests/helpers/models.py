@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from transformers import BertConfig
+
     from citedesk.evidence.judges.nli import InputFormat
 
 WORDS = [
@@ -99,17 +101,13 @@ WORDS = [
 ]
 
 
-def build_tiny_nli(folder: Path, id2label: dict[int, str], winner: int | None = None) -> Path:
-    import torch
+def _save_tokenizer(folder: Path, tokens: Sequence[str], **special: str) -> dict[str, int]:
+    """A BERT-style WordPiece tokenizer over `tokens`, saved in `folder`; its vocabulary."""
     from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
     from tokenizers.models import WordPiece
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    vocab = {
-        token: i
-        for i, token in enumerate([*specials, *WORDS, *(f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz")])
-    }
+    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}
     backend = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
     backend.normalizer = normalizers.BertNormalizer(lowercase=True)
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -127,12 +125,18 @@ def build_tiny_nli(folder: Path, id2label: dict[int, str], winner: int | None = 
         mask_token="[MASK]",
         model_max_length=128,
         model_input_names=["input_ids", "token_type_ids", "attention_mask"],  # as BERT's tokenizer
+        **special,
     )
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer.save_pretrained(str(folder))
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    config = BertConfig(
-        vocab_size=len(vocab),
+    return vocab
+
+
+def _tiny_bert(vocab_size: int, id2label: dict[int, str], dropout: float = 0.1) -> BertConfig:
+    from transformers import BertConfig
+
+    return BertConfig(
+        vocab_size=vocab_size,
         hidden_size=32,
         num_hidden_layers=2,
         num_attention_heads=2,
@@ -140,9 +144,22 @@ def build_tiny_nli(folder: Path, id2label: dict[int, str], winner: int | None = 
         max_position_embeddings=128,
         id2label=id2label,
         label2id={v: k for k, v in id2label.items()},
+        hidden_dropout_prob=dropout,  # 0.1: BERT's default
+        attention_probs_dropout_prob=dropout,
     )
+
+
+_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def build_tiny_nli(folder: Path, id2label: dict[int, str], winner: int | None = None) -> Path:
+    import torch
+    from transformers import BertForSequenceClassification
+
+    vocab = _save_tokenizer(folder, [*_SPECIALS, *WORDS, *(f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz")])
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     torch.manual_seed(0)
-    model = BertForSequenceClassification(config)
+    model = BertForSequenceClassification(_tiny_bert(len(vocab), id2label))
     if winner is not None:
         with torch.no_grad():
             model.classifier.weight.zero_()
@@ -167,49 +184,15 @@ def build_trained_nli(
     the premise) as not entailed, so it answers right only when the evidence is the premise.
     `id2label` is written to its config as given (MiniCheck-style `{0: "0", 1: "1"}` says nothing)."""
     import torch
-    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
-    from tokenizers.models import WordPiece
-    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+    from transformers import BertForSequenceClassification
 
     from citedesk.evidence.judges.nli import NliJudge
 
     letters = "abcdefghijklmnopqrstuvwxyz0123456789"
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tokens = [*specials, *WORDS, *letters, ".", ",", "%", *(f"##{c}" for c in letters)]
-    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}
-    backend = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(lowercase=True)
-    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    backend.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
-    )
-    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
-        tokenizer_object=backend,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        eos_token="[SEP]",  # as DeBERTa-v3's: what a `joined` format puts between evidence and claim
-        mask_token="[MASK]",
-        model_max_length=128,
-        model_input_names=["input_ids", "token_type_ids", "attention_mask"],  # as BERT's tokenizer
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    tokenizer.save_pretrained(str(folder))
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-        id2label=id2label,
-        label2id={v: k for k, v in id2label.items()},
-    )
+    tokens = [*_SPECIALS, *WORDS, *letters, ".", ",", "%", *(f"##{c}" for c in letters)]
+    # eos as DeBERTa-v3's: what a `joined` format puts between evidence and claim
+    vocab = _save_tokenizer(folder, tokens, eos_token="[SEP]")
+    config = _tiny_bert(len(vocab), id2label, dropout=0.0)
     torch.manual_seed(0)
     BertForSequenceClassification(config).save_pretrained(str(folder))
 
