@@ -23,9 +23,7 @@ WRONG_YEAR = DING.format(year="2016", doi="10.2337/dc13-1203")
 @pytest.fixture
 def indexes(monkeypatch: pytest.MonkeyPatch) -> Iterator[IndexServer]:
     with serve_indexes() as server:
-        monkeypatch.setenv("CITEDESK_DOI_BASE", server.base + "/doi")
-        monkeypatch.setenv("CITEDESK_CROSSREF_BASE", server.base + "/crossref")
-        monkeypatch.setenv("CITEDESK_OPENALEX_BASE", server.base + "/openalex")
+        server.serve_the_app(monkeypatch)
         yield server
 
 

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import pytest
+
 from citedesk.core.references import LabelStyle, Reference, extract_fields
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
@@ -119,6 +121,12 @@ class IndexServer:
             openalex_base=self.base + "/openalex",
             **settings,
         )
+
+    def serve_the_app(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Point the app's doi.org, Crossref and OpenAlex (`CITEDESK_*_BASE`) at this server."""
+        monkeypatch.setenv("CITEDESK_DOI_BASE", self.base + "/doi")
+        monkeypatch.setenv("CITEDESK_CROSSREF_BASE", self.base + "/crossref")
+        monkeypatch.setenv("CITEDESK_OPENALEX_BASE", self.base + "/openalex")
 
 
 POLICY = FetchPolicy(allow_private_network=True, read_timeout=5.0, deadline=20.0, max_retry_wait=5.0)

@@ -105,9 +105,7 @@ def indexes() -> Iterator[IndexServer]:
 
 @pytest.fixture(autouse=True)
 def _local_indexes(indexes: IndexServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEDESK_DOI_BASE", indexes.base + "/doi")
-    monkeypatch.setenv("CITEDESK_CROSSREF_BASE", indexes.base + "/crossref")
-    monkeypatch.setenv("CITEDESK_OPENALEX_BASE", indexes.base + "/openalex")
+    indexes.serve_the_app(monkeypatch)
 
 
 def project(root: Path, bibliography: str, body: str, name: str = "refs.bib") -> tuple[Path, Path]:

@@ -37,9 +37,7 @@ def indexes() -> Iterator[IndexServer]:
 
 @pytest.fixture(autouse=True)
 def _local_indexes(indexes: IndexServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEDESK_DOI_BASE", indexes.base + "/doi")
-    monkeypatch.setenv("CITEDESK_CROSSREF_BASE", indexes.base + "/crossref")
-    monkeypatch.setenv("CITEDESK_OPENALEX_BASE", indexes.base + "/openalex")
+    indexes.serve_the_app(monkeypatch)
 
 
 def write(folder: Path, entries: list[str], name: str = "draft.md") -> Path:
