@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
@@ -11,12 +13,20 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
+from tests.conftest import SAMPLES
 
 
 def audited(qtbot: QtBot, window: MainWindow, action: Callable[[], object], timeout: int = 30_000) -> None:
     """Do `action` and wait for the audit it starts to finish (its report is then shown)."""
     with qtbot.waitSignal(window.audits.audit_finished, timeout=timeout):
         action()
+
+
+def audited_copy(qtbot: QtBot, window: MainWindow, document: Path, sample: str = "problems.md") -> Path:
+    """Copy a bundled sample to `document`, open it in the window and wait for its audit."""
+    shutil.copy(SAMPLES / sample, document)
+    audited(qtbot, window, lambda: window.load_file(document))
+    return document
 
 
 def point_of(window: MainWindow, start: int, end: int) -> QPoint:

@@ -3,7 +3,6 @@ was; renumbering as one checked step; samples as copies; unsaved text offered ba
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from citedesk.core.review import Decision
 from citedesk.gui.editor import BASE_POINTS
 from citedesk.gui.main_window import MainWindow
 from tests.conftest import SAMPLES
-from tests.gui.helpers import audited
+from tests.gui.helpers import audited, audited_copy
 
 pytestmark = pytest.mark.gui
 
@@ -144,9 +143,7 @@ def test_a_sample_opens_as_an_untitled_copy_and_saving_never_writes_the_sample(
 def test_reopening_a_file_with_newer_unsaved_text_offers_it_with_its_path_and_decisions(
     qtbot: QtBot, window: MainWindow, tmp_path: Path, settings: QSettings
 ) -> None:
-    document = tmp_path / "draft.md"
-    shutil.copy(SAMPLES / "problems.md", document)
-    audited(qtbot, window, lambda: window.load_file(document))
+    document = audited_copy(qtbot, window, tmp_path / "draft.md")
     assert window.report is not None
     fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED)
     window.review.decide(Decision.FALSE_ALARM, finding=fabricated, advance=False)

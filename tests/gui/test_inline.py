@@ -20,7 +20,7 @@ from citedesk.gui.hover_card import ATTACH, DISMISS, NEEDS_SOURCE, SHOW_EVIDENCE
 from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from tests.conftest import SAMPLES
-from tests.gui.helpers import audited, hover, point_of
+from tests.gui.helpers import audited, audited_copy, hover, point_of
 
 pytestmark = pytest.mark.gui
 
@@ -109,9 +109,7 @@ def test_hovering_the_words_a_finding_is_about_shows_its_card_too(
 def test_dismissing_from_the_card_hides_the_finding_and_keeps_the_place(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    document = tmp_path / "problems.md"
-    shutil.copy(SAMPLES / "problems.md", document)
-    audited(qtbot, window, lambda: window.load_file(document))
+    audited_copy(qtbot, window, tmp_path / "problems.md")
     assert window.report is not None
     total = len(window.report.findings)
     fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED)
@@ -188,9 +186,7 @@ def test_right_click_on_a_highlight_puts_the_same_actions_first(
 def test_the_keyboard_opens_the_card_at_the_cursor_and_uses_it(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    document = tmp_path / "problems.md"
-    shutil.copy(SAMPLES / "problems.md", document)
-    audited(qtbot, window, lambda: window.load_file(document))
+    audited_copy(qtbot, window, tmp_path / "problems.md")
     assert window.report is not None
     fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED and f.fixes)
     cursor = window.editor.textCursor()
@@ -356,9 +352,7 @@ def test_the_evidence_pane_offers_the_fixes_as_buttons(
 def test_the_list_is_in_document_order_says_what_is_wrong_and_follows_the_cursor(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    document = tmp_path / "problems.md"
-    shutil.copy(SAMPLES / "problems.md", document)
-    audited(qtbot, window, lambda: window.load_file(document))
+    audited_copy(qtbot, window, tmp_path / "problems.md")
     model = window.findings.model
     rows = [model.finding_at(model.index(r, 0)) for r in range(model.rowCount())]
     assert rows == model.findings()

@@ -28,7 +28,7 @@ from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
 from tests.conftest import REPO, SAMPLES
-from tests.gui.helpers import audited
+from tests.gui.helpers import audited, audited_copy
 from tests.helpers.server import _Handler, serve
 
 pytestmark = pytest.mark.gui
@@ -270,9 +270,7 @@ def test_showing_the_window_does_not_import_torch() -> None:
 
 
 def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
-    document = tmp_path / "problems.md"
-    shutil.copy(SAMPLES / "problems.md", document)
-    audited(qtbot, window, lambda: window.load_file(document))
+    document = audited_copy(qtbot, window, tmp_path / "problems.md")
     assert window.report is not None
     total = len(window.report.findings)
     window.activateWindow()
