@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from citedesk import __version__
 from citedesk.core.report import RENDERERS
 from citedesk.errors import (
     EXIT_USAGE,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class _Parser(argparse.ArgumentParser):

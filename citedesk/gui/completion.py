@@ -90,9 +90,6 @@ class CitationCompleter(QObject):
             item.setEditable(False)
             self.model.appendRow(item)
 
-    def keys(self) -> list[str]:
-        return [str(self.model.item(row).data(KEY_ROLE)) for row in range(self.model.rowCount())]
-
     def typed_key(self) -> str | None:
         """The start of a key being typed right before the cursor (`mor` in `[see @mor`), or None."""
         cursor = self.editor.textCursor()

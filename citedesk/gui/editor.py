@@ -76,13 +76,6 @@ class Editor(NumberedEditor):
         self.set_font(monospace=False)
 
     # marks ------------------------------------------------------------------------------------------------
-    def show_findings(self, text: str, findings: list[Finding]) -> None:
-        """Mark `findings` (offsets into `text`, the audited text) — their own spans only."""
-        mapping = Utf16Map(text)
-        self.highlighter.set_spans(
-            [(mapping.to_qt(f.start), mapping.to_qt(max(f.end, f.start + 1)), f) for f in findings]
-        )
-
     def show_report(self, report: Report, findings: list[Finding]) -> None:
         """Mark `findings` of `report`, the words each is about, and every citation not checked."""
         text = report.document.text

@@ -137,10 +137,6 @@ class FindingHighlighter(QSyntaxHighlighter):
         self._marks = marks
         self.rehighlight()
 
-    def set_spans(self, spans: list[tuple[int, int, Finding]]) -> None:
-        """Findings only (no claims, nothing unchecked)."""
-        self.set_marks(Marks(findings=list(spans)))
-
     def spans(self) -> list[tuple[int, int, Finding]]:
         """The findings' own spans."""
         return list(self._marks.findings)

@@ -115,7 +115,6 @@ class MainWindow(QMainWindow):
         self.status = StatusBar(self.statusBar())
         self.stage = self.status.stage
         self.progress = self.status.progress
-        self.cancel_button = self.status.cancel_button
         self.review_label = self.status.review
         self.assist_label = self.status.assist
         self.judge_label = self.status.judge
