@@ -194,7 +194,11 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     from citedesk.sources.citeworks import works_to_check  # noqa: PLC0415
 
     truth: TruthResult | None = None
-    targets = works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
+    targets = (
+        works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
+        if options.check_sources
+        else []
+    )  # (it stats local copies, maybe of a whole library: only when sources are read)
     check_sources = options.check_sources and bool(targets)
     # one store session for the whole audit: sources, caches and the writer's review decisions
     store = _open_store_for(options, required=check_sources, reviews=options.reviews and bool(findings))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import REPORT_VERSION, Report, render_markdown, render_text, to_json
+from citedesk.core.report import REPORT_VERSION, Report, render_markdown, render_text, summary, to_json
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,7 @@ def rows(audits: Sequence[FileAudit]) -> list[Row]:
             found.append(Row(audit.path, 0, 0, {}, audit.error or "not audited"))
             continue
         coverage = audit.report.coverage_or_count()
-        by_kind: dict[str, int] = {}
-        for finding in audit.report.findings:
-            by_kind[finding.kind.value] = by_kind.get(finding.kind.value, 0) + 1
+        by_kind = summary(audit.report.findings)["by_kind"]
         found.append(Row(audit.path, coverage.citations, coverage.checked, by_kind))
     return found
 

@@ -36,7 +36,8 @@ def structural_findings(document: Document) -> list[Finding]:
 
 
 def fabricated_markers(document: Document) -> list[Finding]:
-    known = document.references.by_key()
+    known = document.entry_by_key
+    entries = _entry_names(document) if document.entries else ""  # the same for every missing key
     findings: list[Finding] = []
     for index, marker in enumerate(document.markers):
         for key in marker.keys:
@@ -45,7 +46,7 @@ def fabricated_markers(document: Document) -> list[Finding]:
             claim = document.claim_by_marker.get(index)
             label = _label(marker, key)
             message = f"{label} cites a reference that does not exist: " + (
-                f"the reference list has no entry {key} (its entries: {_entry_names(document)})."
+                f"the reference list has no entry {key} (its entries: {entries})."
                 if document.entries
                 else "the document has no reference list."
             )
@@ -69,7 +70,7 @@ def malformed_markers(document: Document) -> list[Finding]:
     every reference the marker cites that exists, and drops (and names) those that do not — so
     the fix never turns one malformed marker into fabricated citations."""
     findings: list[Finding] = []
-    known = document.references.by_key()
+    known = document.entry_by_key
     for bad in document.malformed:
         raw = document.text[bad.start : bad.end]
         message = f"{raw} is not a valid marker: {bad.reason}."

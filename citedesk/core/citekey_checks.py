@@ -32,6 +32,7 @@ def missing_keys(document: Document) -> list[Finding]:
     if not known:
         return []
     findings: list[Finding] = []
+    named = _bibliographies(document)  # the same for every missing key
     for index, group in enumerate(document.citations):
         for key in group.keys:
             if key in known or is_cross_reference(key):
@@ -43,7 +44,7 @@ def missing_keys(document: Document) -> list[Finding]:
                 make_finding(
                     Kind.FABRICATED,
                     _span(document, index, key),
-                    f"{label} cites a key that is in no bibliography: {_bibliographies(document)}."
+                    f"{label} cites a key that is in no bibliography: {named}."
                     + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
                     reference=key,
                     claim_id=claim.id if claim else None,

@@ -205,7 +205,8 @@ def iter_lines(text: str) -> list[tuple[int, int, int]]:
 
 def line_start(text: str, offset: int) -> int:
     """Offset of the first character of the line holding `offset`."""
-    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    newline = text.rfind("\n", 0, offset)  # then a lone CR only after it: never a scan to the start
+    return max(newline, text.rfind("\r", newline + 1, offset)) + 1
 
 
 def line_end(text: str, offset: int) -> int:

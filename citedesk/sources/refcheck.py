@@ -242,6 +242,7 @@ class ReferenceChecker:
                 status=CheckStatus.NOT_CHECKED,
                 suggestion_doi=None,
                 message=f"not checked while offline (on {_day(result.checked_at)} it {what})",
+                unreachable=True,  # offline: a saved answer is not enough to call it anything
             )
         return result
 

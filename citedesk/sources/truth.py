@@ -74,10 +74,6 @@ from citedesk.sources.truthwords import (
 )
 from citedesk.store import SnapshotInfo, Store
 
-DECIDED = frozenset(CheckStatus) - {CheckStatus.NOT_CHECKED}
-"""Statuses that say something about the work (an index answered)."""
-
-
 OUT_OF_TIME = "not checked: the time budget ran out"
 
 

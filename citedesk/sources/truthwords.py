@@ -121,5 +121,5 @@ def truth_summary(check: ReferenceCheck) -> ReferenceTruth:
         standing=summarise(standing) if standing is not None else None,
         notices=tuple(summarise(n) for n in check.notices),
         differences=tuple(FieldDifference(d.field, d.label, d.cited, d.actual) for d in check.differences),
-        unreachable=check.unreachable or check.message.startswith("not checked while offline"),
+        unreachable=check.unreachable,
     )
