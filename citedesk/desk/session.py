@@ -23,6 +23,7 @@ from citedesk.errors import OutputError, RepairError, UsageError
 from citedesk.pipeline import AuditOptions, AuditState
 
 if TYPE_CHECKING:
+    from citedesk.core.works import BibReference
     from citedesk.desk.desk import Desk
 
 STRUCTURAL_KINDS = frozenset(
@@ -368,9 +369,12 @@ class DocumentSession:
             )
         except InputError:
             return []
-        if cited is None:
-            return []
-        return sorted(((w.key, w.title or "") for w in cited.works), key=lambda kt: kt[0].casefold())
+        return _keys_and_titles(cited.works if cited is not None else ())
+
+    @staticmethod
+    def citation_keys_of(report: Report) -> list[tuple[str, str]]:
+        """The same for the bibliography an audit read (after each audit: no store, no re-parse)."""
+        return _keys_and_titles(report.document.bibliography or ())
 
     # Claude assistance: what would be sent ------------------------------------------------------------------
     def assist_preview(self, text: str | None = None) -> tuple[int, str]:
@@ -409,3 +413,7 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return str(exc)
+
+
+def _keys_and_titles(works: Iterable[BibReference]) -> list[tuple[str, str]]:
+    return sorted(((w.key, w.title or "") for w in works), key=lambda kt: kt[0].casefold())

@@ -81,10 +81,10 @@ class CitationCompleter(QObject):
             return True
         return super().eventFilter(watched, event)
 
-    def refresh(self) -> None:
-        """Read the keys again (a document opened, its bibliography changed, an audit finished)."""
+    def refresh(self, keys: list[tuple[str, str]] | None = None) -> None:
+        """Show `keys` (an audit's), or read them again (a document opened, its bibliography changed)."""
         self.model.clear()
-        for key, title in self._source():
+        for key, title in self._source() if keys is None else keys:
             item = QStandardItem(f"{key} — {title}" if title else key)
             item.setData(key, KEY_ROLE)
             item.setEditable(False)

@@ -22,7 +22,7 @@ from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
-from citedesk.desk import AuditOptions, Desk
+from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
 from citedesk.gui.audit_controller import AuditController, Job
 from citedesk.gui.completion import CitationCompleter, ask_bibliography
@@ -188,7 +188,9 @@ class MainWindow(QMainWindow):
         self.audits.audit_started.connect(self._audit_started)
         self.audits.progress.connect(self._on_progress)
         self.audits.audit_finished.connect(self._show_report)
-        self.audits.audit_finished.connect(lambda _report: self.completion.refresh())
+        self.audits.audit_finished.connect(
+            lambda report: self.completion.refresh(DocumentSession.citation_keys_of(report))
+        )
         self.audits.audit_failed.connect(self._on_failed)
         self.audits.audit_cancelled.connect(self._on_cancelled)
         self.findings.selection_changed.connect(self._select)
