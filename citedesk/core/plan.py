@@ -193,10 +193,10 @@ def _check(
 ) -> None:
     if not allow_prose_change and prose_of(after) != prose_of(before):
         raise RepairError("this repair would change the prose, so it was not applied")
-    missing_before, missing_after = _missing(before), _missing(after)
-    if missing_after > missing_before:
+    added = _missing(after) - _missing(before)  # by key: removing one does not pay for adding another
+    if added:
         raise RepairError(
-            f"this repair would leave {missing_after - missing_before} citation(s) pointing at a reference "
+            f"this repair would leave {added.total()} citation(s) pointing at a reference "
             "that does not exist, so it was not applied"
         )
     if len(after.malformed) > len(before.malformed):
@@ -243,14 +243,15 @@ def _edited_entries(structure: Structure, operations: Sequence[Operation]) -> di
     return renamed
 
 
-def _missing(structure: Structure) -> int:
-    """Citations of a reference that does not exist, by markers and by the clear intent of
-    malformed markers (rewriting `[1,,9]` as `[1, 9]` does not add the missing 9: it was cited)."""
+def _missing(structure: Structure) -> Counter[str]:
+    """Citations of a reference that does not exist, counted by key, by markers and by the clear
+    intent of malformed markers (rewriting `[1,,9]` as `[1, 9]` does not add the missing 9: it was
+    cited)."""
     known = structure.work_by_key
     cited = [k for m in structure.markers for k in m.keys] + [
         k for keys in _intended(structure).values() for k in keys
     ]
-    return sum(1 for k in cited if k not in known)
+    return Counter(k for k in cited if k not in known)
 
 
 def _orphans(structure: Structure) -> Counter[str]:
