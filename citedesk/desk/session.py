@@ -166,8 +166,8 @@ class DocumentSession:
         admitted in halves, so a few bad ones among thousands cost a few re-checks, not thousands."""
         try:
             return self.plan(report, fixes, renumber=renumber), []
-        except RepairError:
-            pass
+        except RepairError as exc:
+            first = exc
         accepted: list[Fix] = []
         refused: list[tuple[Fix, str]] = []
 
@@ -184,7 +184,15 @@ class DocumentSession:
                 return
             accepted.extend(batch)
 
-        admit(list(dict.fromkeys(fixes)))
+        unique = list(dict.fromkeys(fixes))
+        if renumber:
+            admit(unique)  # the plan that failed renumbered: these, without, are another plan
+        elif len(unique) == 1:
+            refused.append((unique[0], first.message))  # the plan that failed was this one
+        else:
+            middle = len(unique) // 2
+            admit(unique[:middle])
+            admit(unique[middle:])
         try:
             return self.plan(report, accepted, renumber=renumber), refused
         except RepairError as exc:

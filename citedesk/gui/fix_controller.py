@@ -58,13 +58,13 @@ class FixController(QObject):
         report = self._report()
         if report is None or not fixes:
             return False
-        try:
-            plan, refused = self._session().plan_most(report, fixes)
+        session = self._session()
+        try:  # one fix: its plan, or why not; several: as many as can go together
+            plan, refused = (
+                (session.plan(report, fixes), []) if len(fixes) == 1 else session.plan_most(report, fixes)
+            )
         except CiteDeskError as exc:
             self.message.emit(f"Not applied: {exc.message}")
-            return False
-        if refused and len(fixes) == 1:
-            self.message.emit(f"Not applied: {refused[0][1]}")
             return False
         if not plan.changed:
             self.message.emit("Nothing to change: the fixes are already in the text.")
@@ -73,10 +73,14 @@ class FixController(QObject):
             self.message.emit("Not applied: the editor and CiteDesk disagree on the text; nothing changed.")
             return False
         lines = plan.describe()
+        left_out = "".join(f" Left out: {fix.title} ({why})." for fix, why in refused)  # named, as `fix` does
         self.message.emit(
-            f"Applied: {lines[0]}"
-            if len(lines) == 1
-            else f"Applied {len(plan.fixes)} fix(es): " + "; ".join(lines)
+            (
+                f"Applied: {lines[0]}"
+                if len(lines) == 1
+                else f"Applied {len(plan.fixes)} fix(es): " + "; ".join(lines)
+            )
+            + left_out
         )
         self.applied.emit(plan)
         return True
