@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.coverage import coverage_of
-from citedesk.core.document import Document, cites_keys_without_bibliography, parse_document
+from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
 from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
@@ -165,10 +165,10 @@ def audit_text(
         use_zotero=options.zotero,
     )
     if cited is None:
-        if not cites_keys_without_bibliography(text):
-            return audit(parse_document(text, path), options, state)
-        report = audit(parse_document(text, path, ()), options, state)
-        report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)
+        structure = structure_without_bibliography(text)
+        report = audit(document_of(structure, path), options, state)
+        if structure.pandoc:
+            report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)
         return report
     document = parse_document(text, path, cited.works)
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)

@@ -183,7 +183,12 @@ def reparse(structure: Structure, text: str) -> Structure:
 def parse_document(
     text: str, path: str | None = None, bibliography: Sequence[BibReference] | None = None
 ) -> Document:
-    structure = parse_structure(text, bibliography)
+    return document_of(parse_structure(text, bibliography), path)
+
+
+def document_of(structure: Structure, path: str | None = None) -> Document:
+    """The document a parsed structure is: its sentences and claims added."""
+    text = structure.text
     layout = structure.layout
     scanned = unify_line_breaks(text)
     hidden = [*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)]
@@ -283,11 +288,13 @@ def _spoken(structure: Structure) -> list[tuple[int, int, str]]:
     return spoken
 
 
-def cites_keys_without_bibliography(text: str) -> bool:
-    """Whether a document that names no bibliography cites pandoc keys (`[@doe99]`) and has no
-    numbered citations or reference list of its own: then it is read as a pandoc document whose
-    citations are all not checked, instead of as a numbered one with nothing to check."""
+def structure_without_bibliography(text: str) -> Structure:
+    """How a document that names no bibliography is read: numbered — unless it cites pandoc keys
+    (`[@doe99]`) and has no numbered citations or reference list of its own; then as a pandoc
+    document whose citations are all not checked, instead of a numbered one with nothing to check.
+    Each reading is parsed once."""
     numbered = parse_structure(text)
     if numbered.markers or numbered.references.entries:
-        return False
-    return bool(parse_structure(text, ()).markers)
+        return numbered
+    keys = parse_structure(text, ())
+    return keys if keys.markers else numbered
