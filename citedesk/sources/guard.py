@@ -180,9 +180,10 @@ class _GuardedTransport(httpx.HTTPTransport):
     """
 
     def __init__(self, backend: _GuardedBackend, limits: httpx.Limits) -> None:
-        super().__init__(limits=limits, trust_env=False)
+        context = httpx.create_ssl_context(trust_env=False)  # loading the CA bundle costs ~20 ms: once
+        super().__init__(verify=context, limits=limits, trust_env=False)
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
