@@ -42,10 +42,10 @@ from citedesk.sources.bibfiles import (
     front_matter_references,
     read_bibliography,
 )
+from citedesk.sources.local import LOCAL_EXTENSIONS
 from citedesk.sources.zotero import ZoteroError, ZoteroLibrary, default_data_dir
 
 _T = TypeVar("_T")
-READABLE_SUFFIXES = (".pdf", ".html", ".htm", ".txt", ".md", ".markdown")
 _CACHE_SIZE = 8
 MAX_CANDIDATES = 40
 """Uncited entries with a local copy read as candidates for swaps and additions, at most."""
@@ -152,8 +152,6 @@ def works_to_check(
 
 
 def _has_local_copy(work: BibReference, sources_dir: Path | None) -> bool:
-    from citedesk.sources.gather import LOCAL_EXTENSIONS  # noqa: PLC0415 - gather loads httpx
-
     if work.path and os.path.isfile(work.path):
         return True
     return sources_dir is not None and any(
@@ -187,7 +185,7 @@ def _local_copy(
 
 
 def _readable_first(paths: list[Path]) -> list[Path]:
-    return sorted(paths, key=lambda p: not p.name.lower().endswith(READABLE_SUFFIXES))
+    return sorted(paths, key=lambda p: not p.name.lower().endswith(LOCAL_EXTENSIONS))
 
 
 # reading, once per content --------------------------------------------------------------------

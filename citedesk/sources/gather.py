@@ -51,11 +51,10 @@ from citedesk.sources.identifiers import (
     expects_pdf,
     parse_csl,
 )
-from citedesk.sources.local import allowed_roots, is_within, outside_message
+from citedesk.sources.local import LOCAL_EXTENSIONS, allowed_roots, is_within, outside_message
 from citedesk.sources.passages import Passage, split_passages
 from citedesk.store import SourceRecord, Store
 
-LOCAL_EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 MAX_LOCAL_BYTES = 20 * 1024 * 1024
 
 

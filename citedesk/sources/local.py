@@ -16,6 +16,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+LOCAL_EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+"""What a local source may be, in the order a `--sources` folder is searched for a key."""
+
 
 def allowed_roots(*folders: Path | None, extra: Iterable[Path] = ()) -> tuple[Path, ...]:
     """The folders sources may come from, resolved (symbolic links followed), each once."""
