@@ -55,7 +55,7 @@ def fabricated_markers(document: Document) -> list[Finding]:
             findings.append(
                 make_finding(
                     Kind.FABRICATED,
-                    _item_span(marker, key),
+                    marker.span_of(key),
                     message,
                     reference=key,
                     claim_id=claim.id if claim else None,
@@ -247,15 +247,6 @@ def _label(marker: Marker, key: str) -> str:
 
 def _name(entry: Reference) -> str:
     return f"[^{entry.key}]" if entry.style.value == "footnote" else f"[{entry.key}]"
-
-
-def _item_span(marker: Marker, key: str) -> tuple[int, int]:
-    if len(marker.keys) == 1:
-        return marker.start, marker.end
-    for item in marker.items:
-        if key in item.keys:
-            return item.start, item.end
-    return marker.start, marker.end
 
 
 def _entry_names(document: Document) -> str:

@@ -43,7 +43,7 @@ def missing_keys(document: Document) -> list[Finding]:
             findings.append(
                 make_finding(
                     Kind.FABRICATED,
-                    _span(document, index, key),
+                    document.markers[index].span_of(key),
                     f"{label} cites a key that is in no bibliography: {named}."
                     + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
                     reference=key,
@@ -71,7 +71,7 @@ def duplicate_works(document: Document) -> list[Finding]:
         findings.append(
             make_finding(
                 Kind.DUPLICATE_REFERENCE,
-                _span(document, index, later.key),
+                document.markers[index].span_of(later.key),
                 f"{old} and {new} are two bibliography entries for one work ({what}); the document "
                 "cites both.",
                 reference=later.key,
@@ -80,15 +80,6 @@ def duplicate_works(document: Document) -> list[Finding]:
             )
         )
     return findings
-
-
-def _span(document: Document, index: int, key: str) -> tuple[int, int]:
-    """The citation of `key` in group `index`: the whole group when it cites only that key."""
-    group = document.citations[index]
-    if len(group.keys) == 1:
-        return group.start, group.end
-    item = next(i for i in group.items if i.key == key)
-    return item.start, item.end
 
 
 def _bibliographies(document: Document) -> str:

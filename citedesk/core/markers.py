@@ -49,6 +49,15 @@ class Marker:
                 seen.setdefault(key, None)
         return tuple(seen)
 
+    def span_of(self, key: str) -> tuple[int, int]:
+        """Where this marker cites `key`: the whole marker when that is all it cites, else the item
+        (`[2, 3]`'s `3`, `[@a; @b]`'s `@b`) that does."""
+        if len(self.keys) > 1:
+            for item in self.items:
+                if key in item.keys:
+                    return item.start, item.end
+        return self.start, self.end
+
 
 @dataclass(frozen=True, slots=True)
 class MalformedMarker:

@@ -87,12 +87,7 @@ class _Cited:
 
     def span(self, index: int) -> tuple[int, int]:
         """The citation of the key in marker `index`: its item in a group citing several keys."""
-        marker = self.document.markers[index]
-        if len(marker.keys) > 1:
-            item = next((i for i in marker.items if self.key in i.keys), None)
-            if item is not None:
-                return item.start, item.end
-        return marker.start, marker.end
+        return self.document.markers[index].span_of(self.key)
 
     @property
     def first(self) -> tuple[int, int]:

@@ -122,9 +122,7 @@ def _where(document: Document, key: str) -> tuple[int, int] | None:
     citing = document.markers_citing.get(key)
     if not citing:
         return None
-    marker = document.markers[citing[0]]
-    item = next((i for i in marker.items if key in i.keys), None)
-    return (item.start, item.end) if item is not None and len(marker.keys) > 1 else (marker.start, marker.end)
+    return document.markers[citing[0]].span_of(key)
 
 
 def _remove_everywhere(document: Document, key: str) -> tuple[Fix, ...]:
