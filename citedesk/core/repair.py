@@ -125,6 +125,18 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
     return Fix(title, tuple(edits), tuple(operations))
 
 
+def remove_everywhere(structure: Structure, key: str) -> Fix | None:
+    """Remove every citation of `key` and its reference entry; in a pandoc document the citations
+    only (the bibliography is never edited)."""
+    name = structure.label(key)
+    citations = [RemoveCitation(i, key) for i in structure.markers_citing.get(key, ())]
+    if structure.pandoc:
+        return make_fix(f"Remove every citation of {name}", structure, citations)
+    return make_fix(
+        f"Remove reference {name} and every citation of it", structure, [RemoveReference(key), *citations]
+    )
+
+
 def _needs_proof(structure: Structure, operations: Sequence[Operation], edits: Sequence[TextEdit]) -> bool:
     """Whether a fix's safety must be proven by re-parsing the result: a rewritten malformed
     marker, renumbering, an entry removed outside the reference section or one that leaves the

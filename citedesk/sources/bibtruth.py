@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from citedesk.core.bibliography import BibFormat, format_for
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, make_finding
-from citedesk.core.repair import RemoveCitation, make_fix
+from citedesk.core.repair import remove_everywhere
 from citedesk.core.works import BibReference
 from citedesk.sources.matching import Difference
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
@@ -181,11 +181,7 @@ def _status_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
                     },
                 )
             ]
-        remove = make_fix(
-            f"Remove every citation of {label}",
-            cited.document,
-            [RemoveCitation(i, cited.key) for i in cited.citing],
-        )
+        remove = remove_everywhere(cited.document, cited.key)
         return [
             make_finding(
                 Kind.FABRICATED_REFERENCE,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Fix, Kind, Severity, make_finding
-from citedesk.core.repair import Operation, RemoveCitation, RemoveReference, make_fix
+from citedesk.core.findings import Finding, Kind, Severity, make_finding
+from citedesk.core.repair import remove_everywhere
 from citedesk.sources.gather import ResolvedSource, SourceStatus
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
 
@@ -43,13 +43,14 @@ def source_findings(
                 )
             )
         elif source.status is SourceStatus.NOT_FOUND and not (_has_doi(document, key) and key in decided):
+            removal = remove_everywhere(document, key)
             findings.append(
                 make_finding(
                     Kind.FABRICATED_REFERENCE,
                     span,
                     f"Reference {name} names {where}, which does not exist: {source.message}.",
                     reference=key,
-                    fixes=_remove_everywhere(document, key),
+                    fixes=(removal,) if removal else (),
                     details=details,
                 )
             )
@@ -123,17 +124,3 @@ def _where(document: Document, key: str) -> tuple[int, int] | None:
     if not citing:
         return None
     return document.markers[citing[0]].span_of(key)
-
-
-def _remove_everywhere(document: Document, key: str) -> tuple[Fix, ...]:
-    """Remove the reference and every citation of it; in a pandoc document, every citation only
-    (the bibliography is never edited)."""
-    ops: list[Operation] = [] if document.pandoc else [RemoveReference(key)]
-    ops.extend(RemoveCitation(i, key) for i, m in enumerate(document.markers) if key in m.keys)
-    title = (
-        f"Remove every citation of {document.label(key)}"
-        if document.pandoc
-        else f"Remove reference [{key}] and every citation of it"
-    )
-    fix = make_fix(title, document, ops)
-    return (fix,) if fix else ()

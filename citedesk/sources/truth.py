@@ -41,10 +41,8 @@ from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.references import Reference
 from citedesk.core.repair import (
     EditReference,
-    Operation,
-    RemoveCitation,
-    RemoveReference,
     make_fix,
+    remove_everywhere,
 )
 from citedesk.core.summaries import RetractionSummary
 from citedesk.core.works import CitedEntry
@@ -168,7 +166,7 @@ def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> lis
 
 
 def _status_findings(document: Document, entry: Reference, check: ReferenceCheck) -> list[Finding]:
-    key, span, name = entry.key, (entry.start, entry.end), _name(entry)
+    key, span, name = entry.key, (entry.start, entry.end), document.label(entry.key)
     index = index_name(check)
     details = {"status": check.status.value, "doi": check.doi, "index": check.source or None}
     status = check.status
@@ -255,7 +253,7 @@ def _metadata_finding(
         (placed.start, placed.end)
         if placed is not None and placed.end > placed.start
         else (entry.start, entry.end),
-        f"{_name(entry)} gives the {difference.label} as “{difference.cited}”, but {index}'s record of "
+        f"{document.label(entry.key)} gives the {difference.label} as “{difference.cited}”, but {index}'s record of "
         f"{where} says “{difference.actual}”.",
         reference=entry.key,
         fixes=(fix,) if fix else (),
@@ -281,9 +279,7 @@ def _fixes(document: Document, entry: Reference, check: ReferenceCheck, *, remov
             if fix is not None:
                 fixes.append(fix)
     if remove:
-        ops: list[Operation] = [RemoveReference(entry.key)]
-        ops.extend(RemoveCitation(i, entry.key) for i in document.markers_citing.get(entry.key, ()))
-        fix = make_fix(f"Remove reference {_name(entry)} and every citation of it", document, ops)
+        fix = remove_everywhere(document, entry.key)
         if fix is not None:
             fixes.append(fix)
     return tuple(fixes)
@@ -307,7 +303,7 @@ def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck
     kind = notice_kind(notice) if notice is not None else None
     if notice is None or kind is None:
         return []
-    name = _name(entry)
+    name = document.label(entry.key)
     told = notice_words(notice)
     details = notice_details(check, notice)
     found = [
@@ -338,5 +334,3 @@ def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck
 
 
 # words ---------------------------------------------------------------------------------------------------
-def _name(entry: Reference) -> str:
-    return f"[^{entry.key}]" if entry.style.value == "footnote" else f"[{entry.key}]"
