@@ -123,7 +123,7 @@ class ModelDownloads(QObject):
         self.hub_checked.emit(wanted)
 
     def _on_checked(self, wanted: bool) -> None:
-        self._join()
+        self._forget_finished()
         if wanted and not self.settings.value(OFFER_MADE, False, type=bool):
             self.settings.setValue(OFFER_MADE, True)
             self.offer()
@@ -216,7 +216,7 @@ class ModelDownloads(QObject):
         self.message.emit("Download cancelled; nothing was installed.")
 
     def _close_progress(self) -> None:
-        self._join()
+        self._forget_finished()
         if self.progress_dialog is not None:
             self.progress_dialog.canceled.disconnect(self.cancel)
             self.progress_dialog.close()
@@ -229,7 +229,11 @@ class ModelDownloads(QObject):
         self._threads.append(thread)
         thread.start()
 
-    def _join(self, timeout: float = 5.0) -> None:
+    def _forget_finished(self) -> None:
+        """Drop the workers that are done (on the GUI thread: never wait for one still running)."""
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def _join(self, timeout: float) -> None:
         for thread in list(self._threads):
             if thread is not threading.current_thread():
                 thread.join(timeout)

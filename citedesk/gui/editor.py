@@ -19,7 +19,15 @@ from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.gui.highlighter import FindingHighlighter, Marks
-from citedesk.gui.hover_card import DISMISS, NEEDS_SOURCE, SHOW_EVIDENCE, Hits, HoverCard, attach_label
+from citedesk.gui.hover_card import (
+    DISMISS,
+    NEEDS_SOURCE,
+    SHOW_EVIDENCE,
+    Hits,
+    HoverCard,
+    attach_label,
+    button_text,
+)
 from citedesk.gui.line_numbers import NumberedEditor
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.qt import (
@@ -78,6 +86,7 @@ class Editor(NumberedEditor):
     # marks ------------------------------------------------------------------------------------------------
     def show_report(self, report: Report, findings: list[Finding]) -> None:
         """Mark `findings` of `report`, the words each is about, and every citation not checked."""
+        self.card.cite = report.document.label
         text = report.document.text
         mapping = Utf16Map(text)
         claims = report.document.claim_by_id
@@ -177,7 +186,7 @@ class Editor(NumberedEditor):
             )
         keys = dict.fromkeys(u.key for u in hits.unchecked if u.reason.attachable)
         for key in keys:
-            label = attach_label(hits.unchecked, key)
+            label = attach_label(hits.unchecked, key, self.card.cite)
             actions.append(self._menu_action(menu, label, lambda k=key: self.attach_requested.emit(k)))
         if actions and first is not None:
             menu.insertActions(first, actions)
@@ -188,7 +197,7 @@ class Editor(NumberedEditor):
 
     @staticmethod
     def _menu_action(menu: QMenu, label: str, slot: object) -> QAction:
-        action = QAction(label.replace("&", "&&"), menu)
+        action = QAction(button_text(label), menu)
         action.triggered.connect(slot)
         return action
 

@@ -10,10 +10,11 @@ The pane decides nothing: it emits `fix_chosen` and `decided`.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from citedesk.core.findings import Evidence, Finding, Fix
 from citedesk.core.review import Decision, Review
-from citedesk.gui.hover_card import DISMISS, NEEDS_SOURCE, button_text
+from citedesk.gui.hover_card import DISMISS, NEEDS_SOURCE, bracketed, button_text
 from citedesk.gui.qt import (
     QDesktopServices,
     QHBoxLayout,
@@ -33,6 +34,8 @@ class EvidenceView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.cite: Callable[[str], str] = bracketed
+        """How the document writes a citation of a key (`Document.label`), set with each report."""
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(QDesktopServices.openUrl)
@@ -60,7 +63,7 @@ class EvidenceView(QWidget):
         if review is not None:
             note = f": {html.escape(review.note)}" if review.note else ""
             decided = f"<p><i>Your review: {review.decision.label}{note}</i></p>"
-        self.browser.setHtml(evidence_html(finding) + decided)
+        self.browser.setHtml(evidence_html(finding, self.cite) + decided)
         for fix in finding.fixes:
             self._buttons_layout.addWidget(self._button(fix.title, lambda _=False, f=fix: self._fix(f)))
         row = QHBoxLayout()
@@ -129,29 +132,29 @@ def hover_html(findings: list[Finding]) -> str:
     return "<hr>".join(parts)
 
 
-def evidence_html(finding: Finding) -> str:
+def evidence_html(finding: Finding, cite: Callable[[str], str] = bracketed) -> str:
     parts = [f"<h3>{html.escape(finding.kind.label)}</h3><p>{html.escape(finding.message)}</p>"]
     if finding.evidence:
-        parts.append(_evidence_block("Evidence", finding.evidence))
+        parts.append(_evidence_block("Evidence", finding.evidence, cite))
     offered = finding.suggestion
     if offered is not None and offered.evidence is not None and finding.verdict is not None:
-        parts.append(_evidence_block(f"Reference [{offered.key}] says", offered.evidence))
+        parts.append(_evidence_block(f"Reference {cite(offered.key)} says", offered.evidence, cite))
     if finding.verdict is not None:
         judge = html.escape(finding.verdict.judge or "")
         parts.append(
             f"<p>Score: {html.escape(finding.verdict.strength())} {f'({judge})' if judge else ''}.</p>"
         )
     elif offered is not None:
-        parts.append(f"<p>Reference [{html.escape(offered.key)}]: support {offered.score:.2f}.</p>")
+        parts.append(f"<p>Reference {html.escape(cite(offered.key))}: support {offered.score:.2f}.</p>")
     return "".join(parts)
 
 
-def _evidence_block(heading: str, evidence: Evidence) -> str:
+def _evidence_block(heading: str, evidence: Evidence, cite: Callable[[str], str]) -> str:
     passage = html.escape(evidence.passage)
     window = html.escape(evidence.window)
     marked = f"<span style='background-color:#fff1a8; color:#000000'>{passage}</span>"
     shown = window.replace(passage, marked) if passage and passage in window else marked
-    title = html.escape(evidence.title or f"[{evidence.source}]")
+    title = html.escape(evidence.title or cite(evidence.source))
     location = evidence.location or ""
     if location.startswith(("http://", "https://")):
         link = f" — <a href='{html.escape(location)}'>{html.escape(location)}</a>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from citedesk.core.findings import Finding
 from citedesk.gui.findings_model import FindingsModel
+from citedesk.gui.hover_card import button_text
 from citedesk.gui.qt import (
     QCheckBox,
     QHBoxLayout,
@@ -139,6 +140,6 @@ class FindingsPanel(QWidget):
         self.fix_all_button.setEnabled(fixable)
         title = finding.fixes[0].title if finding is not None and finding.fixes else ""
         shown = title if len(title) <= 42 else title[:41] + "…"
-        self.fix_button.setText(f"Apply: {shown}".replace("&", "&&") if title else "Apply fix")
+        self.fix_button.setText(button_text(f"Apply: {shown}") if title else "Apply fix")
         self.fix_button.setToolTip(title)
         self.selection_changed.emit(finding)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from citedesk.core.coverage import UncheckedCitation
@@ -59,10 +60,15 @@ class Hits:
         return bool(self.findings or self.unchecked)
 
 
-def attach_label(unchecked: list[UncheckedCitation], key: str) -> str:
+def bracketed(key: str) -> str:
+    """How a citation of `key` is written before a report says otherwise (`Document.label`)."""
+    return f"[{key}]"
+
+
+def attach_label(unchecked: list[UncheckedCitation], key: str, cite: Callable[[str], str] = bracketed) -> str:
     """ "Attach a file…" — naming the reference when the place cites several not checked (`[2, 7]`)."""
     keys = {u.key for u in unchecked}
-    return ATTACH if len(keys) <= 1 else f"Attach a file for [{key}]…"
+    return ATTACH if len(keys) <= 1 else f"Attach a file for {cite(key)}…"
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
@@ -83,6 +89,8 @@ class HoverCard(QFrame):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
+        self.cite: Callable[[str], str] = bracketed
+        """How the document writes a citation of a key (`Document.label`), set with each report."""
         self.setObjectName("HoverCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAutoFillBackground(True)
@@ -172,7 +180,7 @@ class HoverCard(QFrame):
 
     def _finding_part(self, column: QVBoxLayout, finding: Finding) -> None:
         colour = STYLES[finding.kind].colour
-        reference = f" [{html.escape(finding.reference)}]" if finding.reference else ""
+        reference = f" {html.escape(self.cite(finding.reference))}" if finding.reference else ""
         header = QHBoxLayout()
         title = QLabel(f"<b style='color:{colour}'>{html.escape(finding.kind.label)}</b>{reference}")
         self._lines.append(finding.kind.label + html.unescape(reference))
@@ -194,7 +202,11 @@ class HoverCard(QFrame):
             column.addWidget(score)
         passage = finding.evidence.passage if finding.evidence else ""
         if passage:
-            where = f"[{finding.evidence.source}] " if finding.evidence and finding.evidence.source else ""
+            where = (
+                f"{self.cite(finding.evidence.source)} "
+                if finding.evidence and finding.evidence.source
+                else ""
+            )
             quote = self._wrapped(f"{html.escape(where)}“{html.escape(snippet(passage))}”")
             quote.setObjectName("snippet")
             column.addWidget(quote)
@@ -219,10 +231,10 @@ class HoverCard(QFrame):
             if citation.key in seen:
                 continue
             seen.add(citation.key)
-            line = f"[{html.escape(citation.key)}] was not checked: {html.escape(citation.reason.value)}."
+            line = f"{html.escape(self.cite(citation.key))} was not checked: {html.escape(citation.reason.value)}."
             column.addWidget(self._wrapped(line))
             if citation.reason.attachable:
-                label = attach_label(unchecked, citation.key)
+                label = attach_label(unchecked, citation.key, self.cite)
                 column.addWidget(self._button(label, lambda _=False, k=citation.key: self._attach(k)))
 
     def _wrapped(self, rich: str) -> QLabel:

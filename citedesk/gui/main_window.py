@@ -34,6 +34,7 @@ from citedesk.gui.evidence_view import EvidenceView
 from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_panel import FindingsPanel
 from citedesk.gui.fix_controller import FixController
+from citedesk.gui.hover_card import button_text
 from citedesk.gui.legend import Legend
 from citedesk.gui.menus import build_menus
 from citedesk.gui.offsets import Utf16Map
@@ -322,6 +323,7 @@ class MainWindow(QMainWindow):
         text = report.document.text
         self._offsets = Utf16Map(text) if text == self.editor.toPlainText() else None
         self.editor.show_report(report, report.findings)
+        self.evidence.cite = report.document.label
         listed = [*report.findings, *(report.dismissed if self.review.show_dismissed else [])]
         decided = {id(f): r.decision.label for f in listed if (r := report.review_of(f))}
         lines = LineIndex(text)
@@ -352,7 +354,7 @@ class MainWindow(QMainWindow):
     def _select(self, finding: Finding | None) -> None:
         report = self.report
         title = finding.fixes[0].title if finding is not None and finding.fixes else ""
-        self.apply_action.setText("&Apply fix: " + title.replace("&", "&&") if title else "&Apply fix")
+        self.apply_action.setText("&Apply fix: " + button_text(title) if title else "&Apply fix")
         if finding is None or report is None:
             self.evidence.show_finding(None)
             return

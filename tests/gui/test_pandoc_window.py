@@ -54,6 +54,10 @@ def test_the_pandoc_sample_shows_keys_titles_authors_and_key_swaps(qtbot: QtBot,
     model = window.findings.model
     shown = {model.data(model.index(row, 0)) for row in range(model.rowCount())}
     assert {"Fabricated citation @lindqvist2018", "Misattributed citation @moreau2021"} <= shown
+    [wrong] = [f for f in report.findings if f.kind is Kind.MISATTRIBUTED]
+    window.evidence.show_finding(wrong)  # the evidence pane and the card write keys as the text does
+    assert "Reference @forestry2019 says" in window.evidence.browser.toPlainText()
+    assert window.editor.card.cite("moreau2021") == "@moreau2021"
 
 
 # the offscreen platform cannot raise a popup or give it the keyboard; a desktop does both
