@@ -229,3 +229,14 @@ def _fsync_dir(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def why_not_written(exc: BaseException) -> str:
+    """Why a write failed, in words ("it is a folder", "permission denied", "No space left …")."""
+    if isinstance(exc, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)

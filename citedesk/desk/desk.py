@@ -182,14 +182,14 @@ class Desk:
 
     @staticmethod
     def write_report(path: str | os.PathLike[str], text: str) -> None:
-        """Write a report (of many files) to `path` atomically."""
+        """Write a report to `path` atomically (OutputError, saying why in words, when it cannot be)."""
         from citedesk.errors import OutputError  # noqa: PLC0415
-        from citedesk.files import write_atomic  # noqa: PLC0415
+        from citedesk.files import why_not_written, write_atomic  # noqa: PLC0415
 
         try:
             write_atomic(path, text)
         except (OSError, UnicodeEncodeError) as exc:
-            raise OutputError(f"the report could not be written to {path}: {exc}") from exc
+            raise OutputError(f"the report could not be written to {path}: {why_not_written(exc)}") from exc
 
     @staticmethod
     def samples() -> dict[str, Path]:

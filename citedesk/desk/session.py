@@ -236,7 +236,7 @@ class DocumentSession:
         the current file is kept as NAME.citedesk-backup first. Returns the backup's path."""
         if self.path is None:
             raise UsageError("the document has no file yet; save it under a name first")
-        from citedesk.files import write_atomic, write_with_backup  # noqa: PLC0415
+        from citedesk.files import why_not_written, write_atomic, write_with_backup  # noqa: PLC0415
 
         try:
             if backup:
@@ -245,7 +245,7 @@ class DocumentSession:
                 write_atomic(self.path, text, self.encoding)
                 made = None
         except (OSError, UnicodeEncodeError) as exc:
-            raise OutputError(f"{self.path} could not be written: {_reason(exc)}") from exc
+            raise OutputError(f"{self.path} could not be written: {why_not_written(exc)}") from exc
         self.text = text
         return made
 
@@ -275,15 +275,10 @@ class DocumentSession:
 
     def export(self, report: Report, path: str | os.PathLike[str], fmt: str | None = None) -> None:
         """Write the report to `path` atomically, in `fmt` or the format its suffix names."""
-        from citedesk.files import write_atomic  # noqa: PLC0415
-
         chosen = fmt or {".md": "markdown", ".json": "json", ".txt": "text"}.get(
             Path(path).suffix.lower(), "html"
         )
-        try:
-            write_atomic(path, self.render(report, chosen))
-        except (OSError, UnicodeEncodeError) as exc:
-            raise OutputError(f"the report could not be written to {path}: {_reason(exc)}") from exc
+        self.desk.write_report(path, self.render(report, chosen))
 
     # review decisions ------------------------------------------------------------------------------------
     def decide(self, report: Report, finding: Finding, decision: Decision, note: str = "") -> None:
@@ -411,16 +406,6 @@ def _split(rows: list[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
 def _bibliography(rows: list[tuple[str, str]]) -> Path | None:
     chosen = [path for key, path in rows if key == BIBLIOGRAPHY_SLOT]
     return Path(chosen[-1]) if chosen else None
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, IsADirectoryError):
-        return "it is a folder"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    return str(exc)
 
 
 def _keys_and_titles(works: Iterable[BibReference]) -> list[tuple[str, str]]:
