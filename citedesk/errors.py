@@ -57,6 +57,13 @@ class OutputError(CiteDeskError):
     kind = "output"
 
 
+class DocumentChangedError(OutputError):
+    """The file changed on disk after it was read (edited by another program, moved, deleted), so
+    writing would lose that change: nothing was written. The window offers to reload it."""
+
+    kind = "changed"
+
+
 class RepairError(CiteDeskError):
     """A repair that cannot be applied safely (it would change the prose or break a reference)."""
 

@@ -1,8 +1,18 @@
-"""Reading documents from disk and writing them back atomically, never losing the writer's text.
+"""Reading files from disk and writing documents back atomically, never losing the writer's text.
 
-Reads are bounded: only regular files are opened (a named pipe would block, a device such as
-/dev/zero never ends), and no more than the limit plus one byte is read. Writes keep what the file
-was: its encoding and byte-order mark, its owner, group and mode, its symbolic and hard links.
+Every file CiteDesk opens on the writer's behalf — a document, a bibliography, a source, an
+attachment, a snapshot — is read here, bounded: only regular files are opened (a named pipe would
+block, a device such as /dev/zero never ends), and no more than the limit plus one byte is read.
+`read_text_file` decodes as documents are decoded and says, in `encoding_notice`, when a file was
+not UTF-8.
+
+Writes keep what the file was: its encoding and byte-order mark, its owner, group and mode, its
+symbolic and hard links. A write over a file that was read first is checked against what was read
+(`FileStamp`: size, modification time and a hash), so an edit made by someone else while CiteDesk
+worked is never overwritten (`FileChangedError`). New content is written into an unnamed file
+(Linux's O_TMPFILE) that gets a name only once it is whole, so a killed save leaves nothing behind;
+where that is not available, the named temporary carries the writer's process id, and the next save
+of the file removes those whose process is gone.
 """
 
 from __future__ import annotations
@@ -10,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import os
+import secrets
 import stat
-import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from citedesk.core.text import (
@@ -24,6 +37,7 @@ from citedesk.core.text import (
     encode_document,
     too_large,
 )
+from citedesk.errors import DocumentChangedError
 
 BACKUP_SUFFIX = ".citedesk-backup"
 STALE_AFTER_S = 600
@@ -74,7 +88,10 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     file that grows while read cannot exhaust memory. Raises NotRegularFileError,
     FileTooLargeError, or the OSError of the failing call.
     """
-    p = Path(path)
+    return _read_regular(Path(path), max_bytes)[0]
+
+
+def _read_regular(p: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     _check_regular(p, os.stat(p).st_mode)
     flags = (
         os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -88,14 +105,57 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise FileTooLargeError(p, len(data), at_least=True)
-    return data
+    return data, info
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What a file was when it was read: a write over it first checks that it still is."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes, info: os.stat_result) -> FileStamp:
+        return cls(len(data), info.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+class FileChangedError(DocumentChangedError):
+    """The file is no longer what was read (edited, replaced, moved or deleted): nothing was written."""
+
+
+def read_text_file(path: str | os.PathLike[str], max_bytes: int) -> DecodedText:
+    """A regular file's text, bounded and decoded as documents are (`decode_document`). Raises the
+    errors of `read_regular_file`, and DocumentError for binary or undecodable content."""
+    return decode_document(read_regular_file(path, max_bytes), max_bytes=max_bytes)
+
+
+_UTF = ("utf-8", "utf-8-sig", "ascii", "utf-16-le-sig", "utf-16-be-sig", "utf-32-le-sig", "utf-32-be-sig")
+
+
+def encoding_notice(shown: str, encoding: str) -> str | None:
+    """What to tell the writer about a file that was not UTF-8 (None when it was): the encoding it
+    was read as, since a guess can be wrong about accented names."""
+    if encoding.lower() in _UTF:
+        return None
+    return (
+        f"{shown} is not UTF-8; it was read as {encoding}. If accented letters look wrong, save it as UTF-8."
+    )
 
 
 def read_document(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES) -> DecodedText:
     """Read and decode a document; every failure is a DocumentError with a plain message."""
+    return read_stamped(path, max_bytes=max_bytes)[0]
+
+
+def read_stamped(
+    path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES
+) -> tuple[DecodedText, FileStamp]:
+    """`read_document`, with the stamp a later `write_checked` compares the file against."""
     p = Path(path)
     try:
-        data = read_regular_file(p, max_bytes)
+        data, info = _read_regular(p, max_bytes)
     except FileTooLargeError as exc:
         raise too_large(exc.size, max_bytes, at_least=exc.at_least) from exc
     except NotRegularFileError as exc:
@@ -108,7 +168,75 @@ def read_document(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT
         raise DocumentError(f"{p} cannot be read: permission denied.") from exc
     except OSError as exc:
         raise DocumentError(f"{p} cannot be read: {exc.strerror or exc}.") from exc
-    return decode_document(data, max_bytes=max_bytes)
+    return decode_document(data, max_bytes=max_bytes), FileStamp.of(data, info)
+
+
+def stamp_of(path: str | os.PathLike[str]) -> FileStamp:
+    """The file's stamp as it is now (its bytes hashed); OSError when it cannot be read."""
+    data, info = _read_regular(Path(path), MAX_DOCUMENT_BYTES)
+    return FileStamp.of(data, info)
+
+
+def write_checked(
+    path: str | os.PathLike[str],
+    text: str,
+    encoding: str,
+    stamp: FileStamp | None,
+    *,
+    backup: bool = False,
+) -> tuple[Path | None, FileStamp]:
+    """Write `text` over a file that was read with `stamp`, only if it is still what was read.
+
+    The file is read again and compared (size, modification time, hash) before anything is
+    written, and its size and time once more just before the new version takes its place; if it
+    changed, was moved or deleted, FileChangedError says so and nothing is written (the backup
+    included). With `backup`, the bytes that were read are kept as `NAME.citedesk-backup` first.
+    `stamp` None writes without a check (a new file). Returns the backup's path, if one was made,
+    and the stamp of what is now on disk.
+    """
+    p = Path(path)
+    target = p.resolve() if p.is_symlink() else p
+    original: bytes | None = None
+    if stamp is not None:
+        original = _still_as_read(p, stamp)
+    data = encode_document(text, encoding)
+
+    def unchanged() -> None:
+        if stamp is None:
+            return
+        try:
+            now = os.stat(target)
+        except FileNotFoundError:
+            raise FileChangedError(_changed_message(p, gone=True)) from None
+        if (now.st_size, now.st_mtime_ns) != (stamp.size, stamp.mtime_ns):
+            raise FileChangedError(_changed_message(p, gone=False))
+
+    made: Path | None = None
+    if backup and original is not None:
+        made = p.with_name(p.name + BACKUP_SUFFIX)
+        write_bytes_atomic(made, original)
+    write_bytes_atomic(p, data, before_replace=unchanged)
+    info = os.stat(target)
+    return made, FileStamp.of(data, info)
+
+
+def _still_as_read(p: Path, stamp: FileStamp) -> bytes:
+    try:
+        data, info = _read_regular(p, max(stamp.size, MAX_DOCUMENT_BYTES))
+    except FileNotFoundError:
+        raise FileChangedError(_changed_message(p, gone=True)) from None
+    if FileStamp.of(data, info) != stamp:
+        raise FileChangedError(_changed_message(p, gone=False))
+    return data
+
+
+def _changed_message(p: Path, *, gone: bool) -> str:
+    if gone:
+        return f"{p} was moved or deleted while CiteDesk worked on it; nothing was written."
+    return (
+        f"{p} changed on disk while CiteDesk worked on it (another program or you edited it); "
+        "nothing was written. Run it again on the new version."
+    )
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
@@ -117,13 +245,18 @@ def write_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8
     write_bytes_atomic(path, encode_document(text, encoding))
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_bytes_atomic(
+    path: str | os.PathLike[str], data: bytes, *, before_replace: Callable[[], None] | None = None
+) -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename it over `path`.
 
-    A crash at any moment leaves either the old file or the new one, never a torn mix. The new
-    file gets the old one's owner, group and mode. A symbolic link is followed (the file it points
-    to is replaced, the link stays); something that is not a regular file — /dev/null, a pipe — is
-    written to in place, never replaced by a file.
+    A crash at any moment leaves either the old file or the new one, never a torn mix, and no
+    temporary file: the new version is written into an unnamed file that is given a name only
+    once it is whole (see the module's docstring). The new file gets the old one's owner, group
+    and mode. A symbolic link is followed (the file it points to is replaced, the link stays);
+    something that is not a regular file — /dev/null, a pipe — is written to in place, never
+    replaced by a file. `before_replace`, when given, runs just before the new version takes the
+    file's place and may raise to stop the write (the temporary is removed).
 
     Two cases cannot be renamed over without changing what the file is, and are written in place
     instead, after a complete, checked copy of the new version is on disk beside it: a file with
@@ -135,6 +268,7 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     p = Path(path)
     if p.is_symlink():
         p = p.resolve()
+    _remove_stale_temporaries(p)
     try:
         old: os.stat_result | None = p.stat()
     except FileNotFoundError:
@@ -142,30 +276,85 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     if old is not None and not stat.S_ISREG(old.st_mode):
         if stat.S_ISDIR(old.st_mode):
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(p))
+        if before_replace is not None:
+            before_replace()
         with open(p, "wb") as handle:
             handle.write(data)
         return
-    fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(p), suffix=".tmp", dir=p.parent)
+    tmp, in_place = _write_temporary(p, data, old)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            in_place = old is not None and (old.st_nlink > 1 or not _give_owner(handle.fileno(), old))
+        if before_replace is not None:
+            before_replace()
         if in_place:
             _check_copy(tmp, data)
             _write_in_place(p, data)
             os.unlink(tmp)
         else:
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, stat.S_IMODE(old.st_mode) if old is not None else 0o644)
             os.replace(tmp, p)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     _fsync_dir(p.parent)
-    _remove_stale_temporaries(p)
+
+
+def _write_temporary(p: Path, data: bytes, old: os.stat_result | None) -> tuple[str, bool]:
+    """The new version, whole and on disk, under a temporary name beside `p` (owner, group and mode
+    as the old file's); and whether it must be copied in place rather than renamed over `p`."""
+    mode = stat.S_IMODE(old.st_mode) if old is not None else 0o644
+    fd, unnamed, fallback = _open_temporary(p)
+    name = ""
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            in_place = old is not None and (old.st_nlink > 1 or not _give_owner(handle.fileno(), old))
+            if not in_place:
+                with contextlib.suppress(OSError):
+                    os.fchmod(handle.fileno(), mode)
+            if unnamed:
+                name = _temporary_name(p)
+                _link_unnamed(handle.fileno(), name)
+            else:
+                name = fallback
+    except BaseException:
+        for leftover in (name, fallback):
+            if leftover:
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+        raise
+    return name, in_place
+
+
+def _open_temporary(p: Path) -> tuple[int, bool, str]:
+    """An unnamed file in `p`'s folder (True, ""), or, where the system has none, a new named one
+    (False, its name)."""
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    if tmpfile and os.path.isdir("/proc/self/fd"):
+        try:
+            return os.open(p.parent, tmpfile | os.O_WRONLY | cloexec, 0o600), True, ""
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+                raise
+    name = _temporary_name(p)
+    return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | cloexec, 0o600), False, name
+
+
+def _link_unnamed(fd: int, name: str) -> None:
+    """Give the unnamed file `fd` the name `name`. linkat(AT_SYMLINK_FOLLOW) on its /proc link, as
+    open(2) describes for O_TMPFILE: Python calls plain link() unless a folder descriptor is
+    given, and link() would try to link the /proc entry itself."""
+    folder = os.open(os.path.dirname(name) or ".", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.link(f"/proc/self/fd/{fd}", os.path.basename(name), dst_dir_fd=folder, follow_symlinks=True)
+    finally:
+        os.close(folder)
+
+
+def _temporary_name(p: Path) -> str:
+    return str(p.parent / f"{_temporary_prefix(p)}{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
 def _give_owner(fd: int, old: os.stat_result) -> bool:
@@ -202,14 +391,32 @@ def _temporary_prefix(path: Path) -> str:
 
 
 def _remove_stale_temporaries(path: Path) -> None:
-    """Delete what earlier, killed saves of this file left beside it (hidden `.NAME.*.tmp` files
-    older than `STALE_AFTER_S`); a save in progress elsewhere is younger and is left alone."""
+    """Delete what earlier, killed saves of this file left beside it: hidden `.NAME.PID-….tmp`
+    files whose process is gone, and any `.NAME.*.tmp` older than `STALE_AFTER_S` (no save takes
+    that long). A save in progress in a live process is left alone."""
     cutoff = time.time() - STALE_AFTER_S
+    prefix = _temporary_prefix(path)
     with contextlib.suppress(OSError):
-        for leftover in path.parent.glob(f"{glob.escape(_temporary_prefix(path))}*.tmp"):
+        for leftover in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
             with contextlib.suppress(OSError):
-                if leftover.is_file() and not leftover.is_symlink() and leftover.stat().st_mtime < cutoff:
+                if not leftover.is_file() or leftover.is_symlink():
+                    continue
+                writer = leftover.name[len(prefix) :].split("-", 1)[0]
+                dead = writer.isdecimal() and not _alive(int(writer))
+                if dead or leftover.stat().st_mtime < cutoff:
                     leftover.unlink()
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
+    return True
 
 
 def write_with_backup(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
@@ -217,7 +424,7 @@ def write_with_backup(path: str | os.PathLike[str], text: str, encoding: str = "
     p = Path(path)
     backup = p.with_name(p.name + BACKUP_SUFFIX)
     if p.exists():
-        write_bytes_atomic(backup, p.read_bytes())
+        write_bytes_atomic(backup, read_regular_file(p, MAX_DOCUMENT_BYTES))
     write_atomic(p, text, encoding)
     return backup
 

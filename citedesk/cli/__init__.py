@@ -5,7 +5,7 @@ Exit codes (one contract, documented in the README and tested):
   1 — findings (or a repair refused, which leaves them);
   2 — a known condition: bad usage, an unreadable document, an unwritable output, a locked store;
   3 — an internal error (a bug): a short message with how to report it; `--debug` shows the
-      traceback.
+      traceback too (and the exit code is still 3, so a CI gate never reads a crash as findings).
 Nothing ends in a raw traceback without `--debug`.
 """
 
@@ -51,10 +51,10 @@ def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = 
         os.dup2(devnull, sys.stdout.fileno())
         return 128 + 13
     except Exception:
-        if args.debug:
-            raise
         import traceback  # noqa: PLC0415
 
+        if args.debug:  # the whole traceback, and still the exit code of a bug
+            traceback.print_exc(file=sys.stderr)
         last = traceback.format_exc().strip().splitlines()[-1]
         print(f"citedesk: internal error: {printable(last)}\ncitedesk: {BUG_HINT}", file=sys.stderr)
         return EXIT_BUG

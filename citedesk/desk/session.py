@@ -25,6 +25,7 @@ from citedesk.pipeline import AuditOptions, AuditState
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
     from citedesk.desk.desk import Desk
+    from citedesk.files import FileStamp
 
 STRUCTURAL_KINDS = frozenset(
     {Kind.FABRICATED, Kind.MALFORMED_MARKER, Kind.ORPHAN_REFERENCE, Kind.DUPLICATE_REFERENCE}
@@ -78,7 +79,14 @@ class DocumentSession:
     """A document, from disk or unsaved, and the jobs done on it."""
 
     def __init__(
-        self, desk: Desk, path: Path | None, text: str, encoding: str = "utf-8", *, folder: Path | None = None
+        self,
+        desk: Desk,
+        path: Path | None,
+        text: str,
+        encoding: str = "utf-8",
+        *,
+        folder: Path | None = None,
+        stamp: FileStamp | None = None,
     ) -> None:
         self.desk = desk
         self.path = path.resolve() if path is not None else None
@@ -88,13 +96,35 @@ class DocumentSession:
         """The path as the writer gave it: what reports print."""
         self.text = text
         self.encoding = encoding
+        self.stamp = stamp
+        """What the file was when it was read or last written: a write checks it still is."""
 
     @classmethod
     def read(cls, desk: Desk, path: Path) -> DocumentSession:
-        from citedesk.files import read_document  # noqa: PLC0415
+        from citedesk.files import read_stamped  # noqa: PLC0415
 
-        decoded = read_document(path)
-        return cls(desk, path, decoded.text, decoded.encoding)
+        decoded, stamp = read_stamped(path)
+        return cls(desk, path, decoded.text, decoded.encoding, stamp=stamp)
+
+    def changed_on_disk(self) -> bool:
+        """Whether the file is no longer what was read or last written (edited elsewhere, moved)."""
+        if self.path is None or self.stamp is None:
+            return False
+        from citedesk.files import stamp_of  # noqa: PLC0415
+
+        try:
+            return stamp_of(self.path) != self.stamp
+        except OSError:
+            return True
+
+    def reload(self) -> None:
+        """Read the file again (after it changed on disk): its text, encoding and stamp."""
+        if self.path is None:
+            return
+        from citedesk.files import read_stamped  # noqa: PLC0415
+
+        decoded, self.stamp = read_stamped(self.path)
+        self.text, self.encoding = decoded.text, decoded.encoding
 
     @property
     def key(self) -> str:
@@ -231,19 +261,19 @@ class DocumentSession:
         return outcome
 
     # files -----------------------------------------------------------------------------------------------
-    def write(self, text: str, *, backup: bool = False) -> Path | None:
-        """Write `text` over the document atomically (the encoding it was read with); with `backup`,
-        the current file is kept as NAME.citedesk-backup first. Returns the backup's path."""
+    def write(self, text: str, *, backup: bool = False, overwrite: bool = False) -> Path | None:
+        """Write `text` over the document atomically (the encoding it was read with), only if the
+        file is still what was read (else DocumentChangedError, nothing written; `overwrite` skips
+        that check, when the writer chose to replace the other version). With `backup`, the file
+        as it was read is kept as NAME.citedesk-backup first. Returns the backup's path."""
         if self.path is None:
             raise UsageError("the document has no file yet; save it under a name first")
-        from citedesk.files import why_not_written, write_atomic, write_with_backup  # noqa: PLC0415
+        from citedesk.files import why_not_written, write_checked  # noqa: PLC0415
 
-        try:
-            if backup:
-                made = write_with_backup(self.path, text, self.encoding)
-            else:
-                write_atomic(self.path, text, self.encoding)
-                made = None
+        try:  # a FileChangedError (not an OSError) goes to the caller as it is
+            made, self.stamp = write_checked(
+                self.path, text, self.encoding, None if overwrite else self.stamp, backup=backup
+            )
         except (OSError, UnicodeEncodeError) as exc:
             raise OutputError(f"{self.path} could not be written: {why_not_written(exc)}") from exc
         self.text = text
@@ -254,10 +284,11 @@ class DocumentSession:
         old_key = self.key
         previous = self.path
         self.path = path.resolve()
+        stamp, self.stamp = self.stamp, None  # a new name: whatever is there is replaced, as asked
         try:
             self.write(text)
         except OutputError:
-            self.path = previous
+            self.path, self.stamp = previous, stamp
             raise
         self.shown_path = str(path)
         if old_key != self.key:
@@ -368,7 +399,12 @@ class DocumentSession:
         try:
             named = self.path or (self.folder / "Untitled" if self.folder else None)
             cited = cited_works(
-                self.text if text is None else text, named, options.bibliographies, use_zotero=False
+                self.text if text is None else text,
+                named,
+                options.bibliographies,
+                use_zotero=False,
+                roots=(options.sources_dir, *options.local_roots),
+                anywhere=options.allow_local_paths,
             )
         except InputError:
             return []

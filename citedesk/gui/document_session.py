@@ -16,7 +16,7 @@ from pathlib import Path
 from citedesk.core.report import Report
 from citedesk.desk import Desk, DocumentSession
 from citedesk.desk import recovery as copies
-from citedesk.errors import CiteDeskError
+from citedesk.errors import CiteDeskError, DocumentChangedError
 from citedesk.gui.qt import (
     QFileDialog,
     QMessageBox,
@@ -54,6 +54,8 @@ class DocumentController(QObject):
         """Where recovery copies go (None: the user's data folder)."""
         self.confirm_discard: Callable[[], bool] = self._ask_discard
         self.confirm_recovery: Callable[[str], bool] = self._ask_recovery
+        self.confirm_changed: Callable[[str], str] = self._ask_changed
+        """Asked when the file changed on disk since it was read: "overwrite", "reload" or "cancel"."""
         self.autosave = QTimer(self)
         self.autosave.setInterval(AUTOSAVE_MS)
         self.autosave.timeout.connect(self.write_recovery)
@@ -157,7 +159,8 @@ class DocumentController(QObject):
         old = self.path
         try:
             if old is not None and path.resolve() == old:
-                self.session.write(self.text())
+                if not self._write_over(path):
+                    return False
             else:
                 self.session.save_as(self.text(), path)
         except CiteDeskError as exc:
@@ -173,6 +176,26 @@ class DocumentController(QObject):
         self._title()
         self.message.emit(f"Saved {path.name}")
         self.saved.emit(path)
+        return True
+
+    def _write_over(self, path: Path) -> bool:
+        """Save over the file, unless it changed on disk since it was read: then the writer chooses
+        to overwrite that version, to reload it (their text kept in a recovery copy), or neither."""
+        try:
+            self.session.write(self.text())
+        except DocumentChangedError as exc:
+            self.write_recovery()
+            choice = self.confirm_changed(
+                f"{exc.message.split(';')[0]}. Overwrite it with your text, or reload it from disk? "
+                "(Your text is kept in a recovery copy either way.)"
+            )
+            if choice == "overwrite":
+                self.session.write(self.text(), overwrite=True)
+                return True
+            if choice == "reload" and path.exists():
+                self.load_file(path, offer_recovery=False)
+                self.message.emit(f"Reloaded {path.name} from disk; your text is in the recovery copy")
+            return False
         return True
 
     def export_dialog(self, report: Report | None) -> None:
@@ -216,6 +239,15 @@ class DocumentController(QObject):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    def _ask_changed(self, question: str) -> str:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Changed on disk", question, parent=self.window)
+        overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.AcceptRole)
+        reload = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "overwrite" if clicked is overwrite else "reload" if clicked is reload else "cancel"
 
     def _ask_recovery(self, question: str) -> bool:
         box = QMessageBox.question(self.window, "Recover unsaved text?", question)

@@ -77,6 +77,7 @@ def test_an_internal_error_is_3_with_a_bug_report_hint_and_debug_shows_it(tmp_pa
         [*args, "--debug"], capture_output=True, text=True, cwd=REPO, timeout=120, check=False
     )
     assert "Traceback" in debug.stderr
+    assert debug.returncode == 3  # still a bug's code: a CI gate never reads a crash as findings (1)
 
 
 def test_control_sequences_in_a_document_never_reach_the_terminal(tmp_path: Path) -> None:
