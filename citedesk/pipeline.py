@@ -48,10 +48,12 @@ class AuditOptions:
     """Seconds for the whole audit — sources and judging together (`--timeout`); what is not done
     by then is reported as not checked ("time budget ran out"), never guessed. None: no limit."""
     allow_local_paths: bool = False
-    """Read files named in references wherever they are (`--allow-local-path`); else only from the
-    document's folder, the sources folder and the bibliography's or Zotero's folders."""
+    """Read files a document names wherever they are (`--allow-local-path`); else only from the
+    document's folder, the sources folder, `local_roots`, the folders of the bibliographies the
+    writer gave, and Zotero's (`sources.local`)."""
     local_roots: tuple[Path, ...] = ()
-    """More folders local sources may be read from (a bibliography's, Zotero's)."""
+    """Folders the writer allowed besides those (`--allow-folder`, the window's settings). What a
+    document names never adds to them."""
     bibliographies: tuple[Path, ...] = ()
     """Bibliography files (`--bibliography`, the window's per-document setting) besides those the
     document's front matter names. A document with any bibliography is read as a pandoc document
@@ -163,6 +165,8 @@ def audit_text(
         options.bibliographies,
         zotero_dir=options.zotero_dir,
         use_zotero=options.zotero,
+        roots=(options.sources_dir, *options.local_roots),
+        anywhere=options.allow_local_paths,
     )
     if cited is None:
         structure = structure_without_bibliography(text)
@@ -566,6 +570,7 @@ def describe_sources(
                 passages=len(source.passages),
                 cached=source.from_cache,
                 message=source.message,
+                detail=source.detail,
                 quality=quality,
                 authors=entry.authors if document.pandoc else None,
                 check=truth_summary(checks[key]) if key in checks else None,

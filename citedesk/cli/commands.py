@@ -44,6 +44,10 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
         raise InputError(f"--sources {args.sources}: no such folder")
+    allowed = tuple(Path(d) for d in args.allow_folder or ())
+    for folder in allowed:
+        if not folder.is_dir():
+            raise InputError(f"--allow-folder {folder}: no such folder")
     zotero_dir = Path(args.zotero_dir) if args.zotero_dir else None
     if zotero_dir is not None and not zotero_dir.is_dir():
         raise InputError(f"--zotero-dir {args.zotero_dir}: no such folder")
@@ -55,6 +59,7 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
         fetch_timeout=min(60.0, args.timeout),
         time_budget=args.timeout,
         allow_local_paths=args.allow_local_path,
+        local_roots=allowed,
         refresh=args.refresh,
         store_path=Path(args.store) if args.store else None,
         judge=args.judge,

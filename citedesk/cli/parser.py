@@ -197,10 +197,19 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         "most 60): what is not done by then is reported as not checked",
     )
     parser.add_argument(
+        "--allow-folder",
+        action="append",
+        metavar="DIR",
+        help="a folder whose files the document (its references, its bibliography and that "
+        "bibliography's attachments) may name, besides the document's own folder and --sources; "
+        "repeat for more",
+    )
+    parser.add_argument(
         "--allow-local-path",
         action="store_true",
-        help="read files named in references wherever they are (default: only below the document's "
-        "folder and --sources)",
+        help="read files named in the document or its bibliography wherever they are (default: only "
+        "below the document's folder, --sources, --allow-folder, the folders of --bibliography files "
+        "and Zotero's)",
     )
     parser.add_argument(
         "--allow-private-network",

@@ -1,4 +1,5 @@
-"""Settings: judge and model, offline mode, fetch permissions, retrieval, the editor's font, theme.
+"""Settings: judge and model, offline mode, fetch permissions, the folders a document may name files
+in, retrieval, the editor's font, theme.
 
 Kept in QSettings; `options_from_settings` turns them into the engine's `AuditOptions`, so the window
 and a fresh start read them the same way.
@@ -7,6 +8,7 @@ and a fresh start read them the same way.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from citedesk.desk import AuditOptions, models
 from citedesk.gui.qt import (
@@ -16,8 +18,11 @@ from citedesk.gui.qt import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QListWidget,
     QPalette,
     QPushButton,
     QSettings,
@@ -27,12 +32,21 @@ from citedesk.gui.qt import (
 from citedesk.gui.view_settings import EDITOR_FONT, SOFT_WRAP
 
 THEMES = ("system", "light", "dark")
+ALLOWED_FOLDERS = "allowed_folders"
+"""Folders whose files a document may name (as `--allow-folder`): the writer's choice, kept here."""
+
+
+def allowed_folders(settings: QSettings) -> list[str]:
+    stored = settings.value(ALLOWED_FOLDERS, []) or []
+    return [str(p) for p in (stored if isinstance(stored, list) else [stored]) if str(p)]
 
 
 def options_from_settings(settings: QSettings, base: AuditOptions | None = None) -> AuditOptions:
     base = base or AuditOptions()
+    folders = tuple(Path(p) for p in allowed_folders(settings))
     return replace(
         base,
+        local_roots=folders,
         offline=bool(settings.value("offline", base.offline, type=bool)),
         judge=str(settings.value("judge", base.judge)),
         allow_private_network=bool(
@@ -99,6 +113,23 @@ class SettingsDialog(QDialog):
         self.private.setChecked(options.allow_private_network)
         self.dense = QCheckBox("Use the embedding model for retrieval (all-MiniLM-L6-v2, when installed)")
         self.dense.setChecked(options.dense)
+        self.folders = QListWidget()
+        self.folders.addItems(allowed_folders(settings))
+        self.folders.setToolTip(
+            "A document may name files (sources, its bibliography, that bibliography's attachments) "
+            "in its own folder and in these; anything else is not read."
+        )
+        self.folders.setMaximumHeight(90)
+        add_folder = QPushButton("Add…")
+        add_folder.setAutoDefault(False)
+        add_folder.clicked.connect(self._add_folder)
+        remove_folder = QPushButton("Remove")
+        remove_folder.setAutoDefault(False)
+        remove_folder.clicked.connect(self._remove_folder)
+        folder_buttons = QHBoxLayout()
+        folder_buttons.addWidget(add_folder)
+        folder_buttons.addWidget(remove_folder)
+        folder_buttons.addStretch(1)
         self.theme = QComboBox()
         self.theme.addItems(list(THEMES))
         self.theme.setCurrentText(str(settings.value("theme", "system")))
@@ -111,6 +142,8 @@ class SettingsDialog(QDialog):
         form.addRow("", QLabel("Or install one with `citedesk models import FOLDER`."))
         form.addRow("Offline", self.offline)
         form.addRow("Network", self.private)
+        form.addRow("Folders CiteDesk may read", self.folders)
+        form.addRow("", folder_buttons)
         form.addRow("Retrieval", self.dense)
         self.font_choice = QComboBox()
         self.font_choice.addItem("Proportional (reads like prose)", "proportional")
@@ -135,10 +168,27 @@ class SettingsDialog(QDialog):
         self.settings.setValue("offline", self.offline.isChecked())
         self.settings.setValue("allow_private_network", self.private.isChecked())
         self.settings.setValue("dense", self.dense.isChecked())
+        self.settings.setValue(
+            ALLOWED_FOLDERS, [self.folders.item(i).text() for i in range(self.folders.count())]
+        )
         self.settings.setValue("theme", self.theme.currentText())
         self.settings.setValue(EDITOR_FONT, self.font_choice.currentData())
         self.settings.setValue(SOFT_WRAP, self.wrap.isChecked())
         self.settings.sync()
+
+    def add_folder(self, folder: str) -> None:
+        """Allow a folder (kept when the dialog is accepted); each once."""
+        shown = [self.folders.item(i).text() for i in range(self.folders.count())]
+        if folder and folder not in shown:
+            self.folders.addItem(folder)
+
+    def _add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "A folder whose files documents may name")
+        self.add_folder(folder)
+
+    def _remove_folder(self) -> None:
+        for item in self.folders.selectedItems():
+            self.folders.takeItem(self.folders.row(item))
 
     def _download(self) -> None:
         self.reject()

@@ -1,11 +1,13 @@
 """Bibliography files on disk: reading one, finding the ones a document names, resolving attachments.
 
 The parsing itself is pure (`core.bibliography`); this module does the I/O around it: it reads the
-file (size-capped, encoding detected as for documents), picks the format by extension (and, for
-`.json`/`.yaml`, by content), reads the `bibliography:` list of a document's YAML front matter
-relative to the document, and resolves each entry's `file` attachments relative to the .bib's
-folder, the way each reference manager means them (`~` is the home folder; Mendeley's
-`home/me/x.pdf` is `/home/me/x.pdf`).
+file through the one bounded reader (`files.read_text_file`: a regular file only, size-capped,
+encoding detected as for documents, with a notice when it was not UTF-8), picks the format by
+extension (and, for `.json`/`.yaml`, by content), reads the `bibliography:` list of a document's
+YAML front matter relative to the document, and resolves each entry's `file` attachments relative
+to the .bib's folder, the way each reference manager means them (`~` is the home folder;
+Mendeley's `home/me/x.pdf` is `/home/me/x.pdf`). Whether a file named here may be read at all is
+decided by the writer's folders (`sources.local`), not here.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from citedesk.core.bibliography import (
     format_for,
     parse_bibliography,
 )
-from citedesk.core.text import DocumentError, decode_document
+from citedesk.core.text import DocumentError
+from citedesk.files import FileTooLargeError, NotRegularFileError, encoding_notice, read_text_file
 
 MAX_BIBLIOGRAPHY_BYTES = 32 * 1024 * 1024
 """A Zotero library exported whole with abstracts is a few MB; past this the file is refused."""
@@ -39,6 +42,8 @@ class LoadedBibliography:
     bibliography: Bibliography
     attachments: dict[str, tuple[Path, ...]]
     """Key → attachment paths, existing files first; keys without attachments are absent."""
+    notices: tuple[str, ...] = ()
+    """What the writer should know about the file itself (it was not UTF-8)."""
 
     def existing_attachments(self, key: str) -> list[Path]:
         return [p for p in self.attachments.get(key, ()) if p.is_file()]
@@ -54,20 +59,25 @@ def read_bibliography(path: Path, *, max_bytes: int = MAX_BIBLIOGRAPHY_BYTES) ->
             source=shown,
         )
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise BibliographyError(
-                f"the file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit", source=shown
-            )
-        data = path.read_bytes()
+        decoded = read_text_file(path, max_bytes)
+    except FileTooLargeError as exc:
+        more = "more than " if exc.at_least else ""
+        raise BibliographyError(
+            f"the file is {more}{exc.size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit",
+            source=shown,
+        ) from exc
+    except NotRegularFileError as exc:
+        raise BibliographyError(f"it is {exc.kind}, not a file", source=shown) from exc
+    except IsADirectoryError as exc:
+        raise BibliographyError("it is a folder, not a file", source=shown) from exc
     except FileNotFoundError as exc:
         raise BibliographyError("the file does not exist", source=shown) from exc
     except OSError as exc:
         raise BibliographyError(f"the file cannot be read ({exc.strerror or exc})", source=shown) from exc
-    try:
-        text = decode_document(data, max_bytes=max_bytes).text
     except DocumentError as exc:
         raise BibliographyError(str(exc), source=shown) from exc
+    text = decoded.text
+    notice = encoding_notice(path.name, decoded.encoding)
     fmt = format_for(path.name, text) or fmt_by_name
     bibliography = parse_bibliography(text, fmt, source=shown)
     folder = path.parent
@@ -76,7 +86,7 @@ def read_bibliography(path: Path, *, max_bytes: int = MAX_BIBLIOGRAPHY_BYTES) ->
         for entry in bibliography.entries
         if (resolved := resolve_attachments(entry, folder))
     }
-    return LoadedBibliography(path, bibliography, attachments)
+    return LoadedBibliography(path, bibliography, attachments, (notice,) if notice else ())
 
 
 def resolve_attachments(entry: BibEntry, folder: Path) -> tuple[Path, ...]:
@@ -123,10 +133,28 @@ def front_matter_bibliographies(text: str, document: Path | None = None) -> list
             source=str(document) if document else None,
             line=mark.line + 2 if mark is not None else None,
         ) from exc
-    value = data.get("bibliography") if isinstance(data, dict) else None
-    names = [value] if isinstance(value, str) else [str(v) for v in value or [] if isinstance(v, (str, int))]
+    if not isinstance(data, dict) or "bibliography" not in data:
+        return []
+    names = _bibliography_names(data["bibliography"], str(document) if document else None)
     base = document.parent if document is not None else Path()
     return [Path(name).expanduser() if name.startswith("~") else base / name for name in names]
+
+
+def _bibliography_names(value: object, shown: str | None) -> list[str]:
+    """The file names `bibliography:` holds: one, or a list of them; anything else is an error,
+    never silently "no bibliography"."""
+    items = value if isinstance(value, list) else [value]
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, str) and item.strip():
+            names.append(item.strip())
+            continue
+        what = "nothing" if item is None or item == "" else f"{type(item).__name__} {str(item)[:40]!r}"
+        raise BibliographyError(
+            f"`bibliography:` in the front matter must name a file (or a list of files), not {what}",
+            source=shown,
+        )
+    return names
 
 
 def front_matter_references(text: str, document: Path | None = None) -> Bibliography | None:

@@ -11,10 +11,12 @@ per-document setting). Each entry becomes a `BibReference` whose `path` is its b
 3. else the first attachment named (reported as missing, unless a DOI or link can be fetched).
 
 A `--sources DIR` file named by key, or a file the writer attached by hand, still wins
-(`sources.gather`). The bibliographies' folders and Zotero's data folder become folders local
-sources may be read from: a file they name elsewhere is refused like any file a document names
-outside the allowed folders (`sources.local`), since a bibliography may come with someone else's
-document.
+(`sources.gather`). Which files may be read is the writer's choice, never the input's
+(`sources.local`): a bibliography the front matter names is read only inside the document's folder
+or another folder the writer allowed, and its folder allows nothing more. The folders of the
+bibliographies the writer gave (`extra`) and Zotero's data folder are the writer's, so their
+attachments may be read; a `file` field pointing anywhere else is refused like any file a document
+names outside the allowed folders, since a bibliography may come with someone else's document.
 
 An audit reads the sources of the cited keys (`works_to_check`), and of a few uncited entries
 whose copy is on this machine, as candidates for a swap or an added key — never fetched.
@@ -33,7 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from citedesk.core.bibliography import BibEntry, Bibliography
+from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError
 from citedesk.core.document import Document
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.bibfiles import (
@@ -42,7 +44,7 @@ from citedesk.sources.bibfiles import (
     front_matter_references,
     read_bibliography,
 )
-from citedesk.sources.local import LOCAL_EXTENSIONS
+from citedesk.sources.local import LOCAL_EXTENSIONS, allowed_roots, is_within
 from citedesk.sources.zotero import ZoteroError, ZoteroLibrary, default_data_dir
 
 _T = TypeVar("_T")
@@ -60,7 +62,8 @@ class CitedWorks:
     files: tuple[Path, ...]
     """The bibliography files read, in order."""
     folders: tuple[Path, ...]
-    """The bibliographies' folders and Zotero's data folder: where their attachments may be read."""
+    """The folders of the bibliographies the writer gave, and Zotero's data folder: where their
+    attachments may be read (a bibliography the document names adds none)."""
     notices: tuple[str, ...] = ()
 
 
@@ -90,16 +93,29 @@ def cited_works(
     *,
     zotero_dir: Path | None = None,
     use_zotero: bool = True,
+    roots: Sequence[Path | None] = (),
+    anywhere: bool = False,
 ) -> CitedWorks | None:
     """The works a document cites from, or None when it names no bibliography (a numbered document).
 
-    Raises BibliographyError (an InputError) for a bibliography that cannot be read, and
-    ZoteroError for a Zotero folder named explicitly (`zotero_dir`) that cannot be read.
+    `extra` are bibliographies the writer gave; those the front matter names are read only inside
+    the document's folder, `roots` (the writer's other folders: `--sources`, `--allow-folder`) or
+    the folders of `extra`, unless `anywhere` (`--allow-local-path`). Raises BibliographyError (an
+    InputError) for a bibliography that cannot be read or may not be, and ZoteroError for a Zotero
+    folder named explicitly (`zotero_dir`) that cannot be read.
     """
+    named = front_matter_bibliographies(text, document)
     files = bibliography_files(text, document, extra)
     inline = front_matter_references(text, document)
     if not files and inline is None:
         return None
+    given = {os.path.realpath(path) for path in extra}
+    allowed = allowed_roots(
+        document.parent if document is not None else None, *roots, extra=[p.parent for p in extra]
+    )
+    for file in named:
+        if not anywhere and os.path.realpath(file) not in given and not is_within(file, allowed):
+            raise BibliographyError(_outside(file, document), source=str(file))
     loaded = [_read_cached(path) for path in files]
     shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
     notices: list[str] = []
@@ -110,6 +126,7 @@ def cited_works(
         sources.append((inline, None))
     for bibliography, owner in sources:
         name = shown.get(id(bibliography), bibliography.source or "the document's front matter")
+        notices.extend(owner.notices if owner is not None else ())
         notices.extend(f"{name}: {w}" for w in bibliography.warnings)
         for entry in bibliography.entries:
             if entry.key in works:
@@ -119,10 +136,20 @@ def cited_works(
                 continue
             path = _local_copy(entry, owner, library)
             works[entry.key] = BibReference.from_entry(entry, path=path, source=name)
-    folders = [b.path.parent for b in loaded]
+    folders = [Path(os.path.abspath(p)).parent for p in extra]
     if library is not None:
         folders.append(library.data_dir)
     return CitedWorks(tuple(works.values()), tuple(files), tuple(dict.fromkeys(folders)), tuple(notices))
+
+
+def _outside(path: Path, document: Path | None) -> str:
+    where = f"the document's folder ({document.parent})" if document is not None else "the allowed folders"
+    folder = Path(os.path.realpath(path)).parent
+    return (
+        f"it is outside {where}, so it was not read: pass it with --bibliography {path}, or allow its "
+        f"folder with --allow-folder {folder} (in the window: File ▸ Bibliography…, or Settings ▸ "
+        "Folders CiteDesk may read)"
+    )
 
 
 def works_to_check(

@@ -2,11 +2,14 @@
 
 A reference may name a file (`1. My notes. notes/interview.txt`). Read blindly, that would let any
 document pull in any file the writer can read — `../secret/private.txt`, `/home/me/.ssh/id_rsa` —
-show it as evidence and, with Claude assistance on, send it away. So a file named by a document is
-read only when, with its symbolic links resolved, it lies inside a folder the writer chose: the
-document's own folder (and below), the `--sources` folder, and whatever else the caller lists (a
-bibliography's folder, the Zotero data folder). Anything else is refused, without looking at it,
-unless the writer allows every local path (`--allow-local-path`, or a confirmation in the window).
+show it as evidence and, with Claude assistance on, send it away. So a file named by a document —
+a source, a bibliography in its front matter, an attachment in that bibliography's `file` field —
+is read only when, with its symbolic links resolved, it lies inside a folder the *writer* chose:
+the document's own folder (and below), the `--sources` folder, folders named with `--allow-folder`
+(in the window: Settings ▸ Folders CiteDesk may read), the folders of bibliographies the writer
+gave (`--bibliography`, File ▸ Bibliography…) and Zotero's data folder. The input never widens
+this: a bibliography a document names is one more file to check, not a new folder. Anything else
+is refused, without reading it, unless the writer allows every local path (`--allow-local-path`).
 Files the writer attached to a reference by hand are theirs, and always read.
 """
 
@@ -39,6 +42,11 @@ def is_within(path: Path, roots: Iterable[Path]) -> bool:
     return any(resolved == root or resolved.is_relative_to(root) for root in roots)
 
 
-def outside_message(shown: str, has_document_folder: bool) -> str:
+def outside_message(shown: str, has_document_folder: bool, path: Path | None = None) -> str:
+    """Why a named file was not read, and how the writer can allow it."""
     where = "the document's folder" if has_document_folder else "the folders CiteDesk reads sources from"
-    return f"the file {shown} is outside {where}: allow it with --allow-local-path"
+    folder = f" {Path(os.path.realpath(path)).parent}" if path is not None else " DIR"
+    return (
+        f"the file {shown} is outside {where}: allow its folder with --allow-folder{folder} "
+        "(or every path with --allow-local-path)"
+    )
