@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from citedesk.assist.client import ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
 from citedesk.errors import AssistError
@@ -68,7 +68,8 @@ def decompose(document: Document, client: ClaudeClient) -> Decomposition:
         try:
             answer = client.ask_json(request)
         except AssistError as exc:
-            result.rejected.append(f"{claim_id}: {exc}")
+            if not is_repeat(exc):  # an outage is said once, not once per sentence
+                result.rejected.append(f"{claim_id}: {exc}")
             continue
         atoms, problems = atoms_from_answer(answer, document, claim_id)
         result.rejected.extend(f"{claim_id}: {problem}" for problem in problems)

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from citedesk.assist.client import ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import Document, parse_document, parse_structure
 from citedesk.core.findings import Fix, Kind
@@ -182,8 +182,8 @@ def _attempt(
     original = document.text[claim.sentence.start : claim.sentence.span_end]
     try:
         answer = client.ask_json(request_for(original, document, refused, pass_number))
-    except AssistError as exc:
-        return _Attempt(problems=(str(exc),))
+    except AssistError as exc:  # an outage is said once, not once per sentence
+        return _Attempt(problems=() if is_repeat(exc) else (str(exc),))
     proposed = answer.get("sentence") if isinstance(answer, dict) else None
     if not isinstance(proposed, str):
         reason = 'the answer had no "sentence"'

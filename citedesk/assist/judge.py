@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from citedesk.assist.client import ClaudeClient, Request
+from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.errors import AssistError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Judgement, Pair
 
@@ -79,7 +79,8 @@ class ClaudeJudge:
             try:
                 results.append(judgement_from_answer(self.client.ask_json(request_for(pair)), pair.evidence))
             except AssistError as exc:  # one bad answer is never a crash, nor a verdict
-                self.errors.append(str(exc))
+                if not is_repeat(exc):  # an outage is said once, not once per pair
+                    self.errors.append(str(exc))
                 results.append(None)
                 failed.append(done - 1)
             if progress is not None:

@@ -6,6 +6,10 @@ checked, for a reason the writer can act on — the machine was offline, the lin
 readable, the entry names no source (attach a file), there is no such reference. Reports say
 "N of M citations checked" and list the rest, so "5 findings" never reads as "everything else is
 fine" when most citations could not be read.
+
+A reason is one of a fixed set of words (`NotChecked`, the JSON's stable values); a citation may
+add the figure that goes with it (`detail`: `HTTP 500`, `after 20 s`), which the reports print
+beside it (`server error (HTTP 500)`, `timed out after 20 s`).
 """
 
 from __future__ import annotations
@@ -23,8 +27,14 @@ class NotChecked(StrEnum):
     """Why a citation was not checked (the words reports use)."""
 
     OFFLINE = "offline"
-    UNREACHABLE = "source unreachable"
+    GONE = "source gone"
+    """404/410, a soft 404, a host that does not exist (a `dead_link`)."""
+    SERVER_ERROR = "server error"
+    REFUSED = "refused by the server"
     TIMED_OUT = "timed out"
+    RESET = "connection reset"
+    UNREACHABLE = "source unreachable"
+    """The connection could not be opened (refused, a TLS failure) while other hosts answered."""
     OUT_OF_TIME = "time budget ran out"
     PAYWALL = "paywall or login page"
     SCANNED = "scanned PDF (no text)"
@@ -52,6 +62,14 @@ class NotChecked(StrEnum):
         )
 
 
+def reason_words(reason: str, detail: str | None) -> str:
+    """A reason with its figure, as the reports say it: `server error (HTTP 500)`, `timed out after
+    20 s`, `source gone (host not found)`; the reason alone without one."""
+    if not detail:
+        return reason
+    return f"{reason} {detail}" if detail.startswith("after ") else f"{reason} ({detail})"
+
+
 @dataclass(frozen=True)
 class UncheckedCitation:
     claim_id: str
@@ -60,6 +78,13 @@ class UncheckedCitation:
     start: int
     end: int
     """The span of the marker that cites `key` in the claim's sentence."""
+    detail: str = ""
+    """The figure that goes with the reason (`HTTP 500`, `after 20 s`), if any."""
+
+    @property
+    def words(self) -> str:
+        """The reason as the reports print it, with its figure (`server error (HTTP 500)`)."""
+        return reason_words(self.reason.value, self.detail)
 
 
 @dataclass(frozen=True)
@@ -114,7 +139,8 @@ def coverage_of(document: Document, verdicts: dict[str, list[Verdict]], *, offli
             marker = next(
                 document.markers[i] for i in claim.sentence.markers if key in document.markers[i].keys
             )
-            unchecked.append(UncheckedCitation(claim.id, key, reason, marker.start, marker.end))
+            detail = (verdict.detail or "") if verdict is not None else ""
+            unchecked.append(UncheckedCitation(claim.id, key, reason, marker.start, marker.end, detail))
     return Coverage(citations, checked, tuple(unchecked), offline)
 
 

@@ -242,9 +242,12 @@ class Verdict:
     judge: str | None = None
     evidence: Evidence | None = None
     reason: str | None = None
-    """Why the citation was not checked (an `unchecked` verdict): offline, no text, …"""
+    """Why the citation was not checked (an `unchecked` verdict): offline, no text, … (a
+    `core.coverage.NotChecked` value)."""
     contradiction: float = 0.0
     """The judge's probability that the source says otherwise (0 for judges without one)."""
+    detail: str | None = None
+    """The figure that goes with `reason`, when it has one: `HTTP 500`, `after 20 s`."""
 
     def strength(self) -> str:
         """The number that goes with the label: `contradiction 0.80` for a contradicted verdict
@@ -254,9 +257,8 @@ class Verdict:
         return f"support {self.score:.2f}"
 
     def to_json(self) -> dict[str, Any]:
-        evidence = (
-            self.evidence.to_json() if self.evidence else ({"reason": self.reason} if self.reason else None)
-        )
+        unchecked = {"reason": self.reason, **({"detail": self.detail} if self.detail else {})}
+        evidence = self.evidence.to_json() if self.evidence else (unchecked if self.reason else None)
         return {
             "reference": self.reference,
             "label": self.label.value,

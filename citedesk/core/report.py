@@ -351,14 +351,13 @@ def _citations(count: int) -> str:
 
 
 def not_checked(report: Report) -> list[tuple[str, str, str]]:
-    """(reference, why, where) for each reference with citations not checked: where is the lines
-    of the sentences that cite it (`cited on lines 4, 9`)."""
+    """(reference, why, where) for each reference with citations not checked: why is the reason with
+    its figure (`server error (HTTP 500)`), where the lines of the sentences that cite it (`cited
+    on lines 4, 9`)."""
     lines = report.document.lines
     grouped: dict[tuple[str, str], list[int]] = {}
     for citation in report.coverage_or_count().unchecked:
-        grouped.setdefault((citation.key, citation.reason.value), []).append(
-            lines.line_col(citation.start)[0]
-        )
+        grouped.setdefault((citation.key, citation.words), []).append(lines.line_col(citation.start)[0])
     return [
         (
             key,

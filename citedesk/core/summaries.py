@@ -221,7 +221,9 @@ class SourceSummary:
 
     key: str
     status: str
-    """local, fetched, cached, dead, not_found, mismatch, unreadable, offline, blocked, unlocated."""
+    """local, fetched, cached, dead (gone), not_found, mismatch, unreadable, offline, blocked,
+    unlocated, invalid_link, outside, not_checked, and the network's: server_error, refused,
+    timed_out, reset, unreachable."""
     location: str | None = None
     title: str | None = None
     passages: int = 0
@@ -234,6 +236,8 @@ class SourceSummary:
     entries name them exactly."""
     check: ReferenceTruth | None = None
     """What the scholarly indexes say about the work (entries with a DOI or no identifier)."""
+    detail: str = ""
+    """The figure that goes with a network status: `HTTP 500`, `after 20 s`, `host not found`."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -244,6 +248,7 @@ class SourceSummary:
             "passages": self.passages,
             "cached": self.cached,
             "message": self.message,
+            "detail": self.detail or None,
             "quality": self.quality.to_json() if self.quality else None,
             "check": self.check.to_json() if self.check else None,
         }

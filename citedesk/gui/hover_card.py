@@ -231,7 +231,7 @@ class HoverCard(QFrame):
             if citation.key in seen:
                 continue
             seen.add(citation.key)
-            line = f"{html.escape(self.cite(citation.key))} was not checked: {html.escape(citation.reason.value)}."
+            line = f"{html.escape(self.cite(citation.key))} was not checked: {html.escape(citation.words)}."
             column.addWidget(self._wrapped(line))
             if citation.reason.attachable:
                 label = attach_label(unchecked, citation.key, self.cite)

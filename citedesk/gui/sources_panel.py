@@ -1,6 +1,8 @@
 """The sources panel: each reference with its status and quality, and what can be done about it.
 
-The status says how the source was had (fetched, cached, local …) and what the scholarly indexes
+The status says how the source was had (fetched, cached, local …) or why not, with its figure
+("server error (HTTP 500)", "timed out after 20 s", "connection reset", "dead link (HTTP 404)"),
+and whether the last good copy is used instead; then what the scholarly indexes
 say about the work (retracted, year differs, DOI of another work, verified …), with an icon for a
 retraction or an expression of concern and the notice (its DOI, date and link) on hover.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from citedesk.core.coverage import reason_words
 from citedesk.core.summaries import ReferenceTruth, SourceSummary
 from citedesk.gui.qt import (
     QAbstractItemView,
@@ -53,7 +56,23 @@ STATUS_WORDS = {
     "invalid_link": "invalid link",
     "outside": "outside the document's folder",
     "not_checked": "not checked (time budget)",
+    "server_error": "server error",
+    "refused": "refused by the server",
+    "timed_out": "timed out",
+    "reset": "connection reset",
+    "unreachable": "could not connect",
 }
+KEEPS_LAST_COPY = (
+    "dead",
+    "not_checked",
+    "offline",
+    "server_error",
+    "refused",
+    "timed_out",
+    "reset",
+    "unreachable",
+)
+"""Statuses of a source not had now, whose last good copy (when there is one) is used instead."""
 WARNING_STANDINGS = {"retraction": "critical", "withdrawal": "critical", "expression_of_concern": "warning"}
 """Notices that put an icon on the row: a retraction or withdrawal, an expression of concern."""
 
@@ -171,8 +190,8 @@ class SourcesPanel(QWidget):
         self._sources = {s.key: s for s in sources}
         attached = attached or {}
         for source in sources:
-            status = STATUS_WORDS.get(source.status, source.status)
-            if source.cached and source.status == "dead":
+            status = reason_words(STATUS_WORDS.get(source.status, source.status), source.detail)
+            if source.cached and source.status in KEEPS_LAST_COPY:
                 status += " (using the cached copy)"
             if source.key in attached:
                 status += " · attached"

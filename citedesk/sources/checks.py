@@ -1,6 +1,12 @@
 """Findings about the sources themselves: dead links, identifiers that do not exist, sources with no
 readable text, and sources that were not checked (a malformed link, a file outside the allowed
-folders, the time budget run out) — each on its own reference, never stopping the rest.
+folders, the time budget run out, a server error, a refusal, a timeout, a connection reset or a
+connection not opened) — each on its own reference, never stopping the rest.
+
+Only a source that is gone (404/410, a soft 404, a host that does not exist) is a `dead_link`; a
+network failure that says nothing about whether the page exists is an `unchecked_source` that
+names what happened, and says when the last good copy is used instead. Offline, nothing is said
+per source (the report says it once).
 
 Whether a DOI exists and names the entry's work is the reference checks' to say (`truth.py`): a DOI
 that doi.org does not know is reported here only when those checks could not decide."""
@@ -14,6 +20,15 @@ from citedesk.core.findings import Finding, Kind, Severity, make_finding
 from citedesk.core.repair import remove_everywhere
 from citedesk.sources.gather import ResolvedSource, SourceStatus
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
+
+_NOT_REACHED_NOW = (
+    SourceStatus.SERVER_ERROR,
+    SourceStatus.REFUSED,
+    SourceStatus.TIMED_OUT,
+    SourceStatus.RESET,
+    SourceStatus.UNREACHABLE,
+)
+"""Sources not had now for a reason that says nothing about whether they exist."""
 
 
 def source_findings(
@@ -36,8 +51,8 @@ def source_findings(
                 make_finding(
                     Kind.DEAD_LINK,
                     span,
-                    f"The source of {name} could not be reached ({source.message}); it may have moved or be offline "
-                    f"for now — this does not mean the citation is fabricated.{fallback}",
+                    f"The source of {name} is gone ({source.message}); it may have moved or been taken "
+                    f"down — this does not mean the citation is fabricated.{fallback}",
                     reference=key,
                     details={**details, "url": source.location},
                 )
@@ -76,6 +91,16 @@ def source_findings(
                     details=details,
                 )
             )
+        elif source.status in _NOT_REACHED_NOW:
+            findings.append(
+                make_finding(
+                    Kind.UNCHECKED_SOURCE,
+                    span,
+                    _not_reached_now(name, source),
+                    reference=key,
+                    details={**details, "url": source.location, "detail": source.detail or None},
+                )
+            )
         elif source.status is SourceStatus.NOT_CHECKED:
             findings.append(
                 make_finding(
@@ -99,6 +124,21 @@ def source_findings(
                 )
             )
     return findings
+
+
+def _not_reached_now(name: str, source: ResolvedSource) -> str:
+    """`The source of [1] was not checked: server error (HTTP 500). This says nothing about whether
+    the page exists; …`, or, with a saved copy, that it could not be fetched again and which copy
+    is used. The fetch's message names what happened (and the limit that fired)."""
+    if source.from_cache and source.fetched_at:
+        return (
+            f"The source of {name} could not be fetched again: {source.message}. This says nothing "
+            f"about whether the page still exists.{_fallback(source)}"
+        )
+    return (
+        f"The source of {name} was not checked: {source.message}. This says nothing about whether the "
+        "page exists; try again later, or attach a copy."
+    )
 
 
 def _has_doi(document: Document, key: str) -> bool:

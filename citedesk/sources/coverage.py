@@ -1,9 +1,15 @@
 """Why a citation was not checked — a reference's source with no text to check against, no such
-reference, no judge — in the words coverage reports use; and one verdict for every citation."""
+reference, no judge — in the words coverage reports use; and one verdict for every citation.
+
+A source not had for a network reason says which, with its figure: gone (`source gone (HTTP
+404)`), a server error (`server error (HTTP 500)`), a refusal (`refused by the server (HTTP
+403)`), a timeout (`timed out after 20 s`), a connection reset, a connection not opened (`source
+unreachable`), offline."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from citedesk.core.coverage import NotChecked
 from citedesk.core.document import Document
@@ -12,7 +18,12 @@ from citedesk.sources.gather import ResolvedSource, SourceStatus
 
 _BY_STATUS = {
     SourceStatus.OFFLINE: NotChecked.OFFLINE,
-    SourceStatus.DEAD: NotChecked.UNREACHABLE,
+    SourceStatus.DEAD: NotChecked.GONE,
+    SourceStatus.SERVER_ERROR: NotChecked.SERVER_ERROR,
+    SourceStatus.REFUSED: NotChecked.REFUSED,
+    SourceStatus.TIMED_OUT: NotChecked.TIMED_OUT,
+    SourceStatus.RESET: NotChecked.RESET,
+    SourceStatus.UNREACHABLE: NotChecked.UNREACHABLE,
     SourceStatus.NOT_FOUND: NotChecked.NO_SUCH_WORK,
     SourceStatus.BLOCKED: NotChecked.BLOCKED,
     SourceStatus.UNLOCATED: NotChecked.NO_SOURCE,
@@ -20,6 +31,13 @@ _BY_STATUS = {
     SourceStatus.OUTSIDE: NotChecked.NOT_ALLOWED,
     SourceStatus.NOT_CHECKED: NotChecked.OUT_OF_TIME,
 }
+
+
+class Why(NamedTuple):
+    """Why a citation is not checked, and the figure that goes with it (`HTTP 500`, `after 20 s`)."""
+
+    reason: NotChecked
+    detail: str = ""
 
 
 def why_not_checked(source: ResolvedSource) -> NotChecked:
@@ -31,37 +49,33 @@ def why_not_checked(source: ResolvedSource) -> NotChecked:
         if any(word in message for word in ("paywall", "login", "log in", "sign in", "web page")):
             return NotChecked.PAYWALL
         return NotChecked.UNREADABLE
-    if source.status is SourceStatus.DEAD and (
-        "took too long" in source.message or "timed out" in source.message
-    ):
-        return NotChecked.TIMED_OUT
     return _BY_STATUS.get(source.status, NotChecked.UNREADABLE)
 
 
 def why_not_checked_in(
     document: Document, resolved: dict[str, ResolvedSource] | None, out_of_time: bool = False
-) -> Callable[[str], NotChecked]:
+) -> Callable[[str], Why]:
     """Why a citation of `key` got no verdict: no such reference, sources not looked at, a source
-    with no text (and why), or no judge."""
+    with no text (and why, with its figure), or no judge."""
     entries = document.work_by_key
 
-    def why(key: str) -> NotChecked:
+    def why(key: str) -> Why:
         if key not in entries:
             if not document.pandoc:
-                return NotChecked.NO_REFERENCE
-            return NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY
+                return Why(NotChecked.NO_REFERENCE)
+            return Why(NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY)
         if resolved is None:
-            return NotChecked.SOURCES_OFF
+            return Why(NotChecked.SOURCES_OFF)
         source = resolved.get(key)
         if source is not None and not source.usable:
-            return why_not_checked(source)
-        return NotChecked.OUT_OF_TIME if out_of_time else NotChecked.NO_JUDGE
+            return Why(why_not_checked(source), source.detail)
+        return Why(NotChecked.OUT_OF_TIME if out_of_time else NotChecked.NO_JUDGE)
 
     return why
 
 
 def every_citation(
-    document: Document, verdicts: dict[str, list[Verdict]], why: Callable[[str], NotChecked]
+    document: Document, verdicts: dict[str, list[Verdict]], why: Callable[[str], Why]
 ) -> dict[str, list[Verdict]]:
     """One verdict per citation, in the order the sentence cites: a judged one, or an `unchecked`
     one that says why (so the report accounts for every citation)."""
@@ -71,8 +85,9 @@ def every_citation(
         keys = document.cited_keys(claim)
         if not keys:
             continue
-        complete[claim.id] = [
-            given.get(key) or Verdict(key, VerdictLabel.UNCHECKED, 0.0, None, reason=why(key).value)
-            for key in keys
-        ]
+        complete[claim.id] = [given.get(key) or _unchecked(key, why(key)) for key in keys]
     return complete
+
+
+def _unchecked(key: str, why: Why) -> Verdict:
+    return Verdict(key, VerdictLabel.UNCHECKED, 0.0, None, reason=why.reason.value, detail=why.detail or None)

@@ -12,6 +12,12 @@ compression they carry; a whole fetch has a deadline (and an audit may set an ea
 its fetches), so a slow-loris server cannot hold it, and a body the deadline cut short is a
 timeout, never a page; 429 and 503 are retried with backoff honouring Retry-After — never sooner than asked: a server asking for
 more than `max_retry_wait` gets no retry, and the result carries its `retry_after` for the caller.
+
+Failures are named for what happened, never lumped together: a timeout says which limit fired (no
+data for `read_timeout` seconds, no connection in `connect_timeout`, the whole fetch over
+`deadline`, or the audit's budget) and carries its seconds in `limit`; a server that closes the
+connection before its answer is complete is a `reset`; an answer that arrived (even one whose body
+then failed) keeps its `http_status`, so a caller can tell that the host was reached.
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ class FetchStatus(StrEnum):
     TIMEOUT = "timeout"
     DNS_FAILURE = "dns_failure"
     CONNECTION_ERROR = "connection_error"
+    RESET = "reset"
+    """The server closed (or reset) the connection before its answer was complete."""
     TOO_LARGE = "too_large"
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED_TYPE = "unsupported_type"
@@ -120,6 +128,9 @@ class FetchResult:
     elapsed: float = 0.0
     retry_after: float | None = None
     """Seconds the server asked to wait (Retry-After on a 429/503 still failing after the retries)."""
+    limit: float | None = None
+    """For a timeout, the seconds of the limit that fired (read, connect or the fetch's deadline);
+    None when the audit's time budget ended it."""
 
     @property
     def ok(self) -> bool:
@@ -203,7 +214,7 @@ class Fetcher:
             if self._cancelled():
                 return FetchResult(url, FetchStatus.CANCELLED, message="cancelled")
             if time.monotonic() >= deadline:
-                return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
+                return self._timed_out(FetchResult(url, FetchStatus.TIMEOUT, current), started, "answer")
             try:
                 target = check_url(current)
             except _Blocked as exc:
@@ -218,9 +229,11 @@ class Fetcher:
                 )
             watchdog = _Watchdog(deadline, self._cancelled)
             try:
-                outcome = self._one(url, target, accept, deadline, redirects, watchdog)
+                outcome = self._one(url, target, accept, started, redirects, watchdog)
             except httpx.HTTPError as exc:
-                return self._failure(url, current, exc, watchdog)
+                return self._failure(
+                    FetchResult(url, FetchStatus.CONNECTION_ERROR, current), exc, watchdog, started
+                )
             finally:
                 watchdog.stop()
             if isinstance(outcome, str):  # a redirect target
@@ -257,10 +270,11 @@ class Fetcher:
         original: str,
         target: httpx.URL,
         accept: str | None,
-        deadline: float,
+        started: float,
         redirects: list[str],
         watchdog: _Watchdog,
     ) -> FetchResult | _Retry | str:
+        deadline = self._deadline(started)
         headers = (
             {"Accept": accept}
             if accept
@@ -296,16 +310,13 @@ class Fetcher:
                 base.status, base.message = FetchStatus.NOT_FOUND, f"the page does not exist (HTTP {code})"
                 return base
             if code in (429, 503):
-                base.status, base.message = FetchStatus.SERVER_ERROR, f"the server is busy (HTTP {code})"
+                base.status, base.message = FetchStatus.SERVER_ERROR, f"server busy (HTTP {code})"
                 return _Retry(base, _retry_after(response.headers.get("retry-after")))
             if code >= 500:
-                base.status, base.message = FetchStatus.SERVER_ERROR, f"the server failed (HTTP {code})"
+                base.status, base.message = FetchStatus.SERVER_ERROR, f"server error (HTTP {code})"
                 return base
             if code >= 400:
-                base.status, base.message = (
-                    FetchStatus.CLIENT_ERROR,
-                    f"the server refused the request (HTTP {code})",
-                )
+                base.status, base.message = FetchStatus.CLIENT_ERROR, f"refused by the server (HTTP {code})"
                 return base
             declared = response.headers.get("content-length")
             if declared and declared.isdecimal() and int(declared) > self.policy.max_bytes:
@@ -336,8 +347,7 @@ class Fetcher:
                         base.status, base.message = FetchStatus.CANCELLED, "cancelled"
                         return base
                     if time.monotonic() > deadline:
-                        base.status, base.message = FetchStatus.TIMEOUT, self._timed_out("download")
-                        return base
+                        return self._timed_out(base, started, "download")
                     chunks.append(piece)
             except BodyTooLarge as exc:
                 base.status, base.message = FetchStatus.TOO_LARGE, str(exc)
@@ -346,50 +356,84 @@ class Fetcher:
                 if not watchdog.fired:
                     base.status, base.message = FetchStatus.CONNECTION_ERROR, str(exc)
                     return base
-            except httpx.HTTPError:
-                if not watchdog.fired:
-                    raise
+            except httpx.HTTPError as exc:
+                if not watchdog.fired:  # the answer began and then failed: the host was reached
+                    return self._failure(base, exc, watchdog, started)
             if watchdog.fired:
                 # the watchdog shut the socket, and a body without a length reads that as its end:
                 # what arrived is a truncated page, never the page
-                base.status = FetchStatus.CANCELLED if self._cancelled() else FetchStatus.TIMEOUT
-                base.message = "cancelled" if self._cancelled() else self._timed_out("download")
-                return base
+                if self._cancelled():
+                    base.status, base.message = FetchStatus.CANCELLED, "cancelled"
+                    return base
+                return self._timed_out(base, started, "download")
             base.body = b"".join(chunks)
             return base
 
-    def _timed_out(self, what: str) -> str:
-        verb = "to answer" if what == "answer" else "to download the page"
-        return f"timed out: the server took too long {verb} (limit {self.policy.deadline:g} s)"
+    def _timed_out(self, result: FetchResult, started: float, what: str) -> FetchResult:
+        """`result` as a timeout of the whole fetch: its own deadline, or the audit's budget when
+        that came first (`what`: the server had yet to `answer`, or was sending the page)."""
+        result.status = FetchStatus.TIMEOUT
+        own = started + self.policy.deadline
+        if self.stop_at is not None and self.stop_at < own:
+            result.message, result.limit = "timed out: the time budget for sources ran out", None
+            return result
+        doing = "to answer" if what == "answer" else "to send the page"
+        result.limit = self.policy.deadline
+        result.message = (
+            f"timed out after {self.policy.deadline:g} s: the server took too long {doing} "
+            "(the limit for one source)"
+        )
+        return result
 
-    def _failure(self, url: str, current: str, exc: httpx.HTTPError, watchdog: _Watchdog) -> FetchResult:
-        """The typed outcome of a fetch that raised."""
+    def _failure(
+        self, result: FetchResult, exc: httpx.HTTPError, watchdog: _Watchdog, started: float
+    ) -> FetchResult:
+        """`result` (the fetch so far: an answer's status and type when one began) as the typed
+        outcome of the error it raised."""
+        answered = result.http_status is not None
         if watchdog.fired:  # the watchdog shut the connection: the deadline passed or the audit stopped
             if watchdog.cancelled():
-                return FetchResult(url, FetchStatus.CANCELLED, current, message="cancelled")
-            return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
+                result.status, result.message = FetchStatus.CANCELLED, "cancelled"
+                return result
+            return self._timed_out(result, started, "download" if answered else "answer")
         if isinstance(exc, httpx.TimeoutException):
-            return FetchResult(url, FetchStatus.TIMEOUT, current, message=self._timed_out("answer"))
+            result.status = FetchStatus.TIMEOUT
+            result.limit, result.message = self._limit_of(exc, answered)
+            return result
         cause = exc.__cause__
         if isinstance(cause, _RefusedAddress):
-            return FetchResult(url, FetchStatus.BLOCKED, current, message=str(cause))
-        if isinstance(cause, _HostNotFound):
-            return FetchResult(url, FetchStatus.DNS_FAILURE, current, message=str(cause))
-        if isinstance(exc, httpx.ConnectError):
-            return FetchResult(
-                url, FetchStatus.CONNECTION_ERROR, current, message=f"could not connect: {exc}"
-            )
-        if isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith("Invalid URL in location"):
+            result.status, result.message = FetchStatus.BLOCKED, str(cause)
+        elif isinstance(cause, _HostNotFound):
+            result.status, result.message = FetchStatus.DNS_FAILURE, str(cause)
+        elif isinstance(exc, httpx.ConnectError):
+            result.status, result.message = FetchStatus.CONNECTION_ERROR, f"could not connect: {exc}"
+        elif isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith("Invalid URL in location"):
             # httpx reads a redirect's target even when it does not follow it
-            return FetchResult(
-                url,
-                FetchStatus.INVALID_URL,
-                current,
-                message=f"it redirected to an address that is not valid ({exc})",
+            result.status = FetchStatus.INVALID_URL
+            result.message = f"it redirected to an address that is not valid ({exc})"
+        elif _closed_early(exc):
+            result.status = FetchStatus.RESET
+            result.message = (
+                "connection reset: the server closed the connection before the whole page arrived"
+                if answered
+                else "connection reset: the server closed the connection without answering"
             )
-        return FetchResult(
-            url, FetchStatus.CONNECTION_ERROR, current, message=f"the connection failed: {exc}"
-        )
+        else:
+            result.status, result.message = FetchStatus.CONNECTION_ERROR, f"the connection failed: {exc}"
+        return result
+
+    def _limit_of(self, exc: httpx.TimeoutException, answered: bool) -> tuple[float, str]:
+        """The seconds and the words of the httpx limit that fired."""
+        if isinstance(exc, httpx.ConnectTimeout):
+            seconds = self.policy.connect_timeout
+            return seconds, f"timed out after {seconds:g} s: the server did not accept a connection"
+        seconds = self.policy.read_timeout
+        if isinstance(exc, httpx.ReadTimeout):
+            what = "sent nothing more of the page" if answered else "did not answer"
+            return seconds, f"timed out after {seconds:g} s: the server {what} (read timeout)"
+        if isinstance(exc, httpx.WriteTimeout):
+            return seconds, f"timed out after {seconds:g} s: the server did not take the request"
+        return seconds, f"timed out after {seconds:g} s waiting for a free connection"
 
 
 class _Watchdog:
@@ -456,6 +500,15 @@ class _Retry:
     def result(self) -> FetchResult:
         self.base.retry_after = self.message_retry_after or None
         return self.base
+
+
+def _closed_early(exc: httpx.HTTPError) -> bool:
+    """Whether the server closed or reset the connection before its answer was complete (h11's
+    words for a peer that hung up, or the socket's own error)."""
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):
+        return True
+    closed = ("peer closed connection", "Server disconnected")
+    return isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(closed)
 
 
 def _retry_after(value: str | None) -> float:

@@ -13,6 +13,14 @@ folders, a server that never answers), the outcome is a status on that reference
 exception that stops the audit. Local files are read only from the allowed folders (`local`); the
 network sources together can be given a time budget, after which those not finished are "not
 checked" — neither dead nor fabricated.
+
+A failed fetch is named for what happened (`_failure`). Only "gone" is DEAD (a dead link): the
+server answered 404 or 410, the page says it does not exist (a soft 404), or the host name does not
+exist while other hosts answer. A server error (5xx), a refusal (401, 403, 429, any other 4xx), a
+timeout, a connection reset or a connection that could not be opened say nothing about whether the
+page exists: each is its own status, its citations are "not checked" for that reason, and the last
+good copy is used. When no host answered anything and every fetch failed at the network level, the
+machine is offline (OFFLINE), and no link is called dead.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ class SourceStatus(StrEnum):
     LOCAL = "local"  # read from a local file
     FETCHED = "fetched"  # fetched now
     CACHED = "cached"  # reused from the store
-    DEAD = "dead"  # unreachable (a last good copy may still be used)
+    DEAD = "dead"  # gone: 404/410, a soft 404, a host that does not exist (a last good copy may be used)
     NOT_FOUND = "not_found"  # the DOI / arXiv id does not exist
     UNREADABLE = "unreadable"  # reached, but no usable text
     OFFLINE = "offline"  # not in the cache and fetching is off
@@ -71,6 +79,12 @@ class SourceStatus(StrEnum):
     INVALID_LINK = "invalid_link"  # the entry's link is not a valid web address
     OUTSIDE = "outside"  # the entry names a file outside the folders sources may come from
     NOT_CHECKED = "not_checked"  # the time budget for sources ran out before it was checked
+    # reached for nothing now, whether the page exists unknown (a last good copy may still be used):
+    SERVER_ERROR = "server_error"  # the server failed (HTTP 5xx)
+    REFUSED = "refused"  # the server refused the request (HTTP 401, 403, 429, …: any 4xx but 404/410)
+    TIMED_OUT = "timed_out"  # a limit of the fetch fired (read, connect, the deadline per source)
+    RESET = "reset"  # the server closed the connection before its answer was complete
+    UNREACHABLE = "unreachable"  # the connection could not be opened (refused, TLS), other hosts answering
 
 
 NOT_CHECKED_MESSAGE = "not checked: the time budget for sources ran out"
@@ -117,6 +131,9 @@ class ResolvedSource:
     private: bool = False
     """Read from outside the folders sources may come from, because the writer allowed every local
     path: its text is used here, and never sent to Claude (its pairs are judged locally)."""
+    detail: str = ""
+    """The figure that goes with a network status, for its words: `HTTP 500`, `after 20 s`, `host
+    not found`, `soft 404` (`core.coverage.reason_words`)."""
 
     @property
     def usable(self) -> bool:
@@ -181,7 +198,7 @@ def gather_sources(
                 progress(done, total)
         offline = _no_network(list(outcomes.values()))
         for key, outcome in outcomes.items():
-            if offline and outcome.status is SourceStatus.DEAD:
+            if offline and outcome.status in _OFFLINE_LOOKS:
                 outcome = replace(outcome, status=SourceStatus.OFFLINE, message=OFFLINE_MESSAGE)
             results[key] = _record_outcome(key, unique[key], outcome, store)
     return {key: results[key] for key in unique}
@@ -189,13 +206,18 @@ def gather_sources(
 
 OFFLINE_MESSAGE = "not checked: no host could be reached (this machine seems to be offline)"
 _NETWORK_FAILURES = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.TIMEOUT)
+_OFFLINE_LOOKS = (SourceStatus.DEAD, SourceStatus.UNREACHABLE, SourceStatus.TIMED_OUT)
+"""What a source looks like when the machine is offline: a host not found, a connection not
+opened, a connection that timed out."""
 
 
 def _no_network(outcomes: list[_Remote]) -> bool:
     """Whether the machine is offline, as far as this audit can tell: no host answered anything at
-    all, and every fetch failed at the network level (a name that did not resolve, a connection
-    that did not open). A host that does not exist is a dead link only while others answer; with
-    no network, every link would look dead, and that is not a property of the citations."""
+    all (no HTTP status, not even an error page), and every fetch failed at the network level (a
+    name that did not resolve, a connection that did not open or timed out before any answer). A
+    host that does not exist is a dead link only while others answer; with no network, every link
+    would look dead, and that is not a property of the citations. One HTTP answer — a 500 too —
+    means the machine is online."""
     fetches = [o.fetch for o in outcomes if o.fetch is not None]
     if not fetches or any(f.http_status is not None for f in fetches):
         return False
@@ -432,11 +454,11 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
             page_url = work.url or doi_url(ref.doi, options.doi_base)
             page = fetcher.fetch(page_url, accept=PDF_ACCEPT if expects_pdf(page_url) else None)
             if page.status in _UNREACHED:
-                # the work exists, but its page could not be had now: a dead link for the moment
+                # the work exists, but its page could not be had now: not checked for what happened
                 # (the last good copy is used), not a page without text
                 return _Remote(
                     locator,
-                    SourceStatus.DEAD,
+                    _failure(page),
                     page,
                     message=f"its page could not be reached: {page.message}",
                     title=work.title,
@@ -501,23 +523,67 @@ _UNREACHED = frozenset(
         FetchStatus.CANCELLED,
         FetchStatus.DNS_FAILURE,
         FetchStatus.CONNECTION_ERROR,
+        FetchStatus.RESET,
         FetchStatus.SERVER_ERROR,
     }
 )
 """Fetch outcomes that say nothing about the page, only that it could not be had now."""
 
+_BY_FETCH = {
+    FetchStatus.BLOCKED: SourceStatus.BLOCKED,
+    FetchStatus.UNSUPPORTED_TYPE: SourceStatus.UNREADABLE,
+    FetchStatus.TOO_LARGE: SourceStatus.UNREADABLE,
+    FetchStatus.NOT_FOUND: SourceStatus.DEAD,
+    FetchStatus.DNS_FAILURE: SourceStatus.DEAD,  # OFFLINE instead when no host answers (`_no_network`)
+    FetchStatus.SERVER_ERROR: SourceStatus.SERVER_ERROR,
+    FetchStatus.TIMEOUT: SourceStatus.TIMED_OUT,
+    FetchStatus.RESET: SourceStatus.RESET,
+    FetchStatus.CONNECTION_ERROR: SourceStatus.UNREACHABLE,
+    FetchStatus.CANCELLED: SourceStatus.NOT_CHECKED,
+}
+
 
 def _failure(result: FetchResult) -> SourceStatus:
-    """A failed fetch's source status. A malformed redirect target is the server's fault, so it is
-    a dead link; the entry's own malformed link is found before fetching (INVALID_LINK)."""
-    if result.status is FetchStatus.BLOCKED:
-        return SourceStatus.BLOCKED
-    if result.status in (FetchStatus.UNSUPPORTED_TYPE, FetchStatus.TOO_LARGE):
-        return SourceStatus.UNREADABLE
-    return SourceStatus.DEAD
+    """A failed fetch's source status: gone (DEAD) only when the server said so or the host does not
+    exist; a server error, a refusal, a timeout, a reset or a connection not opened is its own "not
+    checked" status. A malformed redirect target, a redirect loop or a redirect with no target is the
+    server's fault, so it is a dead link; the entry's own malformed link is found before fetching
+    (INVALID_LINK)."""
+    if result.status is FetchStatus.SERVER_ERROR and result.http_status == 429:
+        return SourceStatus.REFUSED  # too many requests: refused for now (after the retries)
+    if result.status is FetchStatus.CLIENT_ERROR and (result.http_status or 0) >= 400:
+        return SourceStatus.REFUSED
+    return _BY_FETCH.get(result.status, SourceStatus.DEAD)
 
 
-_KEEPS_LAST_COPY = (SourceStatus.DEAD, SourceStatus.NOT_CHECKED, SourceStatus.OFFLINE)
+def _detail(remote: _Remote) -> str:
+    """The figure that goes with a failed source's status (`ResolvedSource.detail`)."""
+    fetch = remote.fetch
+    if fetch is None:
+        return ""
+    if remote.status is SourceStatus.DEAD and fetch.ok:
+        return "soft 404"
+    if remote.status is SourceStatus.DEAD and fetch.status is FetchStatus.DNS_FAILURE:
+        return "host not found"
+    answered = fetch.status in (FetchStatus.NOT_FOUND, FetchStatus.SERVER_ERROR, FetchStatus.CLIENT_ERROR)
+    if answered and remote.status in (SourceStatus.DEAD, SourceStatus.SERVER_ERROR, SourceStatus.REFUSED):
+        return f"HTTP {fetch.http_status}" if fetch.http_status else ""
+    if remote.status is SourceStatus.TIMED_OUT and fetch.limit is not None:
+        return f"after {fetch.limit:g} s"
+    return ""
+
+
+_KEEPS_LAST_COPY = (
+    SourceStatus.DEAD,
+    SourceStatus.NOT_CHECKED,
+    SourceStatus.OFFLINE,
+    SourceStatus.SERVER_ERROR,
+    SourceStatus.REFUSED,
+    SourceStatus.TIMED_OUT,
+    SourceStatus.RESET,
+    SourceStatus.UNREACHABLE,
+)
+"""Statuses of a source not had now that use its last good copy (and say so: `from_cache`)."""
 
 
 def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) -> ResolvedSource:
@@ -569,10 +635,14 @@ def _record_outcome(key: str, ref: CitedEntry, remote: _Remote, store: Store) ->
             date=record.date,
         )
     # failure: keep using the last good copy, say so
-    resolved = ResolvedSource(key, remote.status, remote.locator, location, message=remote.message)
+    detail = _detail(remote)
+    resolved = ResolvedSource(
+        key, remote.status, remote.locator, location, message=remote.message, detail=detail
+    )
     if previous is not None and previous.status == "ok" and remote.status in _KEEPS_LAST_COPY:
         cached = _from_record(key, previous, remote.status, store, location=location)
         cached.message = remote.message
+        cached.detail = detail
         cached.from_cache = True
         return cached
     return resolved

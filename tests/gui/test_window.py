@@ -344,7 +344,10 @@ def test_sources_panel_refreshes_one_source_and_takes_dropped_files(
         )
         audited(qtbot, window, lambda: window.load_file(document))
         panel = window.sources_panel
-        assert {key: row[0] for key, row in panel.rows().items()} == {"1": "fetched", "2": "dead link"}
+        assert {key: row[0] for key, row in panel.rows().items()} == {
+            "1": "fetched",
+            "2": "dead link (HTTP 404)",
+        }
         fetched_once = _Handler.hits["/article"]
         audited(qtbot, window, window.audits.start)
         assert _Handler.hits["/article"] == fetched_once  # cached: not fetched again

@@ -435,7 +435,7 @@ def test_a_nested_compression_bomb_is_too_large_at_once(encoded: str, fetcher: F
         ("/triple", FetchStatus.UNSUPPORTED_TYPE, "compressed 3 times over"),
         ("/br", FetchStatus.UNSUPPORTED_TYPE, "compressed with br"),
         ("/damaged", FetchStatus.CONNECTION_ERROR, "gzip data is damaged"),
-        ("/short", FetchStatus.CONNECTION_ERROR, "the connection failed"),
+        ("/short", FetchStatus.RESET, "connection reset: the server closed the connection before"),
     ],
 )
 def test_bodies_that_cannot_be_read_say_why(
@@ -453,7 +453,8 @@ def test_a_body_cut_by_the_deadline_is_a_timeout_not_a_page(encoded: str) -> Non
     with Fetcher(policy) as f:
         result = f.fetch(encoded + "/trickle")
     assert result.status is FetchStatus.TIMEOUT
-    assert result.message.startswith("timed out: the server took too long")
+    assert result.message.startswith("timed out after 1.5 s: the server took too long to send the page")
+    assert result.limit == 1.5
     assert result.body == b""
 
 

@@ -219,8 +219,9 @@ def test_a_timed_out_refresh_keeps_the_good_copy(server: str, store: Store) -> N
     options = _options(refresh=True, fetch=FetchPolicy(allow_private_network=True, deadline=1.5))
     sources, kinds = _gather(text, options, store)
     source = sources["1"]
-    assert source.status is SourceStatus.DEAD
-    assert source.message.startswith("timed out: the server took too long to download the page")
+    assert source.status is SourceStatus.TIMED_OUT  # not gone: a timeout says nothing about the page
+    assert source.message.startswith("timed out after 1.5 s: the server took too long to send the page")
+    assert source.detail == "after 1.5 s"
     assert "paywall" not in source.message
     assert source.from_cache
     assert "1.5 degrees cooler" in source.text
@@ -228,7 +229,7 @@ def test_a_timed_out_refresh_keeps_the_good_copy(server: str, store: Store) -> N
     assert record is not None
     assert record.fetched_at == fetched_at
     assert record.status == "ok"
-    assert kinds == [Kind.DEAD_LINK]
+    assert kinds == [Kind.UNCHECKED_SOURCE]  # that it timed out, and which copy is used
 
 
 def test_a_doi_whose_page_times_out_is_not_called_a_paywall(
@@ -238,10 +239,10 @@ def test_a_doi_whose_page_times_out_is_not_called_a_paywall(
     text = "Cooler [1].\n\n## References\n\n" + text
     options = _options(doi_base=server + "/doi", fetch=FetchPolicy(allow_private_network=True, deadline=1.5))
     sources, kinds = _gather(text, options, store)
-    assert sources["1"].status is SourceStatus.DEAD
-    assert "timed out" in sources["1"].message
+    assert sources["1"].status is SourceStatus.TIMED_OUT
+    assert "timed out after 1.5 s" in sources["1"].message
     assert "paywall" not in sources["1"].message
-    assert kinds == [Kind.DEAD_LINK]
+    assert kinds == [Kind.UNCHECKED_SOURCE]
     assert store.source("doi:10.1234/slow-page") is None  # nothing stored as the work's text
 
 
