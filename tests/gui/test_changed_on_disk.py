@@ -47,7 +47,8 @@ def test_saving_over_a_file_changed_on_disk_asks_and_loses_nothing(
         assert not window.editor.document().isModified()
         return
     assert document.read_text(encoding="utf-8") == theirs  # their version stays on disk
-    assert copy is not None and copy.text() == mine  # and the writer's text is in a recovery copy
+    assert copy is not None
+    assert copy.text() == mine  # and the writer's text is in a recovery copy
     if choice == "reload":
         assert window.editor.toPlainText() == theirs
         assert not window.editor.document().isModified()

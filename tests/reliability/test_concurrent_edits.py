@@ -82,6 +82,7 @@ def test_fix_notices_an_edit_that_keeps_the_size(
 
     code, err = _fix_while(doc, same_size_same_time, monkeypatch, capsys)
     assert code == 2
+    assert "changed on disk" in err
     assert "warmer" in doc.read_text(encoding="utf-8")
 
 

@@ -269,7 +269,10 @@ def test_local_files_outside_the_document_folder_are_never_read(
     assert statuses == {"1": "local", "2": "outside", "3": "outside", "4": "outside"}
     refused = [f for f in report["findings"] if f["kind"] == "unchecked_source"]
     assert [f["reference"] for f in refused] == ["2", "3", "4"]
-    assert all(f["message"].endswith("allow it with --allow-local-path.") for f in refused)
+    assert all(
+        f["message"].endswith(f"--allow-folder {secret} (or every path with --allow-local-path).")
+        for f in refused
+    )
     opened = Store(store)
     try:
         assert all("hunter2" not in (record.text or "") for record in opened.sources())
