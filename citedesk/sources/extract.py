@@ -3,16 +3,25 @@
 PDF extraction uses pypdf: pure Python (no native build to break a packaged app), maintained, and
 BSD-licensed; it reads the text layer page by page, so evidence can cite its page. Scanned PDFs with
 no text layer come back empty and are reported as unreadable rather than guessed at.
+
+A PDF is never read in this process: `pdfworker` reads it in a child process that is killed past
+its time limit (`pdfworker.PDF_TIME_LIMIT_S`, 30 s a PDF, or `CITEDESK_PDF_TIME_LIMIT` seconds;
+never past the `deadline` a caller passes: what is left of an audit's time budget) and that cannot
+use more than `pdfworker.PDF_MEMORY_LIMIT_MIB` (1 GiB) of memory. A decompression bomb, a damaged
+file, or one that makes pypdf fail in any way comes back as an `Extracted` whose `problem` says so
+("unreadable PDF: …", "the PDF took longer than 30 s to read", "the PDF needs more than 1024 MiB to
+read"), never as an exception; pypdf's warnings are logged (`citedesk.sources.pdfworker`, at INFO),
+never printed.
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 from dataclasses import dataclass, field
 
 from citedesk.core.text import DocumentError, decode_document
+from citedesk.sources.pdfworker import read_pdf
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +67,14 @@ def sniff_kind(data: bytes, content_type: str | None, name: str = "") -> str:
     return "text"
 
 
-def extract(data: bytes, content_type: str | None = None, name: str = "") -> Extracted:
+def extract(
+    data: bytes, content_type: str | None = None, name: str = "", *, deadline: float | None = None
+) -> Extracted:
+    """A source's text and metadata. `deadline` (a `time.monotonic()` value) bounds the reading of a
+    PDF besides its own time limit; past it, the PDF is unread and its `problem` says so."""
     kind = sniff_kind(data, content_type, name)
     if kind == "pdf":
-        return extract_pdf(data)
+        return extract_pdf(data, deadline=deadline)
     if kind == "html":
         return extract_html(data)
     try:
@@ -123,31 +136,15 @@ def _html_title(html: str) -> str | None:
     return " ".join(match.group(1).split()) if match else None
 
 
-def extract_pdf(data: bytes) -> Extracted:
-    from pypdf import PdfReader  # noqa: PLC0415
-    from pypdf.errors import PdfReadError  # noqa: PLC0415
-
+def extract_pdf(data: bytes, *, deadline: float | None = None) -> Extracted:
+    """A PDF's text layer, page by page, read in a worker process within its time and memory
+    limits (see `pdfworker`); never raises."""
     if not data.startswith(b"%PDF"):
         return Extracted("", "pdf", problem=f"it is not a PDF ({_looks_like(data)})")
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        pieces: list[str] = []
-        pages: list[tuple[int, int]] = []
-        offset = 0
-        for number, page in enumerate(reader.pages, start=1):
-            page_text = (page.extract_text() or "").strip()
-            pages.append((offset, number))
-            pieces.append(page_text)
-            offset += len(page_text) + 2
-        info = reader.metadata
-        title = str(info.title) if info and info.title else None
-        author = str(info.author) if info and info.author else None
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        log.info("unreadable PDF: %s", exc)
-        return Extracted("", "pdf", problem="the PDF is damaged and could not be read")
-    text = "\n\n".join(pieces)
-    problem = "" if text.strip() else "the PDF has no text layer (a scan?)"
-    return Extracted(text, "pdf", title=title, author=author, pages=pages, problem=problem)
+    read = read_pdf(data, deadline)
+    return Extracted(
+        read.text, "pdf", title=read.title, author=read.author, pages=read.pages, problem=read.problem
+    )
 
 
 _SIGNATURES = (

@@ -158,7 +158,7 @@ def gather_sources(
     results: dict[str, ResolvedSource] = {}
     network: list[CitedEntry] = []
     for key, ref in unique.items():
-        local = _local_source(ref, options, store)
+        local = _local_source(ref, options, store, stop_at)
         if local is not None:
             results[key] = local
             continue
@@ -293,7 +293,9 @@ def _location(ref: CitedEntry) -> str | None:
 
 
 # local files ------------------------------------------------------------------------------------
-def _local_source(ref: CitedEntry, options: SourceOptions, store: Store) -> ResolvedSource | None:
+def _local_source(
+    ref: CitedEntry, options: SourceOptions, store: Store, stop_at: float | None = None
+) -> ResolvedSource | None:
     """The reference's local file: attached by the writer (always read), `--sources DIR/KEY.ext`, or
     a path in the entry — the last two only inside the allowed folders (see `local`)."""
     attached = [(Path(p), str(p)) for k, p in options.attached if k == ref.key]
@@ -312,7 +314,7 @@ def _local_source(ref: CitedEntry, options: SourceOptions, store: Store) -> Reso
     refused = False
     for path, shown in attached:
         if os.path.isfile(path):
-            return _read_local(ref.key, path, store, shown)
+            return _read_local(ref.key, path, store, shown, stop_at)
     for path, shown in candidates:
         if not options.allow_local_paths and not is_within(path, roots):
             refused = refused or path is named  # nothing is looked at outside the allowed folders
@@ -320,7 +322,7 @@ def _local_source(ref: CitedEntry, options: SourceOptions, store: Store) -> Reso
         # the --sources folder is probed by name; a file the entry names is read if anything is
         # there, so a pipe or device says what it is (`_read_local` refuses it unopened)
         if os.path.isfile(path) or (path is named and os.path.exists(path) and not os.path.isdir(path)):
-            found = _read_local(ref.key, path, store, shown)
+            found = _read_local(ref.key, path, store, shown, stop_at)
             found.private = not is_within(path, roots)
             return found
     if named is not None and not (ref.url or ref.doi or ref.arxiv):
@@ -338,7 +340,9 @@ def _local_source(ref: CitedEntry, options: SourceOptions, store: Store) -> Reso
     return None
 
 
-def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSource:
+def _read_local(
+    key: str, path: Path, store: Store, shown: str, stop_at: float | None = None
+) -> ResolvedSource:
     resolved = Path(os.path.realpath(path))  # never raises, even on a loop of symbolic links
     locator = f"file:{resolved}"
     try:
@@ -363,7 +367,7 @@ def _read_local(key: str, path: Path, store: Store, shown: str) -> ResolvedSourc
     cached = store.source(locator)
     if cached is not None and cached.content_hash == digest and cached.status == "ok":
         return _from_record(key, cached, SourceStatus.LOCAL, store, location=shown)
-    extracted = extract(data, None, resolved.name)
+    extracted = extract(data, None, resolved.name, deadline=stop_at)
     status = "ok" if extracted.text.strip() else "unreadable"
     record = SourceRecord(
         locator=locator,
@@ -465,7 +469,7 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
                     work=work,
                 )
             if page.ok:
-                extracted = extract(page.body, page.content_type)
+                extracted = extract(page.body, page.content_type, deadline=fetcher.stop_at)
             else:
                 extracted = Extracted(
                     "", "html", title=work.title, problem=f"its page could not be read: {page.message}"
@@ -485,7 +489,7 @@ def _resolve_remote(ref: CitedEntry, options: SourceOptions, fetcher: Fetcher) -
         if ref.arxiv and result.status is FetchStatus.NOT_FOUND:
             return _Remote(locator, SourceStatus.NOT_FOUND, result, message=f"arXiv has no paper {ref.arxiv}")
         return _Remote(locator, _failure(result), result, message=result.message)
-    extracted = extract(result.body, result.content_type, url)
+    extracted = extract(result.body, result.content_type, url, deadline=fetcher.stop_at)
     if extracted.soft_404:
         return _Remote(
             locator,
