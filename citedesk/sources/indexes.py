@@ -227,7 +227,7 @@ class IndexAnswer:
     from_cache: bool = False
     message: str = ""
     unreachable: bool = False
-    """FAILED because the host could not be reached (no network, DNS, refused) or the audit is offline:
+    """FAILED because the host could not be reached (no network, DNS, refused, reset) or the audit is offline:
     not a slow-down, not an error the index answered."""
 
     @property
@@ -240,7 +240,8 @@ class IndexAnswer:
 
 
 _BUSY = (429, 503)
-_UNREACHABLE = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.BLOCKED)
+_UNREACHABLE = (FetchStatus.DNS_FAILURE, FetchStatus.CONNECTION_ERROR, FetchStatus.RESET, FetchStatus.BLOCKED)
+"""A host that refused, dropped or reset the connection is not asked again in this run."""
 _DEFAULT_PAUSE = 60.0
 
 

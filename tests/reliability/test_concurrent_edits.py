@@ -34,7 +34,7 @@ TYPED = "A sentence the writer typed while fix ran.\n"
 
 
 def _fix_while(
-    doc: Path, edit: Callable[[], None], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    doc: Path, edit: Callable[[], object], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str]:
     """Run `citedesk fix` on `doc`; `edit` happens after the file was read, before it is written."""
     planning = DocumentSession.plan_most
@@ -92,7 +92,7 @@ def test_fix_on_a_file_moved_away_recreates_nothing(
     doc = tmp_path / "draft.md"
     doc.write_text(DRAFT, encoding="utf-8")
     moved = tmp_path / "elsewhere.md"
-    code, err = _fix_while(doc, lambda: doc.rename(moved), monkeypatch, capsys)
+    code, err = _fix_while(doc, lambda: doc.replace(moved), monkeypatch, capsys)
     assert code == 2
     assert "was moved or deleted while CiteDesk worked on it; nothing was written" in err
     assert not doc.exists()  # the probe: recreated, with a backup named that did not exist
