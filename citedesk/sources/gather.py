@@ -105,8 +105,9 @@ class SourceOptions:
     arxiv_base: str = ARXIV_BASE
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
     local_roots: tuple[Path, ...] = ()
-    """Folders besides the document's and `sources_dir` that named files may come from (a
-    bibliography's folder, the Zotero data folder)."""
+    """Folders besides the document's and `sources_dir` that named files may come from: those the
+    writer named (`--allow-folder`, settings, their own bibliographies' folders) and Zotero's data
+    folder — never one a document names (`sources.local`)."""
     allow_local_paths: bool = False
     """Read a file the document names wherever it is (`--allow-local-path`)."""
     budget: float | None = None
@@ -332,7 +333,7 @@ def _local_source(
                 SourceStatus.OUTSIDE,
                 None,
                 ref.path,
-                message=outside_message(ref.path or str(named), options.document_dir is not None),
+                message=outside_message(ref.path or str(named), options.document_dir is not None, named),
             )
         return ResolvedSource(
             ref.key, SourceStatus.DEAD, None, str(named), message=f"the file {ref.path} does not exist"

@@ -62,7 +62,7 @@ _MAX_LOG_RECORDS = 50
 _PARENT_CHECK_S = 1.0
 
 NO_TEXT_LAYER = "the PDF has no text layer (a scan?)"
-DAMAGED = "the PDF is damaged and could not be read"
+DAMAGED = "unreadable PDF: it is damaged and could not be read"
 
 
 @dataclass(frozen=True)

@@ -254,7 +254,7 @@ def test_hostile_sources_end_with_a_message_each(
     assert "too long" in message[4] or "time budget" in message[4]  # slow-loris headers: ended
     assert "too long" in message[5] or "time budget" in message[5]  # slow-loris body: ended
     assert message[6] == "it is not a pdf (it is a web page, perhaps a login or an error page)"
-    assert message[7] == "the pdf is damaged and could not be read"
+    assert message[7] == "unreadable pdf: it is damaged and could not be read"
     assert message[8] == "it is not a pdf (it is a zip archive or an office document)"
     # two slow-loris servers with a 3 s limit, fetched side by side: nowhere near their 60 s
     assert elapsed < 30

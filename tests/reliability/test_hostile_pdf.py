@@ -259,7 +259,7 @@ def test_every_kind_of_damage_is_an_unreadable_pdf_not_an_exception() -> None:
     )
     assert extract_pdf(huge_map).problem.startswith("unreadable PDF: it goes past a safety limit (")
     for damaged in (good[: len(good) // 2], b"%PDF-1.7\n" + os.urandom(4000), b"%PDF"):
-        assert extract_pdf(damaged).problem == "the PDF is damaged and could not be read"
+        assert extract_pdf(damaged).problem == "unreadable PDF: it is damaged and could not be read"
 
 
 @pytest.mark.parametrize(
