@@ -8,7 +8,11 @@ is reported as one (the CLI exits 3 with a bug-report hint; the window says so).
 This module is the bottom layer: it imports nothing, and every other layer may import it.
 
 Exit codes (the CLI's contract): 0 clean, 1 findings (or a repair refused, which leaves them), 2 a
-known condition (usage, input, environment), 3 an internal error.
+known condition (usage, input, environment), 3 an internal error; 130 (128 + SIGINT) when the work
+was interrupted or cancelled.
+
+A few conditions are not failures at all: a `Cancelled` audit is `silent` — whoever catches
+`CiteDeskError` says nothing about it (the CLI exits 130 without a message).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_BUG = 3
+EXIT_INTERRUPTED = 130
 
 
 class CiteDeskError(Exception):
@@ -27,6 +32,8 @@ class CiteDeskError(Exception):
     exit_code: ClassVar[int] = EXIT_USAGE
     kind: ClassVar[str] = "error"
     """A short name the window uses to tell failures apart (and the audit process sends back)."""
+    silent: ClassVar[bool] = False
+    """Not a failure (a cancellation): front ends show nothing for it."""
 
     @property
     def message(self) -> str:
@@ -101,5 +108,9 @@ class KeyMissing(AssistError):
     kind = "key_missing"
 
 
-class Cancelled(Exception):
-    """The work was cancelled by whoever started it; never shown as an error."""
+class Cancelled(CiteDeskError):
+    """The work was cancelled by whoever started it; never shown as an error (`silent`)."""
+
+    exit_code = EXIT_INTERRUPTED
+    kind = "cancelled"
+    silent = True

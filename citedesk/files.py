@@ -37,23 +37,37 @@ from citedesk.core.text import (
     encode_document,
     too_large,
 )
-from citedesk.errors import DocumentChangedError
+from citedesk.errors import DocumentChangedError, InputError
 
 BACKUP_SUFFIX = ".citedesk-backup"
 STALE_AFTER_S = 600
 """A temporary file of ours this old is left from a save that was killed; no save takes this long."""
 
 
-class NotRegularFileError(OSError):
-    """The path is a pipe, a device, a socket or a folder: it is not read."""
+class _UnreadableFile(OSError, InputError):
+    """A file CiteDesk refuses to read; still an `OSError` (with errno, strerror and filename) for
+    callers that handle every way a read can fail together."""
 
-    def __init__(self, path: Path, kind: str) -> None:
-        super().__init__(errno.EINVAL, f"is {kind}, not a file", str(path))
-        self.kind = kind
+    @property
+    def message(self) -> str:
+        return f"{self.filename} {self.strerror}"
 
 
-class FileTooLargeError(OSError):
+class NotRegularFileError(_UnreadableFile):
+    """The path is a pipe, a device, a socket or a folder: it is not read. `file_kind` says which
+    ("a named pipe"); `kind` is the error's, as for every CiteDeskError."""
+
+    kind = "not_a_file"
+
+    def __init__(self, path: Path, file_kind: str) -> None:
+        super().__init__(errno.EINVAL, f"is {file_kind}, not a file", str(path))
+        self.file_kind = file_kind
+
+
+class FileTooLargeError(_UnreadableFile):
     """The file holds more than the limit; `size` is its size, or limit + 1 when it grew while read."""
+
+    kind = "too_large"
 
     def __init__(self, path: Path, size: int, *, at_least: bool = False) -> None:
         super().__init__(errno.EFBIG, f"is {size} bytes", str(path))
@@ -159,7 +173,7 @@ def read_stamped(
     except FileTooLargeError as exc:
         raise too_large(exc.size, max_bytes, at_least=exc.at_least) from exc
     except NotRegularFileError as exc:
-        raise DocumentError(f"{p} is {exc.kind}, not a document.") from exc
+        raise DocumentError(f"{p} is {exc.file_kind}, not a document.") from exc
     except IsADirectoryError as exc:
         raise DocumentError(f"{p} is a folder, not a document.") from exc
     except FileNotFoundError as exc:

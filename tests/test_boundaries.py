@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import pkgutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import citedesk
+from citedesk.errors import CiteDeskError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "citedesk"
 HEAVY = {"torch", "transformers", "sentence_transformers", "anthropic"}
@@ -93,3 +99,19 @@ def test_importing_the_cli_and_running_an_audit_loads_neither_qt_nor_torch() -> 
         timeout=120,
     )
     assert out.stdout.strip() == ""
+
+
+def test_every_exception_citedesk_defines_is_a_citedesk_error() -> None:
+    """One error hierarchy (citedesk/errors.py): every exception class of every module (the window's
+    too) derives from CiteDeskError, beside whatever base its callers catch it by (OSError, an
+    httpcore error)."""
+    outside = []
+    for info in pkgutil.walk_packages(citedesk.__path__, "citedesk."):
+        if info.name == "citedesk.__main__":  # runs the command on import
+            continue
+        module = importlib.import_module(info.name)
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            ours = cls.__module__ == info.name and issubclass(cls, BaseException)
+            if ours and not issubclass(cls, CiteDeskError):
+                outside.append(f"{info.name}.{name}")
+    assert outside == []

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from citedesk.cli.commands import COMMANDS
 from citedesk.cli.output import printable
 from citedesk.cli.parser import build_parser
-from citedesk.errors import EXIT_BUG, EXIT_USAGE, CiteDeskError
+from citedesk.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CiteDeskError
 
 BUG_HINT = (
     "this is a bug in CiteDesk, not a problem with your document: please report it at "
@@ -41,11 +41,12 @@ def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = 
             return open_window(getattr(args, "file", None))
         return COMMANDS[args.command](args)
     except CiteDeskError as exc:
-        print(f"citedesk: {printable(exc.message)}", file=sys.stderr)
+        if not exc.silent:  # a cancellation is no error: nothing to say
+            print(f"citedesk: {printable(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("citedesk: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`citedesk audit … | head`): stop, as a pipe does
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -67,7 +67,7 @@ def read_bibliography(path: Path, *, max_bytes: int = MAX_BIBLIOGRAPHY_BYTES) ->
             source=shown,
         ) from exc
     except NotRegularFileError as exc:
-        raise BibliographyError(f"it is {exc.kind}, not a file", source=shown) from exc
+        raise BibliographyError(f"it is {exc.file_kind}, not a file", source=shown) from exc
     except IsADirectoryError as exc:
         raise BibliographyError("it is a folder, not a file", source=shown) from exc
     except FileNotFoundError as exc:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator
 
+from citedesk.errors import CiteDeskError
+
 STEP = 64 * 1024
 """The most any layer produces from one call: what a compression bomb can cost before it is counted."""
 MAX_LAYERS = 2
@@ -24,8 +26,11 @@ _CODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate"}
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class DecodingError(Exception):
-    """The body cannot be decoded; the message is meant for the writer."""
+class DecodingError(CiteDeskError):
+    """The body cannot be decoded; the message is meant for the writer. The fetcher turns each into
+    the source's outcome, so none reaches a front end."""
+
+    kind = "decoding"
 
 
 class UnsupportedEncoding(DecodingError):

@@ -354,7 +354,7 @@ def _read_local(
         return ResolvedSource(key, SourceStatus.UNREADABLE, locator, shown, message=problem)
     except NotRegularFileError as exc:
         return ResolvedSource(
-            key, SourceStatus.UNREADABLE, locator, shown, message=f"it is {exc.kind}, not a file"
+            key, SourceStatus.UNREADABLE, locator, shown, message=f"it is {exc.file_kind}, not a file"
         )
     except OSError as exc:
         return ResolvedSource(

@@ -33,12 +33,13 @@ class InvalidLink(InputError):
     """A link that is not a valid web address; the message says why, for the writer."""
 
 
-class _RefusedAddress(httpcore.ConnectError):
-    """Raised by the guarded backend before connecting to a private address (see `_failure`)."""
+class _RefusedAddress(httpcore.ConnectError, NetworkError):
+    """Raised by the guarded backend before connecting to a private address (see `_failure`); an
+    httpcore error first, so httpx maps it to its own `ConnectError` as any failed connection."""
 
 
-class _HostNotFound(httpcore.ConnectError):
-    pass
+class _HostNotFound(httpcore.ConnectError, NetworkError):
+    """The host name does not resolve (an httpcore error first, as `_RefusedAddress`)."""
 
 
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")

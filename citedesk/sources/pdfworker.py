@@ -41,6 +41,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
+from citedesk.errors import CiteDeskError
+
 log = logging.getLogger(__name__)
 
 PDF_TIME_LIMIT_S = 30.0
@@ -292,7 +294,11 @@ def _relog(records: list[tuple[int, str, str]]) -> None:
 
 
 # the workers (in this process) --------------------------------------------------------------------
-class _NoWorker(Exception):
+class _NoWorker(CiteDeskError):
+    """No worker process can be started here (the PDF is then read in this process)."""
+
+    kind = "no_worker"
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason

@@ -80,6 +80,18 @@ def test_an_internal_error_is_3_with_a_bug_report_hint_and_debug_shows_it(tmp_pa
     assert debug.returncode == 3  # still a bug's code: a CI gate never reads a crash as findings (1)
 
 
+def test_a_cancelled_command_is_130_and_says_nothing(tmp_path: Path) -> None:
+    # a cancellation is a CiteDeskError, but a silent one: never printed as an error
+    cancel = "import citedesk.core.document as d\nfrom citedesk.errors import Cancelled\n"
+    cancel += "def stop(*a, **k):\n    raise Cancelled\nd.document_of = stop\n"
+    script = tmp_path / "cancelled.py"
+    script.write_text(cancel + "from citedesk.main import main\nraise SystemExit(main())\n", encoding="utf-8")
+    args = [sys.executable, str(script), "audit", str(SAMPLES / "clean.md"), "--no-sources"]
+    result = subprocess.run(args, capture_output=True, text=True, cwd=REPO, timeout=120, check=False)
+    assert result.returncode == 130
+    assert result.stderr == ""
+
+
 def test_control_sequences_in_a_document_never_reach_the_terminal(tmp_path: Path) -> None:
     document = tmp_path / "hostile.md"
     document.write_text(
