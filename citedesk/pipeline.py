@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citedesk.assist import judge as _claude_judge  # noqa: F401 - registers the Claude judge
 from citedesk.core.checks import structural_findings
 from citedesk.core.coverage import coverage_of
 from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
@@ -85,7 +86,9 @@ class AuditOptions:
     """Check each reference with a DOI or no identifier against Crossref, OpenAlex, doi.org and the
     retraction snapshot (with the sources)."""
     judge: str = "auto"
-    """heuristic, nli, nli:MODEL, auto (an installed default NLI model, else heuristic) or none."""
+    """A judge setting, as the judge registry reads it (`evidence/judges/registry.py`): heuristic,
+    nli, nli:MODEL, claude, any judge registered, auto (an installed default NLI model, else
+    heuristic) or none."""
     dense: bool = True
     """Use the embedding model for retrieval and the heuristic judge when it is installed."""
     reviews: bool = True
@@ -236,7 +239,7 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
                 findings.extend(truth_findings(document, checks))
             summaries = describe_sources(document, resolved, truth)
             hashes = {key: _text_hash(source.text) for key, source in resolved.items() if source.text}
-            if options.judge != "none" and any(s.usable for s in resolved.values()):
+            if any(s.usable for s in resolved.values()) and not _judging_off(options):
                 judge, verdicts, findings, assist = _judge(
                     document, resolved, findings, options, state, store
                 )
@@ -375,21 +378,23 @@ def _judge(
     """Retrieval and verdicts: misattributed, unsupported_number and unsupported_part findings,
     and the references offered for uncited sentences (the local judge's, and Claude's)."""
     from citedesk.core.findings import Kind  # noqa: PLC0415
+    from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve  # noqa: PLC0415
     from citedesk.evidence.models import make_judge  # noqa: PLC0415
+    from citedesk.evidence.policy import restrained  # noqa: PLC0415
     from citedesk.evidence.suggest import assess_evidence, offer_citations  # noqa: PLC0415
 
     state.progress("loading the judge")
-    # the local judge: it judges, or — when Claude judges — it confirms Claude's citations
+    chosen = resolve(options.judge)
+    # the local judge: it judges, or — when the chosen judge sends text (Claude) — it stands in for
+    # the pairs that judge cannot answer or must not see, and confirms Claude's citations
     local, embedder, _note = make_judge(
-        "auto" if options.judge == "claude" else options.judge, store=store, dense=options.dense
+        AUTO if chosen.sends_text else options.judge, store=store, dense=options.dense
     )
-    client = _claude_client(options) if "claude" in (options.assist, options.judge) else None
-    claude_judge = None
-    if client is not None and options.judge == "claude":
-        from citedesk.assist.judge import ClaudeJudge  # noqa: PLC0415
-
-        claude_judge = ClaudeJudge(client, fallback=local)
-    judge: Judge = claude_judge or local
+    client = _claude_client(options) if options.assist == "claude" or chosen.sends_text else None
+    remote: Judge | None = None
+    if client is not None and chosen.sends_text:
+        remote = chosen.load(JudgeContext(embedder=embedder, store=store, client=client, local=local))
+    judge: Judge = remote or local
     assist: AssistSummary | None = None
     atoms = None
     if client is not None:
@@ -408,7 +413,7 @@ def _judge(
         atoms=atoms,
         progress=state.progress,
         out_of_time=state.out_of_time,
-        local=local if claude_judge is not None else None,
+        local=local if remote is not None else None,
     )
     claude_offers = {}
     if client is not None and assist is not None:
@@ -416,11 +421,16 @@ def _judge(
             assist.rejected.append("Claude does not suggest citations for pandoc documents yet")
         elif options.assist == "claude":
             claude_offers = _claude_citations(document, uncited, result, local, client, assist, state)
-        if claude_judge is not None:
-            assist.rejected.extend(claude_judge.errors)
+        if remote is not None:
+            assist.rejected.extend(getattr(remote, "errors", ()))
         assist.usage = client.usage.describe()
-    merged = offer_citations(document, findings, result.offers, claude_offers)
-    merged.extend(result.findings)
+    # a judge whose policy lets it only suggest names the better reference but offers no fix, and
+    # raises no error (`Policy.acts`, declared in its registry entry)
+    offers = (
+        result.offers if judge.policy.acts else {k: replace(o, fix=None) for k, o in result.offers.items()}
+    )
+    merged = offer_citations(document, findings, offers, claude_offers)
+    merged.extend(restrained(result.findings, judge.policy))
     return judge, result.verdicts, merged, assist
 
 
@@ -448,6 +458,12 @@ def _claude_facts(
     assist.facts = dict(decomposition.atoms)
     assist.rejected.extend(decomposition.rejected)
     return decomposition.atoms
+
+
+def _judging_off(options: AuditOptions) -> bool:
+    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415
+
+    return resolve(options.judge).off
 
 
 def _claude_client(options: AuditOptions) -> ClaudeClient:

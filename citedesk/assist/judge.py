@@ -4,6 +4,9 @@ Claude labels each (claim, evidence) pair entailment / neutral / contradiction w
 and a supporting quote. The quote must occur word for word in the evidence (whitespace aside);
 when it does not, an entailment is downgraded to neutral: the model cannot support a claim with
 words the source does not contain.
+
+It registers itself as the `claude` judge: a server judge that sends text, so it is chosen only with
+the writer's consent and key, never by `auto`, and the audit hands it its client and a local judge.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
-from citedesk.errors import AssistError
+from citedesk.errors import AssistError, UsageError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Judgement, Pair
+from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register
 
 SYSTEM = (
     "You check citations. Given a CLAIM and an EVIDENCE passage from the cited source, decide "
@@ -91,6 +95,25 @@ class ClaudeJudge:
         return [
             r if r is not None else Judgement(0.0, 0.0, judge="none (Claude did not answer)") for r in results
         ]
+
+
+def _load(context: JudgeContext) -> ClaudeJudge:
+    if context.client is None:
+        raise UsageError("the Claude judge needs Claude assistance's client (your Anthropic key)")
+    return ClaudeJudge(context.client, fallback=context.local)
+
+
+SPEC = register(
+    JudgeSpec(
+        "claude",
+        JudgeKind.SERVER,
+        "Claude (sends the cited sentences and passages, with your key)",
+        _load,
+        MODEL_POLICY,
+        sends_text=True,
+        listed=False,
+    )
+)
 
 
 def what_would_be_judged(text: str, path: str | None = None) -> tuple[int, str]:

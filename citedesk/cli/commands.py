@@ -26,7 +26,7 @@ from citedesk.cli.output import printable
 
 
 def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
-    from citedesk.desk import AuditOptions, Desk  # noqa: PLC0415 - keeps `--version` instant
+    from citedesk.desk import AuditOptions, Desk, models  # noqa: PLC0415 - keeps `--version` instant
 
     def notice(message: str) -> None:
         print(f"citedesk: {printable(message)}", file=sys.stderr)
@@ -39,7 +39,7 @@ def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
             ),
             notice=notice,
         )
-    if sending and (args.assist == "claude" or args.judge == "claude"):
+    if sending and (args.assist == "claude" or models.judge_sends_text(args.judge)):
         Desk.require_assist_key()  # no key: exit 2 with how to set one, before any work
     sources_dir = Path(args.sources) if args.sources else None
     if sources_dir is not None and not sources_dir.is_dir():
@@ -171,8 +171,10 @@ def _assist_preview(session: DocumentSession, judge: str) -> int:
     count, preview = session.assist_preview()
     print(f"With --assist claude, up to {count} request(s) would be sent first (nothing was sent):\n")
     print(printable(preview))
+    from citedesk.desk import models  # noqa: PLC0415
+
     pairs, judged = session.judge_preview()
-    if judge == "claude":
+    if models.judge_sends_text(judge):
         print(f"\nWith --judge claude, {pairs} cited (sentence, reference) pair(s) are judged:\n")
         print(printable(judged))
     else:

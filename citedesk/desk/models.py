@@ -150,9 +150,42 @@ def verify(name: str) -> VerifyOutcome:
 
 
 def judge_choices() -> list[tuple[str, str]]:
-    """(spec, label) for a judge chooser: auto, heuristic, and each installed NLI model."""
-    choices = [
-        ("auto", "Automatic (the default NLI model if installed, else heuristic)"),
-        ("heuristic", "Heuristic judge (no model needed)"),
-    ]
-    return choices + [(f"nli:{m.name}", f"NLI model: {m.name}") for m in installed()]
+    """(setting, label) for a judge chooser, from the judge registry: auto, then each local judge
+    (each installed NLI model)."""
+    from citedesk.evidence.judges.registry import chooser  # noqa: PLC0415
+
+    return chooser()
+
+
+def judge_sends_text(setting: str) -> bool:
+    """Whether this judge setting sends the document's text off the machine (the Claude judge):
+    such a judge needs the writer's key and consent. An unknown setting sends nothing (the audit
+    says it is unknown, where it needs a judge)."""
+    from citedesk.errors import UsageError  # noqa: PLC0415
+    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415
+
+    try:
+        return resolve(setting).sends_text
+    except UsageError:
+        return False
+
+
+def auto_judge() -> str:
+    """The setting that lets the registry pick the judge (`auto`)."""
+    from citedesk.evidence.judges.registry import AUTO  # noqa: PLC0415
+
+    return AUTO
+
+
+def sending_judge() -> str:
+    """The setting of the judge that Claude assistance's consent turns on (the one that sends text)."""
+    from citedesk.evidence.judges.registry import specs  # noqa: PLC0415
+
+    return next(s.name for s in specs() if s.sends_text)
+
+
+def judge_help() -> str:
+    """What `--judge` accepts, in words, from the judge registry."""
+    from citedesk.evidence.judges.registry import help_text  # noqa: PLC0415
+
+    return help_text()

@@ -1,4 +1,4 @@
-"""NLI models: the installed ones, installing and removing them, and choosing the judge.
+"""NLI models: the installed ones, installing and removing them, and loading the judge a setting names.
 
 Models live in `<user data>/citedesk/models/<name>/` (a Hugging Face model folder). `import`
 copies a folder the user already has (checked: it loads and its labels say which output means
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citedesk.errors import UsageError
 from citedesk.evidence.judges.base import Judge, Pair
 from citedesk.evidence.registry import REGISTRY, RegistryEntry, find_entry, recommended
 
@@ -240,30 +239,15 @@ def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Em
 def make_judge(
     spec: str, *, store: Store | None = None, dense: bool = True
 ) -> tuple[Judge, Embedder | None, str]:
-    """`heuristic`, `nli` (the default model), `nli:NAME_OR_PATH` or `auto` → the judge, the
-    embedder for retrieval (None without the embedding model) and a note for the report."""
+    """A local judge setting (`heuristic`, `nli`, `nli:NAME_OR_PATH`, `auto`, any registered judge
+    that needs no client) → the judge, the embedder for retrieval (None without the embedding
+    model) and a note for the report. The judge registry (`judges/registry.py`) says what the
+    setting means."""
+    from citedesk.evidence.judges.registry import JudgeContext, resolve  # noqa: PLC0415
+
+    choice = resolve(spec)
     embedder, note = make_embedder(store=store, dense=dense)
-    kind, _, model = spec.partition(":")
-    if kind == "auto":
-        chosen = default_model()
-        if chosen is None:
-            kind = "heuristic"
-        else:
-            kind, model = "nli", str(chosen)
-    if kind == "heuristic":
-        from citedesk.evidence.judges.heuristic import HeuristicJudge  # noqa: PLC0415
-
-        return HeuristicJudge(embedder), embedder, note
-    if kind == "nli":
-        from citedesk.evidence.judges.nli import ModelError, NliJudge  # noqa: PLC0415
-
-        path = find_model(model) if model else default_model()
-        if path is None:
-            raise ModelError(
-                "no NLI model is installed: `citedesk models import FOLDER` (or `models pull NAME` with a network)"
-            )
-        return NliJudge(path, name=path.name), embedder, note
-    raise UsageError(f"unknown judge {spec!r}: use heuristic, nli, nli:MODEL or auto")
+    return choice.load(JudgeContext(embedder=embedder, store=store)), embedder, note
 
 
 def describe(path: Path) -> str:

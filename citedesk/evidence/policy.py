@@ -1,7 +1,8 @@
 """Policy: how a judge's numbers become verdicts, and when another reference is worth offering.
 
-Each judge carries its own `Policy` (its thresholds, and whether it reads the retrieved windows
-together or one by one), so nothing downstream looks a judge up by name. The document-level
+Each judge carries its own `Policy` (its thresholds, whether it reads the retrieved windows
+together or one by one, and whether its verdicts may act or only suggest), the one its entry in the
+judge registry (`judges/registry.py`) declares, so nothing downstream looks a judge up by name. The document-level
 constants decide when a better reference is offered: a partly supporting citation is flagged only
 when another reference scores `CLEARLY_BETTER` higher, and an uncited sentence is offered its best
 reference on partial support only when that reference `STANDS_OUT` from the rest. Both were chosen
@@ -10,9 +11,10 @@ on WiCE documents (`tests/bench/eval_documents.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from citedesk.core.findings import Verdict, VerdictLabel
+from citedesk.core.findings import Finding, Severity, Verdict, VerdictLabel
 
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
@@ -37,6 +39,10 @@ class Policy:
     fingerprint: str = ""
     """What produced the judge's numbers (its weights, for the heuristic judge): judgements cached
     under another fingerprint are not reused."""
+    acts: bool = True
+    """True: its verdicts may raise errors and carry fixes (which `fix` applies). False: it may only
+    suggest — its findings are at most warnings, and name the better reference without a fix
+    (`restrained`)."""
 
     def label(self, support: float, contradiction: float) -> VerdictLabel:
         if contradiction >= self.contradicted and contradiction > support:
@@ -51,6 +57,18 @@ class Policy:
 HEURISTIC_NOTE = "word-level judge, limited accuracy: install an NLI model (see citedesk models list)"
 MODEL_POLICY = Policy()
 """Sentence-pair models (NLI and grounding models, Claude): probabilities, max over windows."""
+
+
+def restrained(findings: Sequence[Finding], policy: Policy) -> list[Finding]:
+    """The findings a judge's verdicts produced, as its policy allows: unchanged for a judge that
+    may act; for one that may only suggest, no error (a warning instead) and no fix (the suggested
+    reference stays, with its passage)."""
+    if policy.acts:
+        return list(findings)
+    return [
+        replace(f, severity=Severity.WARNING if f.severity is Severity.ERROR else f.severity, fixes=())
+        for f in findings
+    ]
 
 
 def clearly_better(best: tuple[str, Verdict] | None, than: Verdict) -> tuple[str, Verdict] | None:

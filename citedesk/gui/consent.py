@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from citedesk.desk import Desk, DocumentSession
+from citedesk.desk import Desk, DocumentSession, models
 from citedesk.gui.qt import QAction, QMessageBox, QObject, QSettings, QWidget, Signal
 
 
@@ -56,9 +56,9 @@ class AssistConsent(QObject):
         """(assist, judge) for this document's audits: assistance on or off, and the judge (a
         Claude judge chosen elsewhere never sends while assistance is off)."""
         if self.judging:
-            judge = "claude"
-        elif judge == "claude":
-            judge = "auto"
+            judge = models.sending_judge()
+        elif models.judge_sends_text(judge):
+            judge = models.auto_judge()
         return ("claude" if self.enabled else "none"), judge
 
     def load(self) -> None:

@@ -12,6 +12,9 @@ another claim's evidence as a negative, so that the score rises only with what t
 not with how the claim reads. The harness reports the judge on each data set as fitted *without*
 that set (leave one data set out): those are its honest figures. Contradiction is scored from the
 clash features alone. It is a heuristic and says so: its name is "heuristic" in every report.
+
+It registers itself as the `heuristic` judge (word-level, no model to install), the one `auto` picks
+when no model is.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
+from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register
 from citedesk.evidence.lexical import (
     antonym_clashes,
     capitalised,
@@ -88,6 +92,9 @@ PARTIAL = 0.3
 """A score at or above this (and below SUPPORTED) is `partially_supported`, below it
 `not_supported`. The fit places here the threshold that best separates its supported claims from
 claims paired with another claim's evidence (a misattributed citation)."""
+POLICY = Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE)
+"""Calibrated at claim level: the top windows are read together; its accuracy is limited (said
+beside its name). Its verdicts act like any judge's: errors and fixes."""
 
 
 FEATURES_VERSION = 3
@@ -242,10 +249,8 @@ class HeuristicJudge:
     embedder: object | None = None
     """An `Embedder`, or None for words only."""
     name: str = ""
-    policy: Policy = field(
-        default_factory=lambda: Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE)
-    )
-    """Calibrated at claim level: the top windows are read together; its accuracy is limited."""
+    policy: Policy = POLICY
+    """`POLICY`, with the fingerprint of its weights."""
     model: Model | None = None
     """Its weights: `SHIPPED` unless the evaluation harness measures others (a judge with other
     weights must not share the shipped judge's cached judgements)."""
@@ -297,3 +302,21 @@ class HeuristicJudge:
                 )
             )
         return scores
+
+
+def _load(context: JudgeContext) -> HeuristicJudge:
+    return HeuristicJudge(context.embedder)
+
+
+SPEC = register(
+    JudgeSpec(
+        "heuristic",
+        JudgeKind.WORD_LEVEL,
+        "Heuristic judge (no model needed)",
+        _load,
+        POLICY,
+        available=lambda: "",
+        preference=0,
+        when_auto="heuristic",
+    )
+)
