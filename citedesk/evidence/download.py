@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from citedesk.evidence.judges.nli import InputFormat, ModelError, NliJudge, write_format
+from citedesk.evidence.judges.nli import InputFormat, ModelError, write_format
+from citedesk.evidence.judges.registry import model_judge
 from citedesk.evidence.registry import RegistryEntry, find_entry
 
 Progress = Callable[[int, int], None]
@@ -139,8 +140,10 @@ def pull(
     from citedesk.evidence.models import models_dir  # noqa: PLC0415 - models imports this module
 
     entry = name if isinstance(name, RegistryEntry) else _entry_for(name)
-    if not entry.one_click:
-        raise ModelError(f"{entry.name} ({entry.hub_id}) is not offered for download: {entry.not_offered}")
+    if not entry.offered:
+        raise ModelError(
+            f"{entry.name} ({entry.hub_id}) is not offered for download: {entry.why_not_offered}"
+        )
     root = models_root or models_dir()
     target = root / entry.name
     if target.exists():
@@ -261,7 +264,10 @@ def _check(staging: Path, entry: RegistryEntry) -> tuple[int, int]:
     a model that answers everything alike, fail here instead of misjudging every citation."""
     from citedesk.evidence.models import verify  # noqa: PLC0415
 
-    judge = NliJudge(staging, input_format=entry.input_format, shared=False, name=entry.name)
+    runner = model_judge(entry.kind)  # `pull` offers only models a registered judge runs
+    if runner is None or runner.from_folder is None:
+        raise ModelError(f"no judge runs a {entry.kind.value}; {entry.hub_id} was not installed")
+    judge = runner.from_folder(staging, entry.input_format, entry.name)
     try:
         result = verify(judge)
     except (OSError, RuntimeError) as exc:  # torch / safetensors on weights that do not fit the config

@@ -112,7 +112,7 @@ def recognised(folder: Path) -> RegistryEntry | None:
         return None
     origin = str(config.get("_name_or_path") or "")
     entry = find_entry(origin) if origin.count("/") == 1 else None
-    return entry if entry is not None and entry.one_click else None
+    return entry if entry is not None and entry.offered else None
 
 
 def import_model(source: Path, name: str | None = None, registry_name: str | None = None) -> Path:
@@ -195,12 +195,12 @@ def registry_lines() -> list[str]:
         lines.append(f"      speed: {entry.speed}")
     lines.append("Listed, not offered for download:")
     for entry in REGISTRY:
-        if not entry.one_click:
+        if not entry.offered:
             lines.append(f"  {entry.name:26} {entry.hub_id:46} {entry.licence}")
             if entry.benchmark:
                 lines.append(f"      {entry.benchmark}")
                 lines.append(f"        source: {entry.source}")
-            lines.append(f"      not offered: {entry.not_offered}")
+            lines.append(f"      not offered: {entry.why_not_offered}")
     return lines
 
 

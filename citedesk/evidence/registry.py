@@ -11,9 +11,11 @@ measured here. Generic NLI models are not on that leaderboard; their entries quo
 cards' NLI benchmarks, which measure sentence-level entailment, an easier task than grounding a
 claim in a document.
 
-Each entry says how the model reads its input (`InputFormat`), so the judge feeds it the way it was
-trained and reads the right output; `one_click` is False for models the judge cannot run safely
-or at all (custom code, a text-to-text model), which are listed with the reason instead.
+Each entry says what kind of model it is (a `JudgeKind` of the judge registry) and how it reads its
+input (`InputFormat`), so the judge feeds it the way it was trained and reads the right output. A
+model is offered for download only where a registered judge runs its kind (`offered`), and a
+download is checked by that judge; `one_click` is False for models no judge may run (custom code, a
+training checkpoint), which are listed with the reason instead.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from citedesk.evidence.judges.nli import InputFormat
+from citedesk.evidence.judges.registry import JudgeKind, model_judge
 
 LEADERBOARD = "LLM-AggreFact leaderboard (llm-aggrefact.github.io, Sept 2024; mean of 11 sets)"
 
@@ -55,6 +58,19 @@ class RegistryEntry:
     not_offered: str = ""
     """Why a model is not offered for one-click install."""
     revision: str = "main"
+    kind: JudgeKind = JudgeKind.ENCODER
+    """What kind of model it is: offered only where a registered judge runs that kind."""
+
+    @property
+    def offered(self) -> bool:
+        """Offered for download: nothing rules it out, and a registered judge runs its kind."""
+        return self.one_click and model_judge(self.kind) is not None
+
+    @property
+    def why_not_offered(self) -> str:
+        if self.not_offered or self.offered:
+            return self.not_offered
+        return f"a {self.kind.value}; no judge CiteDesk has runs one"
 
 
 REGISTRY = (
@@ -116,8 +132,7 @@ REGISTRY = (
         "MiniCheck's most accurate small model (0.8B parameters)",
         benchmark="LLM-AggreFact balanced accuracy 75.0",
         source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
-        one_click=False,
-        not_offered="a text-to-text (Flan-T5) model; the judge runs sequence-classification models only",
+        kind=JudgeKind.TEXT_TO_TEXT,
     ),
     RegistryEntry(
         "alignscore-large",
@@ -154,4 +169,4 @@ def find_entry(name: str) -> RegistryEntry | None:
 
 def recommended() -> list[RegistryEntry]:
     """The entries `models pull` installs, in the order they are recommended."""
-    return [entry for entry in REGISTRY if entry.one_click]
+    return [entry for entry in REGISTRY if entry.offered]

@@ -27,12 +27,14 @@ from citedesk.evidence.judges.registry import (
     JudgeSpec,
     chooser,
     help_text,
+    model_judge,
     register,
     registered,
     resolve,
     specs,
 )
 from citedesk.evidence.models import models_dir, set_default
+from citedesk.evidence.registry import find_entry, recommended
 from citedesk.pipeline import AuditOptions, audit_text
 from tests.conftest import SAMPLES
 
@@ -219,6 +221,31 @@ def test_the_judge_flags_help_and_the_chooser_come_from_the_registry() -> None:
 def test_a_registered_judge_joins_the_chooser_and_the_help(strong: JudgeSpec) -> None:
     assert ("toy", "Toy judge toy") in chooser()
     assert "toy" in help_text()
+
+
+# the catalogue of downloadable models reads the registry ------------------------------------------
+def test_the_catalogue_offers_only_models_a_registered_judge_runs() -> None:
+    flan = find_entry("minicheck-flan-t5-large")
+    assert flan is not None
+    assert flan.kind is JudgeKind.TEXT_TO_TEXT
+    assert not flan.offered
+    assert flan.why_not_offered == "a text-to-text model; no judge CiteDesk has runs one"
+    assert flan not in recommended()
+    assert all(e.kind is JudgeKind.ENCODER for e in recommended())
+    assert model_judge(JudgeKind.ENCODER) is nli.SPEC
+    # a text-to-text judge, once registered, makes the catalogue offer the model (and check it)
+    seq2seq = replace(
+        toy_spec("toy-t5", JudgeKind.TEXT_TO_TEXT),
+        from_folder=lambda folder, _format, name: ToyJudge(heuristic.POLICY, name),
+    )
+    with registered(seq2seq):
+        assert flan.offered
+        assert flan in recommended()
+        assert model_judge(JudgeKind.TEXT_TO_TEXT) is seq2seq
+    hhem = find_entry("hhem-2.1-open")
+    assert hhem is not None
+    assert not hhem.offered  # custom code: never offered, whatever judges there are
+    assert "trust_remote_code" in hhem.why_not_offered
 
 
 # no judge is chosen by its name outside the registry ------------------------------------------------

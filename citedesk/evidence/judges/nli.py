@@ -365,5 +365,8 @@ SPEC = register(
         preference=10,
         when_auto="the default NLI model if installed",
         choices=_installed,
+        from_folder=lambda folder, input_format, name: NliJudge(
+            folder, input_format=input_format, shared=False, name=name
+        ),
     )
 )

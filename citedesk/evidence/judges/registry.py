@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citedesk.errors import UsageError
@@ -98,6 +99,10 @@ class JudgeSpec:
     itself, when `listed`."""
     listed: bool = True
     """Offered in the window's judge chooser (a judge that sends text is chosen by consent)."""
+    from_folder: Callable[[Path, Any, str], Judge] | None = None
+    """For a judge that runs downloadable models: (model folder, the catalogue's input format for
+    it, a name) → a private judge for that folder, which checks a download before it is installed.
+    The catalogue offers a model only where a registered judge of its kind has this."""
 
     @property
     def threshold(self) -> float:
@@ -215,9 +220,10 @@ def settings_in_words() -> str:
     return ", ".join(forms) + f" or {AUTO}"
 
 
-def runs(kind: JudgeKind) -> bool:
-    """Whether a registered judge runs models of this kind (the catalogue offers only those)."""
-    return any(s.kind is kind for s in specs())
+def model_judge(kind: JudgeKind) -> JudgeSpec | None:
+    """The registered judge that runs downloadable models of this kind, if any: the catalogue
+    offers only the models it can run, and checks each download with it."""
+    return next((s for s in specs() if s.kind is kind and s.from_folder is not None), None)
 
 
 def chooser() -> list[tuple[str, str]]:
