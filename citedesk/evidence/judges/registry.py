@@ -254,5 +254,7 @@ def _with_argument(context: JudgeContext, argument: str) -> JudgeContext:
 def _load_built_in() -> None:
     """Import the evidence layer's judge modules, which register themselves (once per process)."""
     if not _state["built_in"]:
-        _state["built_in"] = True
+        # (the flag is set after the import: another thread never finds the registry half full)
         from citedesk.evidence.judges import heuristic, nli  # noqa: F401, PLC0415
+
+        _state["built_in"] = True
