@@ -17,6 +17,11 @@ from citedesk.errors import CiteDeskError
 
 PACKAGE = Path(__file__).resolve().parent.parent / "citedesk"
 HEAVY = {"torch", "transformers", "sentence_transformers", "anthropic"}
+MAX_MODULE_LINES = 600
+OVER_THE_LIMIT = {"sources/gather.py": 653}
+"""Modules not split yet, each at most its length when the limit came (issue 24): they may shrink,
+never grow. gather.py's split needs its data model (SourceStatus, ResolvedSource, SourceOptions)
+in a module of its own, and every importer of it changed."""
 
 
 def module_level_imports(path: Path) -> set[str]:
@@ -115,3 +120,14 @@ def test_every_exception_citedesk_defines_is_a_citedesk_error() -> None:
             if ours and not issubclass(cls, CiteDeskError):
                 outside.append(f"{info.name}.{name}")
     assert outside == []
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module longer than this does more than one job: split it by job (issue 24)."""
+    too_long = {}
+    for path in python_files():
+        name = path.relative_to(PACKAGE).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > OVER_THE_LIMIT.get(name, MAX_MODULE_LINES):
+            too_long[name] = lines
+    assert too_long == {}

@@ -3,8 +3,9 @@
 - `misattributed` — the cited source does not support the claim (warning) or contradicts it
   (error), or supports it only in part while another reference scores clearly higher
   (`policy.CLEARLY_BETTER`); with a swap to that reference when there is one;
-- `unsupported_number` — a figure of the claim that none of its cited sources states (`[1] … 30%
-  … [2]` is fine when [2] says 30%; not reported where every citation is already misattributed);
+- `number_mismatch` and `unsupported_number` — a figure the cited source gives differently, or
+  that none of the cited sources states (`figures.py`; not reported where every citation is
+  already misattributed);
 - suggestions for `uncited` sentences — the document's reference that supports the claim;
 - with atomic facts (Claude's checked decomposition of a long sentence, `assist/atoms.py`), each
   fact is judged against each cited source too. A citation that fully supports one fact is right
@@ -37,14 +38,14 @@ from citedesk.core.findings import (
     make_finding,
 )
 from citedesk.core.repair import AddCitation, RetargetCitation, citation_offset, cite_sentence, make_fix
+from citedesk.evidence.figures import number_mismatches, unsupported_figures
 from citedesk.evidence.judges.base import Judge
-from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures
+from citedesk.evidence.numbers import missing_figures
 from citedesk.evidence.policy import clearly_better, suggestion
 from citedesk.evidence.verdicts import (
     JudgementCache,
     Judging,
     Part,
-    PreparedSource,
     Progress,
     headings,
     judge_citations,
@@ -108,7 +109,7 @@ def assess_evidence(
     verdicts = judge_citations(document, judging, progress)
     parts = judge_parts(atoms or {}, verdicts, judging)
 
-    numbers, explained = _number_mismatches(document, verdicts, judging)
+    numbers, explained = number_mismatches(document, verdicts, judging)
     findings, misattributed = _misattributions(document, verdicts, parts, judging, explained)
     findings.extend(numbers)
     findings.extend(_unsupported_parts(document, parts, misattributed, judging))
@@ -123,7 +124,7 @@ def assess_evidence(
         if right:
             findings.extend(
                 f
-                for f in _figures(document, claim.id, keys, right[0], prepared)
+                for f in unsupported_figures(document, claim.id, keys, right[0], prepared)
                 if not any(c == claim.id and s <= f.start and f.end <= e for c, s, e in flagged)
             )
     offers = _offers(document, uncited, judging)
@@ -305,227 +306,6 @@ def _offer(
     return ((fix,) if fix is not None else ()), offered, why
 
 
-# figures the source gives differently --------------------------------------------------------------
-def _number_mismatches(
-    document: Document, verdicts: dict[str, list[Verdict]], judging: Judging
-) -> tuple[list[Finding], set[tuple[str, str]]]:
-    """A figure the cited source gives differently for the same thing ("2.5 °C cooler" where the
-    source says "1.5 °C cooler"). The sentence is judged again with the source's figure in place:
-    when that reads as supported, the citation is right and the number is wrong — one number
-    finding naming both figures, and no misattribution (the judge's contradiction was the number).
-
-    Returns the findings and the (claim, reference) citations they explain."""
-    findings: list[Finding] = []
-    explained: set[tuple[str, str]] = set()
-    for claim_id, claim_verdicts in verdicts.items():
-        if judging.out_of_time():
-            break
-        claim = document.claim_by_id[claim_id]
-        sources = [
-            judging.prepared[v.reference].source.text
-            for v in claim_verdicts
-            if v.reference in judging.prepared
-        ]
-        for verdict in claim_verdicts:
-            if verdict.label is VerdictLabel.UNCHECKED or verdict.evidence is None:
-                continue
-            conflicts = [
-                (figure, stated)
-                for figure, stated in figure_conflicts(claim.text, verdict.evidence.window)
-                if all(figure.text in {q.text for q in missing_figures(claim.text, text)} for text in sources)
-            ]  # a figure counts as stated when any citation of the sentence states it
-            if not conflicts:
-                continue
-            corrected = claim.text
-            for figure, stated in sorted(conflicts, key=lambda c: -c[0].start):
-                corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
-            if verdict.label is not VerdictLabel.SUPPORTED:
-                question = judging.ask(claim_id, corrected, verdict.reference)
-                again = judging.verdict(question, judging.answer([question])[0])
-                if again.label not in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED):
-                    continue  # the source does not say this with its own figure either
-                claim_verdicts[claim_verdicts.index(verdict)] = replace(
-                    again, reference=verdict.reference, evidence=verdict.evidence
-                )  # the citation is right: its verdict is the one with the source's figure
-            explained.add((claim_id, verdict.reference))
-            findings.extend(
-                _number_mismatch(document, claim_id, verdict, figure, stated) for figure, stated in conflicts
-            )
-    return findings, explained
-
-
-_UNIT_WORDS = frozenset(
-    [
-        "gram",
-        "grams",
-        "kilogram",
-        "kilograms",
-        "milligram",
-        "milligrams",
-        "microgram",
-        "micrograms",
-        "tonne",
-        "tonnes",
-        "ton",
-        "tons",
-        "pound",
-        "pounds",
-        "ounce",
-        "ounces",
-        "metre",
-        "metres",
-        "meter",
-        "meters",
-        "kilometre",
-        "kilometres",
-        "kilometer",
-        "kilometers",
-        "centimetre",
-        "centimetres",
-        "centimeter",
-        "centimeters",
-        "millimetre",
-        "millimetres",
-        "millimeter",
-        "millimeters",
-        "mile",
-        "miles",
-        "foot",
-        "feet",
-        "inch",
-        "inches",
-        "yard",
-        "yards",
-        "hectare",
-        "hectares",
-        "acre",
-        "acres",
-        "litre",
-        "litres",
-        "liter",
-        "liters",
-        "millilitre",
-        "millilitres",
-        "milliliter",
-        "milliliters",
-        "gallon",
-        "gallons",
-        "second",
-        "seconds",
-        "minute",
-        "minutes",
-        "hour",
-        "hours",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "months",
-        "year",
-        "years",
-        "decade",
-        "decades",
-        "century",
-        "centuries",
-        "degree",
-        "degrees",
-        "percent",
-        "watt",
-        "watts",
-        "kilowatt",
-        "kilowatts",
-        "megawatt",
-        "megawatts",
-        "gigawatt",
-        "gigawatts",
-        "joule",
-        "joules",
-        "calorie",
-        "calories",
-        "kilocalorie",
-        "kilocalories",
-        "dollar",
-        "dollars",
-        "euro",
-        "euros",
-        "person",
-        "people",
-        "patient",
-        "patients",
-        "kg",
-        "g",
-        "mg",
-        "µg",
-        "t",
-        "lb",
-        "oz",
-        "km",
-        "m",
-        "cm",
-        "mm",
-        "mi",
-        "ft",
-        "in",
-        "yd",
-        "ha",
-        "l",
-        "ml",
-        "h",
-        "hr",
-        "hrs",
-        "min",
-        "s",
-        "ms",
-        "kw",
-        "kwh",
-        "mw",
-        "mwh",
-        "gw",
-        "gwh",
-        "mph",
-        "kph",
-        "ppm",
-        "ppb",
-    ]
-)
-"""Words after a figure that are its unit ("8 kilograms", "12 km"), so the message names them;
-anything else ("20% of", "30% tree canopy") is a noun the figure says enough without."""
-
-
-def _number_mismatch(
-    document: Document, claim_id: str, verdict: Verdict, figure: Quantity, stated: Quantity
-) -> Finding:
-    sentence = document.claim_by_id[claim_id].sentence
-    raw = document.text[sentence.start : sentence.end]
-    at = raw.find(figure.text)
-    span = (
-        (sentence.start + at, sentence.start + at + len(figure.text))
-        if at >= 0
-        else (sentence.start, sentence.end)
-    )
-    window = verdict.evidence.window if verdict.evidence else ""
-    following = window[stated.end : stated.end + 40].split()
-    unit = following[0].strip(".,;:()") if following else ""
-    if unit.isalpha() and unit.lower() not in _UNIT_WORDS:
-        unit = ""  # a noun ("30% tree canopy") or a word ("20% of"), not a unit ("1.5 °C", "12 km")
-    said, written = f"{stated.text} {unit}".strip(), f"{figure.text} {unit}".strip()
-    return make_finding(
-        Kind.NUMBER_MISMATCH,
-        span,
-        f"The cited source {document.label(verdict.reference)} says {said}, not {written}.",
-        reference=verdict.reference,
-        claim_id=claim_id,
-        evidence=verdict.evidence,
-        details={
-            "figure": figure.text,
-            "value": figure.value,
-            "source_figure": stated.text,
-            "source_value": stated.value,
-        },
-    )
-
-
 # facts of a decomposed sentence ----------------------------------------------------------------------
 def _unsupported_parts(
     document: Document, parts: dict[str, list[Part]], misattributed: set[tuple[str, str]], judging: Judging
@@ -598,44 +378,6 @@ def _part_offset(document: Document, claim_id: str, part: Part) -> int:
     if re.sub(r"\[[^\]\n]*\]", "", tail).strip() in ("", ".", "!", "?"):
         return citation_offset(document, sentence.start, sentence.end)
     return part.atom.end
-
-
-# figures ---------------------------------------------------------------------------------------------
-def _figures(
-    document: Document, claim_id: str, keys: list[str], owner: str, prepared: dict[str, PreparedSource]
-) -> list[Finding]:
-    """Figures of the claim that no cited source states (`[1] … 30% … [2]` is fine when [2] says
-    30%), reported against `owner`, the first citation that is not itself misattributed."""
-    claim = document.claim_by_id[claim_id]
-    missing = missing_figures(claim.text, prepared[keys[0]].source.text)
-    for key in keys[1:]:
-        elsewhere = {q.text for q in missing_figures(claim.text, prepared[key].source.text)}
-        missing = [q for q in missing if q.text in elsewhere]
-    where = (
-        f"the cited source {document.label(owner)}"
-        if len(keys) == 1
-        else f"any cited source ({', '.join(document.label(k) for k in keys)})"
-    )
-    findings = []
-    raw = document.text[claim.sentence.start : claim.sentence.end]
-    for figure in missing:
-        at = raw.find(figure.text)
-        span = (
-            (claim.sentence.start + at, claim.sentence.start + at + len(figure.text))
-            if at >= 0
-            else (claim.sentence.start, claim.sentence.end)
-        )
-        findings.append(
-            make_finding(
-                Kind.UNSUPPORTED_NUMBER,
-                span,
-                f"“{figure.text}” does not appear in {where} (no figure there matches it).",
-                reference=owner,
-                claim_id=claim_id,
-                details={"figure": figure.text, "value": figure.value, "kind": figure.kind},
-            )
-        )
-    return findings
 
 
 # uncited sentences -----------------------------------------------------------------------------------
