@@ -108,6 +108,9 @@ def _no_process_left_behind() -> Iterator[None]:
         return
     from multiprocessing import resource_tracker
 
+    pdf = sys.modules.get("citedesk.sources.pdfworker")
+    if pdf is not None:  # what the app's exit does (an idle PDF worker would also end within 5 s)
+        pdf.close_workers()
     own_tracker = getattr(resource_tracker._resource_tracker, "_pid", None)  # no public way to ask for it
     deadline = time.monotonic() + 10
     left = _started_by_this_run(me, own_tracker)
