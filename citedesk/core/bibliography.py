@@ -39,6 +39,17 @@ class BibliographyError(InputError):
         super().__init__(f"{where}: {reason}")
 
 
+class OutsideFoldersError(BibliographyError):
+    """A bibliography the document names lies outside the folders the writer allowed, so it was not
+    read; `folder` is the one that would allow it (the window offers to add it)."""
+
+    kind = "outside"
+
+    def __init__(self, reason: str, *, source: str | None = None, folder: str) -> None:
+        super().__init__(reason, source=source)
+        self.folder = folder
+
+
 @dataclass(frozen=True, slots=True)
 class BibEntry:
     """One work in a bibliography, its text fields already plain (no LaTeX, braces or HTML)."""

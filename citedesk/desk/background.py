@@ -46,11 +46,13 @@ class AuditFailure:
     known: bool
     detail: str = ""
     """The traceback, for a bug report."""
+    folder: str = ""
+    """For a file outside the allowed folders (kind `outside`): the folder that would allow it."""
 
     @classmethod
     def of(cls, exc: BaseException) -> AuditFailure:
         if isinstance(exc, CiteDeskError):
-            return cls(exc.kind, exc.message, True)
+            return cls(exc.kind, exc.message, True, folder=str(getattr(exc, "folder", "") or ""))
         return cls(type(exc).__name__, str(exc) or type(exc).__name__, False, traceback.format_exc())
 
 

@@ -14,6 +14,7 @@ Every decision about findings, fixes and sources is the desk's; this module only
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from citedesk import __version__
@@ -55,7 +56,13 @@ from citedesk.gui.qt import (
     QWidget,
 )
 from citedesk.gui.review_controller import ReviewController
-from citedesk.gui.settings_dialog import SettingsDialog, apply_theme, options_from_settings
+from citedesk.gui.settings_dialog import (
+    ALLOWED_FOLDERS,
+    SettingsDialog,
+    allowed_folders,
+    apply_theme,
+    options_from_settings,
+)
 from citedesk.gui.sources_controller import SourcesController
 from citedesk.gui.sources_panel import SourcesPanel
 from citedesk.gui.status_bar import StatusBar
@@ -83,6 +90,8 @@ class MainWindow(QMainWindow):
         self.resize(1200, 800)
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
         self.desk = desk or Desk.from_environment(options or options_from_settings(self.settings))
+        self.confirm_allow_folder: Callable[[str], bool] = self._ask_allow_folder
+        """Asked when a bibliography the document names is outside the folders CiteDesk may read."""
 
         self.editor = Editor()
         self.document = DocumentController(self.desk, self.editor, self.settings, self)
@@ -298,6 +307,8 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, failure: AuditFailure) -> None:
         self.status.busy(False)
+        if failure.kind == "outside" and failure.folder and self._allow_folder(failure):
+            return
         prefix = "The audit could not finish" if failure.known else "The audit failed (a bug in CiteDesk)"
         self.status.set_summary(f"{prefix}: {failure.message}")
         self.show_message(f"{prefix}: {failure.message}")
@@ -457,6 +468,27 @@ class MainWindow(QMainWindow):
         )
         apply_theme(str(self.settings.value("theme", "system")))
         self.audits.start()
+
+    def _allow_folder(self, failure: AuditFailure) -> bool:
+        """A bibliography the document names is outside the folders CiteDesk may read: ask the
+        writer whether to allow its folder (kept in Settings ▸ Folders CiteDesk may read), and if
+        so audit again. The input never decides this; the writer does, here."""
+        question = (
+            f"{failure.message.split(': it is outside')[0]} is outside the folders CiteDesk may read, so it "
+            f"was not read.\n\nAllow CiteDesk to read files in {failure.folder}? (You can remove it in "
+            "Settings ▸ Folders CiteDesk may read.)"
+        )
+        if not self.confirm_allow_folder(question):
+            return False
+        folders = allowed_folders(self.settings)
+        if failure.folder not in folders:
+            self.settings.setValue(ALLOWED_FOLDERS, [*folders, failure.folder])
+        self.apply_settings()  # audits again
+        return True
+
+    def _ask_allow_folder(self, question: str) -> bool:
+        box = QMessageBox.question(self, "Allow this folder?", question)
+        return box == QMessageBox.StandardButton.Yes
 
     def toggle_offline(self, checked: bool) -> None:
         from dataclasses import replace  # noqa: PLC0415

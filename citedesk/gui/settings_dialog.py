@@ -125,7 +125,7 @@ class SettingsDialog(QDialog):
         add_folder.clicked.connect(self._add_folder)
         remove_folder = QPushButton("Remove")
         remove_folder.setAutoDefault(False)
-        remove_folder.clicked.connect(self._remove_folder)
+        remove_folder.clicked.connect(self.remove_selected_folders)
         folder_buttons = QHBoxLayout()
         folder_buttons.addWidget(add_folder)
         folder_buttons.addWidget(remove_folder)
@@ -186,7 +186,7 @@ class SettingsDialog(QDialog):
         folder = QFileDialog.getExistingDirectory(self, "A folder whose files documents may name")
         self.add_folder(folder)
 
-    def _remove_folder(self) -> None:
+    def remove_selected_folders(self) -> None:
         for item in self.folders.selectedItems():
             self.folders.takeItem(self.folders.row(item))
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError
+from citedesk.core.bibliography import BibEntry, Bibliography, OutsideFoldersError
 from citedesk.core.document import Document
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.bibfiles import (
@@ -115,7 +115,9 @@ def cited_works(
     )
     for file in named:
         if not anywhere and os.path.realpath(file) not in given and not is_within(file, allowed):
-            raise BibliographyError(_outside(file, document), source=str(file))
+            raise OutsideFoldersError(
+                _outside(file, document), source=str(file), folder=os.path.dirname(os.path.realpath(file))
+            )
     loaded = [_read_cached(path) for path in files]
     shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
     notices: list[str] = []
