@@ -7,10 +7,10 @@ loaded models and caches serve later audits, and is restarted if it dies. It nev
 parent: it watches its parent's process id and exits as soon as the parent is gone (a window
 killed with SIGKILL leaves nothing behind), and on Linux the kernel also sends it SIGKILL then.
 
-Protocol: requests `(generation, text, path, options)` go in; `("progress", gen, stage, done,
-total)`, `("finished", gen, report)`, `("failed", gen, AuditFailure)` and `("cancelled", gen)`
-come out. Cancelling is race-free: a shared counter says "every generation up to N is cancelled",
-and the running audit checks it at each stage.
+Protocol, typed (frozen dataclasses, defined at module level so they pickle): an `AuditRequest`
+goes in (or `None`: stop); `Progress`, `Finished`, `Failed` and `Cancelled` come out, each with the
+request's generation (`AuditMessage`). Cancelling is race-free: a shared counter says "every
+generation up to N is cancelled", and the running audit checks it at each stage.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
-from typing import Any
+from typing import TYPE_CHECKING
 
-from citedesk.errors import Cancelled, CiteDeskError
+from citedesk import errors
 from citedesk.pipeline import AuditOptions, AuditState, audit_text
 
-Message = tuple[Any, ...]
+if TYPE_CHECKING:
+    from citedesk.core.report import Report
+
 PARENT_CHECK_S = 0.5
 
 
@@ -51,17 +53,60 @@ class AuditFailure:
 
     @classmethod
     def of(cls, exc: BaseException) -> AuditFailure:
-        if isinstance(exc, CiteDeskError):
+        if isinstance(exc, errors.CiteDeskError):
             return cls(exc.kind, exc.message, True, folder=str(getattr(exc, "folder", "") or ""))
         return cls(type(exc).__name__, str(exc) or type(exc).__name__, False, traceback.format_exc())
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """Audit `text` (its document's `path`, None when unsaved) with `options`."""
+
+    generation: int
+    text: str
+    path: str | None
+    options: AuditOptions
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The audit of `generation` reached `done` of `total` in `stage` (total 0: not counted)."""
+
+    generation: int
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Finished:
+    generation: int
+    report: Report
+
+
+@dataclass(frozen=True)
+class Failed:
+    generation: int
+    failure: AuditFailure
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The audit of `generation` stopped (or never started) because it was cancelled."""
+
+    generation: int
+
+
+AuditMessage = Progress | Finished | Failed | Cancelled
+"""What comes back from the child, in order: any number of `Progress`, then one of the others."""
 
 
 class _SharedCancelState(AuditState):
     """An AuditState whose cancellation is also read from the parent's shared counter."""
 
-    def __init__(self, generation: int, cancelled_upto: Synchronized, results: Queue[Message]) -> None:  # type: ignore[type-arg]
+    def __init__(self, generation: int, cancelled_upto: Synchronized, results: Queue[AuditMessage]) -> None:  # type: ignore[type-arg]
         super().__init__(
-            on_progress=lambda stage, done, total: results.put(("progress", generation, stage, done, total))
+            on_progress=lambda stage, done, total: results.put(Progress(generation, stage, done, total))
         )
         self._generation = generation
         self._upto = cancelled_upto
@@ -91,8 +136,8 @@ def _die_with(parent: int) -> None:
 
 
 def serve(
-    requests: Queue[Message | None],
-    results: Queue[Message],
+    requests: Queue[AuditRequest | None],
+    results: Queue[AuditMessage],
     cancelled_upto: Synchronized,  # type: ignore[type-arg]
     parent: int,
 ) -> None:
@@ -102,22 +147,22 @@ def serve(
         request = requests.get()
         if request is None:
             return
-        generation, text, path, options = request
+        generation = request.generation
         if generation <= cancelled_upto.value:
-            results.put(("cancelled", generation))
+            results.put(Cancelled(generation))
             continue
         state = _SharedCancelState(generation, cancelled_upto, results)
         try:
-            report = audit_text(text, path, options, state)
-        except Cancelled:
-            results.put(("cancelled", generation))
+            report = audit_text(request.text, request.path, request.options, state)
+        except errors.Cancelled:
+            results.put(Cancelled(generation))
         except Exception as exc:  # report every failure; the loop must survive it
             failure = AuditFailure.of(exc)
             if not failure.known:
                 print(failure.detail, file=sys.stderr)
-            results.put(("failed", generation, failure))
+            results.put(Failed(generation, failure))
         else:
-            results.put(("finished", generation, report))
+            results.put(Finished(generation, report))
 
 
 class AuditProcess:
@@ -126,8 +171,8 @@ class AuditProcess:
     def __init__(self) -> None:
         self._context = mp.get_context("spawn")
         self._process: BaseProcess | None = None
-        self._requests: Queue[Message | None] | None = None
-        self._results: Queue[Message] | None = None
+        self._requests: Queue[AuditRequest | None] | None = None
+        self._results: Queue[AuditMessage] | None = None
         self._cancelled_upto: Synchronized | None = None  # type: ignore[type-arg]
 
     def _ensure_started(self) -> None:
@@ -157,14 +202,14 @@ class AuditProcess:
     def submit(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
         self._ensure_started()
         assert self._requests is not None
-        self._requests.put((generation, text, path, options))
+        self._requests.put(AuditRequest(generation, text, path, options))
 
     def cancel_upto(self, generation: int) -> None:
         if self._cancelled_upto is not None:
             with self._cancelled_upto.get_lock():
                 self._cancelled_upto.value = max(self._cancelled_upto.value, generation)
 
-    def next_message(self, timeout: float) -> Message | None:
+    def next_message(self, timeout: float) -> AuditMessage | None:
         """The next message from the child, or None after `timeout` seconds (or with no child)."""
         results = self._results
         if results is None:

@@ -3,8 +3,9 @@
 `AuditController` owns the one audit that matters: the latest. A new audit cancels the running
 one; typing restarts a debounce timer, so an audit starts a second after the writer pauses. The
 audits themselves run in a child process (`desk.background`), so importing torch and loading the
-models there never holds the GUI's GIL; a reader thread turns the child's messages into Qt
-signals, queued to the GUI thread.
+models there never holds the GUI's GIL; a reader thread passes the child's typed messages
+(`desk.background.AuditMessage`) on as one Qt signal, queued to the GUI thread, where they are
+matched by type.
 
 Each run carries a generation number and anything from an older generation is dropped, so a
 cancelled or superseded audit can never paint stale findings. What the window (and the tests)
@@ -20,7 +21,15 @@ from collections.abc import Callable
 
 from citedesk.core.report import Report
 from citedesk.desk import AuditOptions
-from citedesk.desk.background import AuditFailure, AuditProcess
+from citedesk.desk.background import (
+    AuditFailure,
+    AuditMessage,
+    AuditProcess,
+    Cancelled,
+    Failed,
+    Finished,
+    Progress,
+)
 from citedesk.gui.qt import QObject, QTimer, Signal
 
 AUDIT_DELAY_MS = 1000
@@ -29,12 +38,9 @@ Job = tuple[str, str | None, AuditOptions]
 
 
 class ProcessAuditRunner(QObject):
-    """The child process and the reader thread that turns its messages into signals."""
+    """The child process and the reader thread that passes its messages on as a signal."""
 
-    progress = Signal(int, str, int, int)  # generation, stage, done, total
-    finished = Signal(int, object)  # generation, Report
-    failed = Signal(int, object)  # generation, AuditFailure
-    cancelled = Signal(int)
+    received = Signal(object)  # AuditMessage: Progress, Finished, Failed or Cancelled
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,31 +84,21 @@ class ProcessAuditRunner(QObject):
             if message is None:
                 self._check_child()
                 continue
-            kind, generation = message[0], int(message[1])
-            if kind == "progress":
-                self.progress.emit(generation, message[2], message[3], message[4])
-                continue
-            with self._lock:
-                self._pending.discard(generation)
-            if kind == "finished":
-                self.finished.emit(generation, message[2])
-            elif kind == "failed":
-                self.failed.emit(generation, message[2])
-            else:
-                self.cancelled.emit(generation)
+            if not isinstance(message, Progress):  # the last message of its generation
+                with self._lock:
+                    self._pending.discard(message.generation)
+            self.received.emit(message)
 
     def _check_child(self) -> None:
         if self._stop.is_set() or self.process.alive:
             return
         with self._lock:
             lost, self._pending = sorted(self._pending), set()
+        failure = AuditFailure(
+            "process", "the audit process stopped unexpectedly; the next audit restarts it", True
+        )
         for generation in lost:
-            self.failed.emit(
-                generation,
-                AuditFailure(
-                    "process", "the audit process stopped unexpectedly; the next audit restarts it", True
-                ),
-            )
+            self.received.emit(Failed(generation, failure))
 
 
 class AuditController(QObject):
@@ -118,10 +114,7 @@ class AuditController(QObject):
         super().__init__(parent)
         self._job_of = job
         self.runner = ProcessAuditRunner(self)
-        self.runner.progress.connect(self._on_progress)
-        self.runner.finished.connect(self._on_finished)
-        self.runner.failed.connect(self._on_failed)
-        self.runner.cancelled.connect(self._on_cancelled)
+        self.runner.received.connect(self._on_message)
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
         self.debounce.setInterval(AUDIT_DELAY_MS)
@@ -174,24 +167,20 @@ class AuditController(QObject):
     def _current(self, generation: int) -> bool:
         return self._running is not None and generation == self.generation
 
-    def _on_progress(self, generation: int, stage: str, done: int, total: int) -> None:
-        if self._current(generation):
-            self.progress.emit(stage, done, total)
-
-    def _on_finished(self, generation: int, report: Report) -> None:
-        if not self._current(generation):
+    def _on_message(self, message: AuditMessage) -> None:
+        if not self._current(message.generation):
             return  # superseded or cancelled: never paint stale findings
-        self._running = None
-        self.report = report
-        self.audited_text = self._pending_text
-        self.audit_finished.emit(report)
-
-    def _on_failed(self, generation: int, failure: AuditFailure) -> None:
-        if self._current(generation):
-            self._running = None
-            self.audit_failed.emit(failure)
-
-    def _on_cancelled(self, generation: int) -> None:
-        if self._current(generation):  # cancelled from elsewhere (the runner shut down)
-            self._running = None
-            self.audit_cancelled.emit()
+        match message:
+            case Progress(stage=stage, done=done, total=total):
+                self.progress.emit(stage, done, total)
+            case Finished(report=report):
+                self._running = None
+                self.report = report
+                self.audited_text = self._pending_text
+                self.audit_finished.emit(report)
+            case Failed(failure=failure):
+                self._running = None
+                self.audit_failed.emit(failure)
+            case Cancelled():  # cancelled from elsewhere (the runner shut down)
+                self._running = None
+                self.audit_cancelled.emit()

@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Kind
 from citedesk.desk import AuditOptions
+from citedesk.desk.background import Progress
 from citedesk.gui.app import when_ready
 from citedesk.gui.audit_controller import ProcessAuditRunner
 from citedesk.gui.evidence_view import hover_html
@@ -440,7 +441,9 @@ def test_audits_run_in_a_child_process_that_is_restarted_and_stopped(
     # the child dies mid-audit (killed, out of memory…): the window says so, and the next audit
     # starts a new child
     window.editor.setPlainText("Coffee was drunk in Yemen in 1450 by many people [1]. " * 6000)
-    with qtbot.waitSignal(runner.progress, timeout=30_000):
+    with qtbot.waitSignal(
+        runner.received, timeout=30_000, check_params_cb=lambda message: isinstance(message, Progress)
+    ):
         window.audits.start()
     with qtbot.waitSignal(window.audits.audit_failed, timeout=30_000):
         os.kill(child, signal.SIGKILL)
