@@ -22,6 +22,17 @@ OVER_THE_LIMIT = {"sources/gather.py": 653}
 """Modules not split yet, each at most its length when the limit came (issue 24): they may shrink,
 never grow. gather.py's split needs its data model (SourceStatus, ResolvedSource, SourceOptions)
 in a module of its own, and every importer of it changed."""
+MUTUAL_IMPORTS = {
+    ("citedesk.core.bibformats", "citedesk.core.bibliography"),
+    ("citedesk.core.citekey_repair", "citedesk.core.repair"),
+    ("citedesk.evidence.download", "citedesk.evidence.models"),
+    ("citedesk.evidence.judges.heuristic", "citedesk.evidence.judges.registry"),
+    ("citedesk.evidence.judges.nli", "citedesk.evidence.judges.registry"),
+    ("citedesk.evidence.judges.nli", "citedesk.evidence.models"),
+    ("citedesk.gui.main_window", "citedesk.gui.menus"),
+}
+"""Pairs of modules that import each other, not untangled yet (issue 24): none may be added, and
+none in the desk (`test_no_two_desk_modules_import_each_other`)."""
 
 
 def module_level_imports(path: Path) -> set[str]:
@@ -43,6 +54,39 @@ def all_imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
     return names
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def citedesk_imports(path: Path, modules: set[str]) -> set[str]:
+    """The citedesk modules `path` imports anywhere: at module level, in functions (deferred
+    imports) and under TYPE_CHECKING. `from package import name` counts as the submodule `name`
+    when there is one, else as the package."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, up level - 1
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        else:
+            continue
+        found.update(t for t in targets if t in modules and t != name)
+    return found
+
+
+def mutual_imports() -> set[tuple[str, str]]:
+    files = {module_name(path): path for path in python_files()}
+    graph = {name: citedesk_imports(path, set(files)) for name, path in files.items()}
+    return {(a, b) if a < b else (b, a) for a, imported in graph.items() for b in imported if a in graph[b]}
 
 
 def python_files(*parts: str) -> list[Path]:
@@ -131,3 +175,20 @@ def test_no_module_is_over_600_lines() -> None:
         if lines > OVER_THE_LIMIT.get(name, MAX_MODULE_LINES):
             too_long[name] = lines
     assert too_long == {}
+
+
+def test_no_two_desk_modules_import_each_other() -> None:
+    """The desk's modules form no import cycle of two (function-level and TYPE_CHECKING imports
+    count): a session sees its desk through `desk.services.DeskServices`, not `desk.desk`."""
+    assert {pair for pair in mutual_imports() if pair[0].startswith("citedesk.desk")} == set()
+
+
+def test_no_new_pair_of_modules_imports_each_other() -> None:
+    """Across the package, no pair of modules imports each other but the known ones (which may go)."""
+    assert mutual_imports() - MUTUAL_IMPORTS == set()
+
+
+def test_the_import_collector_sees_deferred_and_type_checking_imports() -> None:
+    source = PACKAGE / "desk" / "desk.py"
+    found = citedesk_imports(source, {module_name(p) for p in python_files()})
+    assert {"citedesk.desk.session", "citedesk.store", "citedesk.assist.keys", "citedesk.errors"} <= found

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citedesk.desk.session import DocumentSession
 from citedesk.errors import InputError, UsageError
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
     from citedesk.core.batch import FileAudit
-    from citedesk.desk.session import DocumentSession
     from citedesk.store import Store
 
 
@@ -111,8 +111,9 @@ class RefreshOutcome:
 
 
 class Desk:
-    """The application's services; `notice` receives what the writer should be told on the side
-    (a store being waited for or rebuilt)."""
+    """The application's services (its sessions see them as a `desk.services.DeskServices`);
+    `notice` receives what the writer should be told on the side (a store being waited for or
+    rebuilt)."""
 
     def __init__(
         self, options: AuditOptions | None = None, *, notice: Callable[[str], None] | None = None
@@ -147,15 +148,11 @@ class Desk:
     # documents -------------------------------------------------------------------------------------
     def open(self, path: str | os.PathLike[str]) -> DocumentSession:
         """Read a document from disk (a DocumentError says why it cannot be read)."""
-        from citedesk.desk.session import DocumentSession  # noqa: PLC0415
-
         return DocumentSession.read(self, Path(path))
 
     def untitled(self, text: str = "", *, folder: Path | None = None) -> DocumentSession:
         """A document with no file yet; `folder` is where its relative names (a bibliography, source
         files) are found — the folder of the sample it is a copy of."""
-        from citedesk.desk.session import DocumentSession  # noqa: PLC0415
-
         return DocumentSession(self, None, text, folder=folder)
 
     def audit_files(

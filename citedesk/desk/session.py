@@ -24,7 +24,7 @@ from citedesk.pipeline import AuditOptions, AuditState
 
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
-    from citedesk.desk.desk import Desk
+    from citedesk.desk.services import DeskServices
     from citedesk.files import FileStamp
 
 STRUCTURAL_KINDS = frozenset(
@@ -80,7 +80,7 @@ class DocumentSession:
 
     def __init__(
         self,
-        desk: Desk,
+        desk: DeskServices,
         path: Path | None,
         text: str,
         encoding: str = "utf-8",
@@ -100,7 +100,7 @@ class DocumentSession:
         """What the file was when it was read or last written: a write checks it still is."""
 
     @classmethod
-    def read(cls, desk: Desk, path: Path) -> DocumentSession:
+    def read(cls, desk: DeskServices, path: Path) -> DocumentSession:
         from citedesk.files import read_stamped  # noqa: PLC0415
 
         decoded, stamp = read_stamped(path)
