@@ -9,10 +9,12 @@ for RIS the `ID` tag or, without one, pandoc's own `Family_Family_Year` (duplica
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from itertools import accumulate
 from typing import Any
 
 import rispy
@@ -20,7 +22,7 @@ import yaml
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.library import Library
 from bibtexparser.middlewares import LatexDecodingMiddleware, NameParts, SeparateCoAuthors, SplitNameParts
-from bibtexparser.model import DuplicateBlockKeyBlock, Entry, Field, ParsingFailedBlock
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry, Field, ImplicitComment, ParsingFailedBlock
 
 from citedesk.core.bibliography import (
     BibEntry,
@@ -74,7 +76,8 @@ without logging set up by the application those lines are not printed a second t
 
 
 def read_bibtex(text: str, source: str | None) -> Read:
-    """Entries of a .bib file; raises BibliographyError at the first block bibtexparser rejects."""
+    """Entries of a .bib file; raises BibliographyError at the first block bibtexparser rejects, and
+    for text that holds no entry at all (a file of prose or of bytes is not an empty bibliography)."""
     library = parse_string(text)
     warnings: list[str] = []
     for block in library.failed_blocks:
@@ -86,10 +89,18 @@ def read_bibtex(text: str, source: str | None) -> Read:
             continue
         reason = "this entry cannot be read"
         if isinstance(block, ParsingFailedBlock) and block.error is not None:
-            reason = _bibtex_reason(block.error)
+            reason, line = _bibtex_reason(block.error, text, line)
         raise BibliographyError(reason, source=source, line=line)
     if not library.entries and "@" in text and not library.comments and not library.strings:
         raise BibliographyError("no BibTeX entry (`@article{key, …}`) found", source=source)
+    if not library.entries and not library.strings and not library.preambles:
+        junk = next((c for c in library.comments if isinstance(c, ImplicitComment) and _is_text(c)), None)
+        if junk is not None:
+            raise BibliographyError(
+                "no entries (`@article{key, …}`), only text: is it a BibTeX file?",
+                source=source,
+                line=(junk.start_line or 0) + 1 + _leading_blank_lines(junk.comment),
+            )
     raw = {entry.key: {f.key.lower(): str(f.value) for f in entry.fields} for entry in library.entries}
     decoded, plain = _decoded(library)
     entries: list[BibEntry] = []
@@ -99,9 +110,35 @@ def read_bibtex(text: str, source: str | None) -> Read:
     return entries, warnings
 
 
-def _bibtex_reason(error: Exception) -> str:
-    reason = getattr(error, "abort_reason", None) or str(error) or type(error).__name__
-    return " ".join(str(reason).split())
+def _is_text(comment: ImplicitComment) -> bool:
+    """Whether text between entries holds more than blank lines and `%` comments."""
+    return any(line.strip() and not line.lstrip().startswith("%") for line in comment.comment.splitlines())
+
+
+def _leading_blank_lines(comment: str) -> int:
+    lines = comment.splitlines()
+    return next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("%")), 0)
+
+
+def _bibtex_reason(error: Exception, text: str, entry_line: int) -> tuple[str, int]:
+    """Why bibtexparser rejected an entry, and the line to show: where it stopped reading, when that
+    is where the entry is broken (a field without `=`, a missing comma); the entry's first line when
+    it ran on to the next entry or the end of the file (a brace never closed), saying so."""
+    reason = " ".join(str(getattr(error, "abort_reason", None) or str(error) or type(error).__name__).split())
+    if reason.startswith("Unexpectedly reached end of file"):
+        return f"{reason} The entry that starts here is never closed (is a `}}` missing?)", entry_line
+    end = getattr(error, "end_index", None)
+    if not isinstance(end, int) or not 0 <= end <= len(text):
+        return reason, entry_line
+    line = text.count("\n", 0, end) + 1
+    if reason.startswith("Unexpected block start"):
+        return (
+            f"{reason} The entry that starts here is still open on line {line}, where the next one starts",
+            entry_line,
+        )
+    if line == entry_line:
+        return reason, line
+    return f"{reason} (in the entry that starts on line {entry_line})", line
 
 
 def _decoded(library: Library) -> tuple[Library, dict[str, dict[str, str]]]:
@@ -213,50 +250,168 @@ def _pages(value: str | None) -> str | None:
     return value.replace("--", "–") if value else None
 
 
+# -- nesting: the guarded JSON and YAML loaders ------------------------------------------------
+
+MAX_NESTING = 100
+"""How deeply lists and mappings may sit inside each other in a bibliography or a document's YAML
+front matter. No real bibliography nests past about 5 (the list of items, an item, its authors, an
+author; a date's `date-parts`); deeper data is a broken or hostile file, refused before the parsers,
+which recurse once a level, run out of stack (a RecursionError, which would read as a bug)."""
+
+_TOO_DEEP = (
+    f"the data is nested more than {MAX_NESTING} levels deep (lists or mappings inside each other), "
+    "which no bibliography needs: is the file damaged?"
+)
+_TOO_LONG = "a number in it is thousands of digits long, which no bibliography needs: is the file damaged?"
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_JSON_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[\[\]{}]', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+
+
+def safe_json(text: str, *, source: str | None = None) -> object:
+    """`json.loads`, refusing what cannot be a bibliography with a BibliographyError (never a
+    RecursionError or ValueError): text that is not JSON, data nested more than MAX_NESTING levels
+    deep (checked by a linear scan before parsing), a number too long to convert."""
+    too_deep = _json_too_deep(text)
+    if too_deep is not None:
+        raise BibliographyError(_TOO_DEEP, source=source, line=too_deep)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BibliographyError(
+            f"this is not valid JSON ({exc.msg})", source=source, line=exc.lineno
+        ) from exc
+    except RecursionError as exc:  # the scan above should have caught it: a fallback
+        raise BibliographyError(_TOO_DEEP, source=source) from exc
+    except ValueError as exc:  # a number of thousands of digits (Python's int conversion limit)
+        raise BibliographyError(_TOO_LONG, source=source) from exc
+
+
+def _json_too_deep(text: str) -> int | None:
+    """The line where JSON text first nests deeper than MAX_NESTING, or None: strings are skipped
+    and the brackets left are counted, in linear time (the regexes run in C; the Python loop only
+    over brackets, and over tokens only to find the line of a text that is too deep)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return None
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0) <= MAX_NESTING:
+        return None
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return text.count("\n", 0, token.start()) + 1
+        elif mark in "]}":
+            depth -= 1
+    return None
+
+
+class _TooDeepError(Exception):
+    def __init__(self, mark: yaml.Mark | None) -> None:
+        super().__init__(_TOO_DEEP)
+        self.mark = mark
+
+
+class _GuardedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, which refuses a list or mapping nested more than MAX_NESTING levels deep
+    as soon as it meets one (before its composer recurses any deeper)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.nesting = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if not self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            return super().compose_node(parent, index)
+        if self.nesting >= MAX_NESTING:
+            raise _TooDeepError(self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+        self.nesting += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.nesting -= 1
+
+
+def _load_yaml(text: str, source: str | None, first_line: int) -> tuple[yaml.Node | None, object]:
+    """The YAML document's node (for line numbers) and its data; BibliographyError for YAML that
+    cannot be read, is nested too deep, or holds a number too long to convert."""
+    loader = _GuardedLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or "it does not parse"
+        line = mark.line + first_line if mark is not None else None
+        raise BibliographyError(f"this is not valid YAML ({problem})", source=source, line=line) from exc
+    except _TooDeepError as exc:
+        line = exc.mark.line + first_line if exc.mark is not None else None
+        raise BibliographyError(_TOO_DEEP, source=source, line=line) from exc
+    except RecursionError as exc:  # the composer's guard should have refused it first: a fallback
+        raise BibliographyError(_TOO_DEEP, source=source) from exc
+    except ValueError as exc:  # a number of thousands of digits (Python's int conversion limit)
+        raise BibliographyError(_TOO_LONG, source=source) from exc
+    finally:
+        loader.dispose()
+
+
+def safe_yaml(text: str, *, source: str | None = None, first_line: int = 1) -> object:
+    """`yaml.safe_load`, refusing what cannot be a bibliography or front matter with a
+    BibliographyError (never a RecursionError or ValueError): YAML that does not parse ("this is
+    not valid YAML (…)"), lists or mappings nested more than MAX_NESTING levels deep, a number too
+    long to convert. `first_line` is the line of the file `text` starts on (2 for front matter
+    after its `---`), so that the error's line is the file's."""
+    return _load_yaml(text, source, first_line)[1]
+
+
 # -- CSL-JSON and CSL-YAML --------------------------------------------------------------------
 
 
 def read_csl_json(text: str, source: str | None) -> Read:
     """Entries of a CSL-JSON file (an array of items, as Zotero and Better BibTeX export)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BibliographyError(
-            f"this is not valid JSON ({exc.msg})", source=source, line=exc.lineno
-        ) from exc
+    if not text.lstrip("\ufeff \t\r\n"):
+        return [], []  # an empty file: an empty bibliography (the caller says it has no entries)
+    data = safe_json(text, source=source)
     items = data.get("items", data.get("references")) if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise BibliographyError("a CSL-JSON bibliography is a list of items", source=source, line=1)
+        raise BibliographyError(
+            'no entries: a CSL-JSON bibliography is a list of items (`[{"id": …}, …]`); '
+            "is it a CSL-JSON file?",
+            source=source,
+            line=1,
+        )
     lines = _json_id_lines(text)
-    return [_csl_entry(item, i, source, lines, markdown=False) for i, item in enumerate(items)], []
+    warnings: list[str] = []
+    entries = [_csl_entry(item, i, source, lines, warnings, markdown=False) for i, item in enumerate(items)]
+    return entries, warnings
 
 
 def read_csl_yaml(text: str, source: str | None) -> Read:
     """Entries of a CSL-YAML file: `references:` with a list of items (pandoc's form), or the list."""
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or "it does not parse"
-        line = mark.line + 1 if mark is not None else None
-        raise BibliographyError(f"this is not valid YAML ({problem})", source=source, line=line) from exc
-    finally:
-        loader.dispose()
+    node, data = _load_yaml(text, source, 1)
+    if data is None:
+        return [], []  # empty, or only comments: an empty bibliography
     items_node: Any = node
-    if isinstance(data, dict):
-        data = data.get("references")
+    if isinstance(data, dict) and "references" in data:
+        data = data["references"]
         items_node = next((v for k, v in node.value if k.value == "references"), None) if node else None
+        if data is None:
+            return [], []  # `references:` and nothing under it
     if not isinstance(data, list):
         raise BibliographyError(
-            "a CSL-YAML bibliography holds `references:` with a list of items", source=source
+            "no entries: a CSL-YAML bibliography holds `references:` with a list of items; "
+            "is it a CSL-YAML file?",
+            source=source,
         )
     lines = {i: n.start_mark.line + 1 for i, n in enumerate(getattr(items_node, "value", []) or [])}
+    warnings: list[str] = []
     entries = [
-        _csl_entry(item, i, source, {}, markdown=True, line=lines.get(i)) for i, item in enumerate(data)
+        _csl_entry(item, i, source, {}, warnings, markdown=True, line=lines.get(i))
+        for i, item in enumerate(data)
     ]
-    return entries, []
+    return entries, warnings
 
 
 def _json_id_lines(text: str) -> dict[str, int]:
@@ -269,37 +424,93 @@ def _json_id_lines(text: str) -> dict[str, int]:
     return lines
 
 
+_CSL_TEXT_FIELDS = (
+    "type",
+    "title",
+    "container-title",
+    "collection-title",
+    "publisher",
+    "volume",
+    "issue",
+    "page",
+    "doi",
+    "url",
+    "number",
+    "archive",
+    "isbn",
+)
+"""The CSL variables `BibEntry` reads as text."""
+_CSL_IDENTIFIERS = frozenset(["type", "doi", "url", "number", "archive", "isbn"])
+"""Of those, the ones where a list is read as its first item; the others join their items."""
+_SHOWN = 60
+"""How much of a value a warning quotes."""
+
+
 def _csl_entry(
     item: object,
     index: int,
     source: str | None,
     lines: Mapping[str, int],
+    warnings: list[str],
     *,
     markdown: bool,
     line: int | None = None,
 ) -> BibEntry:
+    """One CSL item. What it holds in the wrong type is read where the intent is clear (a title
+    as a list of strings, a number for text, one author as text) and ignored otherwise; either way
+    a warning in `warnings` names the entry, its line and the field."""
     if not isinstance(item, dict) or item.get("id") in (None, ""):
         raise BibliographyError(f"item {index + 1} has no `id` (its citation key)", source=source, line=line)
-    key = str(item["id"])
+    key = _scalar_text(item["id"])
+    if key is None:
+        raise BibliographyError(
+            f"item {index + 1}: its `id` (its citation key) is {_kind(item['id'])}, not text",
+            source=source,
+            line=line,
+        )
+    line = line if line is not None else lines.get(key)
+    where = f"entry {key!r}" + (f" (line {line})" if line is not None else "")
     fields = {str(k).lower(): v for k, v in item.items()}
 
-    def text_of(name: str) -> str | None:
-        value = fields.get(name)
-        if value is None or isinstance(value, (dict, list)):
-            return None
-        plain = _TAGS.sub("", str(value))
-        if markdown:
-            plain = _MARKDOWN_EMPHASIS.sub(r"\2", plain)
-        return " ".join(plain.split()) or None
+    def note(name: str, problem: str) -> None:
+        warnings.append(f"{where}: {name!r} {problem}")
 
+    texts: dict[str, str | None] = {}
+    for name in _CSL_TEXT_FIELDS:
+        value, problem = _csl_text(fields.get(name), first=name in _CSL_IDENTIFIERS)
+        if problem:
+            note(name, problem)
+        if value is not None:
+            value = _TAGS.sub("", value)
+            if markdown:
+                value = _MARKDOWN_EMPHASIS.sub(r"\2", value)
+            value = " ".join(value.split())
+        texts[name] = value or None
+
+    def text_of(name: str) -> str | None:
+        return texts[name]
+
+    authors: list[str] = []
+    for name in ("author", "editor"):
+        if fields.get(name) in (None, "", [], {}):
+            continue
+        names, problem = _csl_names(fields[name])
+        if problem:
+            note(name, problem)
+        if names:
+            authors = names
+            break
+    year, problem = _csl_year(fields.get("issued"))
+    if problem:
+        note("issued", problem)
     url = text_of("url")
     doi = bare_doi(text_of("doi"))
     return BibEntry(
         key=key,
         entry_type=text_of("type") or "",
         title=text_of("title"),
-        authors=tuple(_csl_names(fields.get("author") or fields.get("editor"))),
-        year=_csl_year(fields.get("issued")),
+        authors=tuple(authors),
+        year=year,
         container=text_of("container-title") or text_of("collection-title") or text_of("publisher"),
         volume=text_of("volume"),
         issue=text_of("issue"),
@@ -310,36 +521,122 @@ def _csl_entry(
         or (bare_arxiv(text_of("number")) if (text_of("archive") or "").lower() == "arxiv" else None),
         isbn=first_isbn(text_of("isbn")),
         files=(),
-        line=line if line is not None else lines.get(key),
+        line=line,
     )
 
 
-def _csl_names(value: object) -> Iterator[str]:
+def _scalar_text(value: object) -> str | None:
+    """A string, a number or a date (YAML reads `2020-05-01` as one) as text; None for anything
+    else: true/false (YAML's `yes`, `off` …), lists, mappings."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return None
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "empty" if value is None else f"a {type(value).__name__}"
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…")
+
+
+def _csl_text(value: object, *, first: bool) -> tuple[str | None, str | None]:
+    """A CSL text variable's value, and what was wrong with its type (None when nothing was): a
+    list of texts is read as its first item (`first`, for identifiers) or as its items joined."""
+    if value is None:
+        return None, None
+    text = _scalar_text(value)
+    if text is not None:
+        return text, None
+    if isinstance(value, list):
+        parts = [_scalar_text(v) for v in value]
+        written = [p.strip() for p in parts if p is not None and p.strip()]
+        if all(p is not None for p in parts):
+            if not written:
+                return None, None  # `[]`, `[""]`: nothing written
+            read = written[0] if first else " ".join(written)
+            return read, f"is a list, not text; read as {_shown(read)}"
+    return None, f"is {_kind(value)}, not text; ignored"
+
+
+def _csl_names(value: object) -> tuple[list[str], str | None]:
+    """The names of a CSL name variable (a list of `{family, given}` or `{literal}` mappings, or of
+    texts), and what was wrong with its type: one name as text or as a mapping is read as that name."""
+    if isinstance(value, dict):
+        one, problem = _csl_names([value])
+        read = f"read as {_shown(one[0])}" if one else "ignored"
+        return one, problem or f"is one name, not a list of names; {read}"
+    if isinstance(value, str):
+        name = value.strip()
+        if not name:
+            return [], None
+        return [name], f"is text, not a list of names; read as one name, {_shown(name)}"
     if not isinstance(value, list):
-        return
+        return [], f"is {_kind(value)}, not a list of names; ignored"
+    names: list[str] = []
+    unread = 0
     for person in value:
         if isinstance(person, dict):
-            family = " ".join(str(person[p]) for p in ("non-dropping-particle", "family") if person.get(p))
-            given = str(person.get("given") or "")
-            literal = str(person.get("literal") or "")
-            name = literal or ", ".join(part for part in (family, given) if part)
+            parts = {
+                p: _scalar_text(person.get(p)) or ""
+                for p in ("non-dropping-particle", "family", "given", "literal")
+            }
+            family = " ".join(parts[p] for p in ("non-dropping-particle", "family") if parts[p])
+            name = parts["literal"] or ", ".join(part for part in (family, parts["given"]) if part)
             if name:
-                yield name
-        elif isinstance(person, str) and person.strip():
-            yield person.strip()
+                names.append(name)
+            elif any(person.get(p) not in (None, "") for p in parts):
+                unread += 1
+        elif isinstance(person, str):
+            if person.strip():
+                names.append(person.strip())
+        elif person is not None:
+            unread += 1
+    if unread:
+        return (
+            names,
+            f"holds {unread} name(s) that are neither text nor a name mapping (`family`, `given`); ignored",
+        )
+    return names, None
 
 
-def _csl_year(value: object) -> str | None:
+def _csl_year(value: object, *, nested: bool = False) -> tuple[str | None, str | None]:
     """The year of a CSL date: `{"date-parts": [[2014, 12]]}`, `{"raw": …}`, a list of date
-    objects (`- year: 2014`, as Better BibTeX writes YAML) or a date as text (`2014-12-09`)."""
+    objects (`- year: 2014`, as Better BibTeX writes YAML) or a date as text (`2014-12-09`, a year
+    as a number); and what was wrong with its type, when it cannot be read as a date at all."""
+    if value is None:
+        return None, None
     if isinstance(value, dict):
         parts = value.get("date-parts")
-        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-            return year_of(str(parts[0][0]))
-        return year_of(str(value.get("year") or value.get("raw") or value.get("literal") or ""))
-    if isinstance(value, list) and value:
-        return _csl_year(value[0])
-    return year_of(str(value)) if value is not None else None
+        if isinstance(parts, list) and parts:
+            first = parts[0][0] if isinstance(parts[0], list) and parts[0] else parts[0]
+            text = _scalar_text(first)  # `[[2014, 12]]`, or flat: `[2014, 12]`
+            if text is not None:
+                return year_of(text), None
+        for name in ("year", "raw", "literal"):
+            text = _scalar_text(value.get(name))
+            if text:
+                return year_of(text), None
+        return None, None
+    if isinstance(value, list) and not nested:
+        return _csl_year(value[0], nested=True) if value else (None, None)
+    text = _scalar_text(value)
+    if text is not None:
+        return year_of(text), None
+    return None, f"is {_kind(value)}, not a date; ignored"
 
 
 # -- RIS --------------------------------------------------------------------------------------
@@ -358,8 +655,12 @@ def read_ris(text: str, source: str | None) -> Read:
             line += text.count("\n", counted, match.start())
             counted = match.start()
             starts.append(line)
+    if not starts and not text.strip():
+        return [], []  # an empty file: an empty bibliography (the caller says it has no entries)
     if not starts:
-        raise BibliographyError("no RIS record (a `TY  - ` line) found", source=source, line=1)
+        raise BibliographyError(
+            "no RIS record (a `TY  - ` line) found: is it a RIS file?", source=source, line=1
+        )
     records = rispy.loads(text, list_tags=_RIS_LISTS)
     if len(records) < len(starts):
         raise BibliographyError(

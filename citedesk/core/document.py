@@ -218,7 +218,8 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
 
 
 # pandoc documents -----------------------------------------------------------------------------------
-_NOTE_REFERENCE = re.compile(r"\[\^[^\]\s]{1,100}\](?!:)")
+_NOTE_REFERENCE = re.compile(r"\[\^[^\[\]\s]+\](?!:)")
+"""A `[^note]` of any length; a key holds no `[`, so the search from one `[^` stops at the next."""
 
 
 def _pandoc_structure(

@@ -22,7 +22,7 @@ _BOLD_LINE = re.compile(r"\s*(\*\*|__)([^*_\n]{1,120})\1\s*:?\s*$")
 _THEMATIC = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
 _QUOTE = re.compile(r"[ \t]{0,3}(?:>[ \t]?)+")
-_DEFINITION = re.compile(r" {0,3}\[(\^?)([^\]\n]{1,200})\]:")
+_DEFINITION = re.compile(r" {0,3}\[(\^?)([^\]\n]+)\]:")  # a label of any length (matched per line)
 _TABLE_SEP = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _FRONT_MATTER_END = re.compile(r"(?:---|\.\.\.)[ \t]*$")
 

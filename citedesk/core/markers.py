@@ -12,8 +12,14 @@ from citedesk.core.spans import SpanSet
 MAX_RANGE = 500
 """A range wider than this (`[1-100000]`) is a typo, not a citation."""
 
-_NUMERIC_BODY = re.compile(r"[\d\s,;\-–—]{1,200}")
-_FOOTNOTE_KEY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
+_NUMERIC_BODY = re.compile(r"[\d\s,;\-–—]*")
+"""What a numeric marker holds between its brackets, of any length: the match stops at the first
+other character, `[` included, so scans from successive `[` never overlap (linear in the line)."""
+_FOOTNOTE_KEY = re.compile(r"[A-Za-z0-9_.:-]+")
+"""A footnote key, of any length (it holds no `[` either: scans never overlap)."""
+_DIAGNOSIS_REACH = 100
+"""How far past a footnote key's last valid character `[^a b]` is looked at for its `]`, to say
+why it is not a marker (a diagnosis only: the key itself has no length limit)."""
 _ITEM = re.compile(r"\s*(\d{1,6})\s*(?:([-–—])\s*(\d{1,6})\s*)?")
 
 
@@ -74,10 +80,15 @@ def find_markers(
     malformed: list[MalformedMarker] = []
     for region_start, region_end in regions:
         pos = text.find("[", region_start, region_end)
+        line_end = -1
         while pos != -1:
             next_pos = pos + 1
+            if pos > line_end:  # a marker never spans lines: each is read up to its line's end
+                line_end = text.find("\n", pos, region_end)
+                if line_end == -1:
+                    line_end = region_end
             if not opaque.contains(pos):
-                result = _parse_at(text, pos, region_end)
+                result = _parse_at(text, pos, line_end)
                 if isinstance(result, Marker):
                     markers.append(result)
                     next_pos = result.end
@@ -89,14 +100,14 @@ def find_markers(
 
 
 def _parse_at(text: str, pos: int, limit: int) -> Marker | MalformedMarker | None:
+    """The marker whose `[` is at `pos`, read no further than `limit` (the end of its line)."""
     if text.startswith("[^", pos):
         return _parse_footnote(text, pos, limit)
-    close = text.find("]", pos + 1, min(limit, pos + 202))
-    newline = text.find("\n", pos + 1, close if close != -1 else min(limit, pos + 202))
-    if close == -1 or newline != -1:
+    body = _NUMERIC_BODY.match(text, pos + 1, limit)
+    close = body.end() if body else pos + 1
+    if close >= limit or text[close] != "]":
         return None
-    body = text[pos + 1 : close]
-    if not any(ch.isdigit() for ch in body) or not _NUMERIC_BODY.fullmatch(body):
+    if not any(ch.isdigit() for ch in text[pos + 1 : close]):
         return None
     if close + 1 < len(text) and text[close + 1] == "(":
         return None  # a link whose text happens to be a number
@@ -165,8 +176,9 @@ def _parse_footnote(text: str, pos: int, limit: int) -> Marker | MalformedMarker
             return None  # a definition, not a marker
         item = MarkerItem(key_start, match.end(), (match.group(0),))
         return Marker(pos, end, MarkerStyle.FOOTNOTE, (item,))
-    stop = key_start
-    while stop < limit and stop - pos < 100 and text[stop] not in "]\n":
+    stop = match.end() if match else key_start
+    reach = stop + _DIAGNOSIS_REACH
+    while stop < limit and stop < reach and text[stop] not in "]\n":
         stop += 1
     if stop < limit and text[stop] == "]":
         return MalformedMarker(

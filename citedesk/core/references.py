@@ -16,7 +16,7 @@ SECTION_TITLES = re.compile(
 )
 
 _BRACKET = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[(\d{1,6})\][ \t]*:?[ \t]*")
-_FOOTNOTE = re.compile(r"[ \t]*\[\^([^\]\s]{1,100})\]:[ \t]*")
+_FOOTNOTE = re.compile(r"[ \t]*\[\^([^\]\s]+)\]:[ \t]*")  # a key of any length, as markers read it
 _DOTTED = re.compile(r"[ \t]*(\d{1,6})([.)])[ \t]+")
 _BULLET = re.compile(r"[ \t]*[-*+][ \t]+")
 

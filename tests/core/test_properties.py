@@ -10,6 +10,12 @@ from citedesk.core.document import parse_document, parse_structure
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes, prose_of
 from citedesk.errors import RepairError
 
+# Marker groups longer than 200 characters: read as one marker each, whatever their length
+LONG_GROUP = "[" + ", ".join(str(n) for n in range(1, 90)) + "]"
+LONG_RANGES = "[1-3, 5, 7, 9, " + ", ".join(str(n) for n in range(11, 160, 2)) + "]"
+LONG_MALFORMED = "[" + ",, ".join(str(n) for n in range(1, 60)) + "]"
+assert min(len(LONG_GROUP), len(LONG_RANGES), len(LONG_MALFORMED)) > 200
+
 # Text built from the pieces that matter to the parser, plus arbitrary characters.
 PIECES = st.sampled_from(
     [
@@ -62,6 +68,9 @@ PIECES = st.sampled_from(
         "\t",
         "😀",
         "é",
+        LONG_GROUP,  # last: hypothesis shrinks towards the first pieces, the simplest
+        LONG_RANGES,
+        LONG_MALFORMED,
     ]
 )
 TEXTS = st.one_of(
@@ -132,11 +141,40 @@ KEYS = ("1", "2", "3", "4", "5", "6")
 SENTENCE_WORDS = ("Trees cool streets", "Prices rose 30%", "Smith found that parks help", "It rained")
 
 
+POOL = 120
+"""Long groups cite numbers from 1 to POOL; a few of them have no entry (fabricated)."""
+
+
+def _long_group(draw: st.DrawFn) -> tuple[str, list[int]]:
+    """A marker group over 200 characters, as writers write them: numbers and ranges (`1–3`),
+    separated by `, ` or `;` with spaces or none; and the numbers it cites."""
+    numbers = sorted(draw(st.sets(st.integers(1, POOL), min_size=70, max_size=90)))
+    separator = draw(st.sampled_from([", ", ",", "; ", ",  "]))
+    dash = draw(st.sampled_from(["", "-", "–"]))
+    parts: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while dash and j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        parts += [f"{numbers[i]}{dash}{numbers[j]}"] if j - i >= 2 else [str(n) for n in numbers[i : j + 1]]
+        i = j + 1
+    group = "[" + separator.join(parts) + "]"
+    if len(group) <= 200:  # ranges made it short: the numbers one by one (70 of them: 200+ characters)
+        group = "[" + ", ".join(map(str, numbers)) + "]"
+    return group, numbers
+
+
 @st.composite
 def cited_documents(draw: st.DrawFn) -> str:
     """Sentences citing numbers 1–6 (some with no entry), and a reference list of some of them,
-    with duplicates by URL or by number: documents whose fixes interact."""
+    with duplicates by URL or by number: documents whose fixes interact. A quarter of them also
+    cite a group over 200 characters long (numbers up to POOL, some listed, some not)."""
     sentences = []
+    long_numbers: list[int] = []
+    if draw(st.integers(0, 3)) == 0:
+        group, long_numbers = _long_group(draw)
+        sentences.append(f"{draw(st.sampled_from(SENTENCE_WORDS))} {group}.")
     for _ in range(draw(st.integers(1, 6))):
         words = draw(st.sampled_from(SENTENCE_WORDS))
         cited = draw(st.lists(st.sampled_from(KEYS), max_size=3, unique=True))
@@ -150,6 +188,9 @@ def cited_documents(draw: st.DrawFn) -> str:
     for key in listed:
         url = draw(st.sampled_from(["https://a.example/x", "https://b.example/y", f"https://k{key}.example"]))
         entries.append(f"[{key}] Work {key}. {url}")
+    if long_numbers:
+        also = draw(st.sets(st.sampled_from([n for n in long_numbers if str(n) not in KEYS])))
+        entries += [f"[{n}] Work {n}. https://k{n}.example" for n in sorted(also)]
     return " ".join(sentences) + "\n\n## References\n\n" + "\n".join(entries) + "\n"
 
 
@@ -187,9 +228,10 @@ def test_a_plan_of_any_offered_fixes_never_breaks_a_reference_or_the_prose(
     offered: list[Fix] = [fix for f in structural_findings(doc) for fix in f.fixes]
     keys = [e.key for e in doc.entries]
     # what the evidence stage offers too: swaps to another reference, and added citations
+    # (for a long group, the swaps of its first keys only: 90 keys × every entry is too many fixes)
     for index, marker in enumerate(doc.markers):
-        for old in marker.keys:
-            for new in keys:
+        for old in marker.keys[:6]:
+            for new in keys[:12]:
                 if new != old:
                     swap = make_fix(
                         f"Cite [{new}] instead of [{old}]", doc, [RetargetCitation(index, old, new)]
@@ -208,3 +250,55 @@ def test_a_plan_of_any_offered_fixes_never_breaks_a_reference_or_the_prose(
     assert prose_of(parse_structure(plan.result)) == prose_of(doc)
     assert _missing(plan.result) <= _missing(text)
     assert _structural(plan.result) <= _structural(text)
+
+
+# --- long marker groups: fixing everything keeps every reference they cite ---------------------
+@st.composite
+def long_group_documents(draw: st.DrawFn) -> tuple[str, set[int]]:
+    """Sentences citing long groups or short markers; a reference list with an entry for most cited
+    numbers, some uncited ones and some duplicates. Returns the text and the numbers cited."""
+    sentences: list[str] = []
+    cited: set[int] = set()
+    for _ in range(draw(st.integers(1, 4))):
+        words = draw(st.sampled_from(SENTENCE_WORDS))
+        if draw(st.booleans()):
+            marker, numbers = _long_group(draw)
+        else:
+            numbers = sorted(draw(st.sets(st.integers(1, POOL + 5), min_size=1, max_size=3)))
+            marker = "[" + ", ".join(map(str, numbers)) + "]"
+        cited |= set(numbers)
+        sentences.append(f"{words} {marker}." if draw(st.booleans()) else f"{words}. {marker}")
+    missing = draw(st.sets(st.sampled_from(sorted(cited)), max_size=3))
+    uncited = draw(st.sets(st.integers(POOL + 1, POOL + 10), max_size=3)) - cited
+    listed = sorted((cited - missing) | uncited)
+    duplicated = draw(st.sets(st.sampled_from(listed), max_size=2)) if listed else set()
+    entries = []
+    for n in listed:
+        url = f"https://w{n}.example/paper"
+        if n in duplicated and n != listed[0]:
+            url = f"https://w{listed[0]}.example/paper"  # the same work listed twice
+        entries.append(f"[{n}] Work {n}. {url}")
+    return " ".join(sentences) + "\n\n## References\n\n" + "\n".join(entries) + "\n", cited
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_group_documents(), st.booleans())
+def test_long_groups_are_one_marker_and_fixing_everything_keeps_what_they_cite(
+    drawn: tuple[str, set[int]], renumber: bool
+) -> None:
+    from citedesk.core.plan import plan_repairs
+
+    text, cited = drawn
+    doc = parse_document(text)
+    assert {int(k) for m in doc.markers for k in m.keys} == cited  # every group read, all of it
+    assert not doc.malformed
+    known = doc.references.by_key()
+    works = {known[str(n)].url for n in cited if str(n) in known}  # cited and listed: must stay
+    # `citedesk fix --kinds all`: the first fix of every finding, as one checked plan
+    fixes = [f.fixes[0] for f in structural_findings(doc) if f.fixes]
+    plan = plan_repairs(doc, fixes, renumber=renumber)
+    after = parse_document(plan.result)
+    assert prose_of(parse_structure(plan.result)) == prose_of(doc)  # prose byte-identical
+    listed = after.references.by_key()
+    assert works <= {entry.url for entry in listed.values()}  # no cited reference removed
+    assert all(key in listed for m in after.markers for key in m.keys)  # nothing left fabricated
