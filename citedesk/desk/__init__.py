@@ -4,7 +4,9 @@
   models, the Anthropic key.
 - `DocumentSession` — one per document: read, audit, plan and apply repairs, decisions,
   attachments, what Claude would be sent, save and export.
-- `desk.background` — audits in a child process (the window's runner, Qt-free).
+- `desk.services` — what a session needs of its desk (a protocol: no import back to `desk.desk`).
+- `desk.background` — audits in a child process, typed messages each way (the window's runner,
+  Qt-free); the window's other slow work (store writes, look-ups, exports) runs on `gui.ops`.
 - `desk.recovery` — recovery copies of unsaved text.
 - `desk.models` — the NLI models.
 

@@ -314,18 +314,27 @@ class DocumentSession:
     # review decisions ------------------------------------------------------------------------------------
     def decide(self, report: Report, finding: Finding, decision: Decision, note: str = "") -> None:
         """Keep the writer's decision on one finding (in the store, then in the report)."""
+        report.record_review(finding, self.keep_decision(report, finding, decision, note))
+
+    def keep_decision(self, report: Report, finding: Finding, decision: Decision, note: str = "") -> Review:
+        """Keep the decision in the store only, and return it for the report (the window records it
+        there on its GUI thread, once this has run on its store worker). The report is only read."""
         key = report.key_of(finding)
         excerpt = report.document.text[finding.start : finding.end]
         with self.desk.store() as store:
             store.put_review(
                 self.key, key, decision.value, note=note, kind=finding.kind.value, excerpt=excerpt
             )
-        report.record_review(finding, Review(decision, note, time.time()))
+        return Review(decision, note, time.time())
 
     def clear_decision(self, report: Report, finding: Finding) -> None:
+        self.forget_decision(report, finding)
+        report.record_review(finding, None)
+
+    def forget_decision(self, report: Report, finding: Finding) -> None:
+        """Clear the decision in the store only (`clear_decision` also clears it in the report)."""
         with self.desk.store() as store:
             store.clear_review(self.key, report.key_of(finding))
-        report.record_review(finding, None)
 
     # sources attached to this document ----------------------------------------------------------------------
     def attachments_split(self) -> tuple[dict[str, str], list[str]]:

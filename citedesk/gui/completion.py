@@ -4,8 +4,9 @@ Typing `@` (or more of a key after it: `[see @mor`) opens a list of the keys tha
 was typed, each shown with its title; choosing one completes the key, in braces where pandoc needs
 them (`@{odd.key.}`). The keys come from the desk (`DocumentSession.citation_keys`: the front
 matter's bibliographies and the document's own setting); the window refreshes them when a
-document opens, when its bibliography changes and after each audit — never per keystroke. A
-numbered document has no keys, so nothing is offered.
+document opens, when its bibliography changes (read off the GUI thread: the store, the bibliography
+files) and after each audit (from its report) — never per keystroke. A numbered document has no
+keys, so nothing is offered.
 
 `ask_bibliography` is the File menu's per-document bibliography setting, where the keys come from.
 """
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from citedesk.core.citekeys import is_simple_key
 from citedesk.desk import DocumentSession
-from citedesk.errors import CiteDeskError
+from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
     QCompleter,
     QEvent,
@@ -46,10 +48,15 @@ class CitationCompleter(QObject):
 
     completed = Signal(str)
 
-    def __init__(self, editor: QPlainTextEdit, keys: Callable[[], list[tuple[str, str]]]) -> None:
+    def __init__(
+        self, editor: QPlainTextEdit, look_up: Callable[[], Callable[[], list[tuple[str, str]]]]
+    ) -> None:
         super().__init__(editor)
         self.editor = editor
-        self._source = keys
+        self._look_up = look_up
+        """Reads what it needs from the widgets now and returns the job that reads the keys (run
+        off the GUI thread)."""
+        self._refreshes = 0
         self._inserting = False
         self.model = QStandardItemModel(self)
         self.completer = QCompleter(self.model, self)
@@ -82,9 +89,23 @@ class CitationCompleter(QObject):
         return super().eventFilter(watched, event)
 
     def refresh(self, keys: list[tuple[str, str]] | None = None) -> None:
-        """Show `keys` (an audit's), or read them again (a document opened, its bibliography changed)."""
+        """Show `keys` (an audit's), or read them again off the GUI thread (a document opened, its
+        bibliography changed): they are shown unless newer keys came meanwhile."""
+        self._refreshes += 1
+        if keys is not None:
+            self._show(keys)
+            return
+        refresh = self._refreshes
+        run_op(
+            self,
+            self._look_up(),
+            lambda found: self._show(found) if refresh == self._refreshes else None,
+            label="Reading the bibliography…",
+        )
+
+    def _show(self, keys: list[tuple[str, str]]) -> None:
         self.model.clear()
-        for key, title in self._source() if keys is None else keys:
+        for key, title in keys:
             item = QStandardItem(f"{key} — {title}" if title else key)
             item.setData(key, KEY_ROLE)
             item.setEditable(False)
@@ -131,19 +152,12 @@ class CitationCompleter(QObject):
         self.completed.emit(key)
 
 
-def ask_bibliography(parent: QWidget, session: DocumentSession) -> str | None:
-    """File ▸ Bibliography…: choose this document's bibliography (kept with the document, used
-    besides any its front matter names; never modified). Returns what to tell the writer, or None
-    when nothing was chosen."""
-    current = session.bibliography()
+def ask_bibliography(parent: QWidget, session: DocumentSession, current: Path | None) -> str | None:
+    """File ▸ Bibliography…: ask for this document's bibliography (kept with the document, used
+    besides any its front matter names; never modified), starting where the `current` one is.
+    Returns the file chosen, or None."""
     start = current.parent if current else (session.path.parent if session.path else session.folder)
     name, _ = QFileDialog.getOpenFileName(
         parent, "The document's bibliography", str(start or ""), BIBLIOGRAPHY_FILTER
     )
-    if not name:
-        return None
-    try:
-        chosen = session.set_bibliography(name)
-    except CiteDeskError as exc:
-        return f"Not used as the bibliography: {exc.message}"
-    return f"Bibliography: {chosen.name if chosen else 'none'}"
+    return name or None

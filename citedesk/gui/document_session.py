@@ -17,6 +17,7 @@ from citedesk.core.report import Report
 from citedesk.desk import Desk, DocumentSession
 from citedesk.desk import recovery as copies
 from citedesk.errors import CiteDeskError, DocumentChangedError
+from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
     QFileDialog,
     QMessageBox,
@@ -209,12 +210,16 @@ class DocumentController(QObject):
             self.export_report(report, Path(name))
 
     def export_report(self, report: Report, path: Path) -> None:
-        try:
-            self.session.export(report, path)
-        except CiteDeskError as exc:
-            self.message.emit(exc.message)
-            return
-        self.message.emit(f"Report written to {path}")
+        """Render and write the report off the GUI thread (`gui.ops`); `message` says when it is done."""
+        session = self.session
+        run_op(
+            self,
+            lambda: session.export(report, path),
+            lambda _: self.message.emit(f"Report written to {path}"),
+            lambda exc: self.message.emit(exc.message),
+            store=False,
+            label="Writing the report…",
+        )
 
     # never losing text ----------------------------------------------------------------------------------
     def recovery_path(self) -> Path:

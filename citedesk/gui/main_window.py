@@ -8,6 +8,7 @@
   with its fixes as buttons, the sources (a file, several dropped at once, or a folder).
 - `FixController`, `ReviewController`, `AssistConsent` — fixes, decisions, Claude consent.
 - `StatusBar`, `Legend`, `ModelDownloads`, `ViewSettings`, `menus` — the rest of the frame.
+- `OpRunner` — the store work, look-ups and exports the parts ask for, off the GUI thread.
 
 Every decision about findings, fixes and sources is the desk's; this module only connects.
 """
@@ -39,6 +40,7 @@ from citedesk.gui.hover_card import button_text
 from citedesk.gui.legend import Legend
 from citedesk.gui.menus import build_menus
 from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.ops import OpRunner, run_op
 from citedesk.gui.qt import (
     QAction,
     QCloseEvent,
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         self.confirm_allow_folder: Callable[[str], bool] = self._ask_allow_folder
         """Asked when a bibliography the document names is outside the folders CiteDesk may read."""
 
+        self.ops = OpRunner(self)
         self.editor = Editor()
         self.document = DocumentController(self.desk, self.editor, self.settings, self)
         self.audits = AuditController(self._job, self)
@@ -100,9 +103,7 @@ class MainWindow(QMainWindow):
         self.evidence = EvidenceView()
         self.sources_panel = SourcesPanel()
         self.find_bar = FindBar(self.editor)
-        self.completion = CitationCompleter(
-            self.editor, lambda: self.document.session.citation_keys(self.editor.toPlainText())
-        )
+        self.completion = CitationCompleter(self.editor, self._citation_keys)
         self.fixes = FixController(
             self.editor,
             lambda: self.document.session,
@@ -148,6 +149,11 @@ class MainWindow(QMainWindow):
     @property
     def report(self) -> Report | None:
         return self.audits.report
+
+    def _citation_keys(self) -> Callable[[], list[tuple[str, str]]]:
+        """The job that reads the document's citation keys (the text is read here, on the GUI thread)."""
+        session, text = self.document.session, self.editor.toPlainText()
+        return lambda: session.citation_keys(text)
 
     def _job(self) -> Job:
         session = self.document.session
@@ -219,6 +225,8 @@ class MainWindow(QMainWindow):
         self.status.judge_note.clicked.connect(self.downloads.offer)
         self.downloads.message.connect(self.show_message)
         self.downloads.finished.connect(lambda _pulled: self.audits.start())
+        self.ops.busy_changed.connect(self.status.set_working)
+        self.ops.message.connect(self.show_message)
 
     # --- documents ----------------------------------------------------------------------------------
     def load_file(self, path: str | Path) -> bool:
@@ -234,11 +242,27 @@ class MainWindow(QMainWindow):
         self.audits.start()
 
     def choose_bibliography(self) -> None:
-        said = ask_bibliography(self, self.document.session)
-        if said is not None:
-            self.show_message(said)
+        """File ▸ Bibliography…: the current one read, the new one read and kept, off the GUI thread."""
+        session = self.document.session
+        run_op(self, session.bibliography, lambda current: self._ask_bibliography(session, current))
+
+    def _ask_bibliography(self, session: DocumentSession, current: Path | None) -> None:
+        name = ask_bibliography(self, session, current)
+        if name is None:
+            return
+
+        def chosen(path: Path | None) -> None:
+            self.show_message(f"Bibliography: {path.name if path else 'none'}")
             self.completion.refresh()
             self.audits.start()
+
+        run_op(
+            self,
+            lambda: session.set_bibliography(name),
+            chosen,
+            lambda exc: self.show_message(f"Not used as the bibliography: {exc.message}"),
+            label="Reading the bibliography…",
+        )
 
     def fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -259,6 +283,7 @@ class MainWindow(QMainWindow):
         self.document.autosave.stop()
         self.audits.shutdown()
         self.downloads.shutdown()
+        self.ops.shutdown()
         if self.legend is not None:
             self.legend.close()
         event.accept()

@@ -1,7 +1,8 @@
 """Review mode: the writer decides on each finding — confirmed, false alarm, needs a source.
 
-Decisions are kept by the desk (in the store, keyed by what each finding is about) and applied to
-the report at once, so a false alarm disappears without a new audit. After a decision the next
+Decisions are kept by the desk (in the store, keyed by what each finding is about), off the GUI
+thread on the window's store worker (`gui.ops`), and applied to the report as soon as they are
+kept, so a false alarm disappears without a new audit. After a decision the next
 undecided finding is selected: F7 then Ctrl+1/2/3 goes through a whole document by keyboard.
 """
 
@@ -11,10 +12,10 @@ from collections.abc import Callable
 
 from citedesk.core.findings import Finding
 from citedesk.core.report import Report
-from citedesk.core.review import Decision
+from citedesk.core.review import Decision, Review
 from citedesk.desk import DocumentSession
-from citedesk.errors import CiteDeskError
 from citedesk.gui.findings_panel import FindingsPanel
+from citedesk.gui.ops import run_op
 from citedesk.gui.qt import QInputDialog, QObject, QWidget, Signal
 
 
@@ -58,28 +59,42 @@ class ReviewController(QObject):
             return
         previous = report.review_of(finding)
         note = note if note is not None else (previous.note if previous else "")
-        try:
-            self._session().decide(report, finding, decision, note)
-        except CiteDeskError as exc:
-            self.message.emit(f"The decision was not kept: {exc.message}")
-            return
-        self.changed.emit()
-        self.message.emit(f"{finding.kind.label}: {decision.label}")
-        if advance:
-            self._select_undecided(after=finding.start)
+        session = self._session()
+
+        def kept(review: Review) -> None:
+            report.record_review(finding, review)
+            self.changed.emit()
+            self.message.emit(f"{finding.kind.label}: {decision.label}")
+            if advance:
+                self._select_undecided(after=finding.start)
+
+        run_op(
+            self,
+            lambda: session.keep_decision(report, finding, decision, note),
+            kept,
+            lambda exc: self.message.emit(f"The decision was not kept: {exc.message}"),
+            label="Keeping the decision…",
+        )
 
     def clear(self) -> None:
         finding = self.panel.selected_finding()
         report = self._report()
         if finding is None or report is None:
             return
-        try:
-            self._session().clear_decision(report, finding)
-        except CiteDeskError as exc:
-            self.message.emit(f"The decision was not cleared: {exc.message}")
-            return
-        self.changed.emit()
-        self.panel.select(finding)
+        session = self._session()
+
+        def cleared(_: None) -> None:
+            report.record_review(finding, None)
+            self.changed.emit()
+            self.panel.select(finding)
+
+        run_op(
+            self,
+            lambda: session.forget_decision(report, finding),
+            cleared,
+            lambda exc: self.message.emit(f"The decision was not cleared: {exc.message}"),
+            label="Clearing the decision…",
+        )
 
     def note_dialog(self) -> None:
         finding = self.panel.selected_finding()

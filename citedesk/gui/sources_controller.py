@@ -1,8 +1,9 @@
 """What the window does for sources: fetch one again, open one, attach a file, a folder, or several
 files matched to their references — always through the document's session, then audit again.
 
-The Sources panel and the hover card ask; this does it and says what happened (`message`), and
-asks for an audit (`audit_requested`) when something changed.
+The Sources panel and the hover card ask; this does it — what touches the store off the GUI thread,
+on the window's store worker (`gui.ops`) — and says what happened (`message`), and asks for an
+audit (`audit_requested`) when something changed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from citedesk.core.report import Report
 from citedesk.desk import DocumentSession
 from citedesk.desk.attach import match_files
 from citedesk.errors import CiteDeskError
+from citedesk.gui.ops import run_op
 from citedesk.gui.qt import QDesktopServices, QFileDialog, QObject, QUrl, QWidget, Signal
 from citedesk.gui.sources_panel import SOURCE_SUFFIXES, SourcesPanel
 
@@ -50,12 +52,17 @@ class SourcesController(QObject):
     def open(self, key: str) -> None:
         session = self._session()
         source = self.panel.source(key)
-        location = session.attachments().get(key) or (source.location if source else "") or ""
-        url = source_url(location, session.path.parent if session.path else None)
-        if url is None:
-            self.message.emit(f"Reference [{key}] has nothing to open.")
-            return
-        QDesktopServices.openUrl(url)
+        listed = (source.location if source else "") or ""
+        folder = session.path.parent if session.path else None
+
+        def found(attached: dict[str, str]) -> None:
+            url = source_url(attached.get(key) or listed, folder)
+            if url is None:
+                self.message.emit(f"Reference [{key}] has nothing to open.")
+                return
+            QDesktopServices.openUrl(url)
+
+        run_op(self, session.attachments, found, label="Reading the attachments…")
 
     def ask_file(self, key: str) -> None:
         """ "Attach a file…" on an unchecked citation: ask for the file, attach it, audit again."""
@@ -72,24 +79,24 @@ class SourcesController(QObject):
 
     def attach(self, key: str, path: str) -> None:
         """Use a local file as reference [key]'s content (for this document, kept in the store)."""
-        try:
-            attached = self._session().attach(key, path)
-        except CiteDeskError as exc:
-            self.message.emit(f"Not attached: {exc.message}")
-            return
-        self.message.emit(f"Attached {attached.name} as reference [{key}]")
-        self.audit_requested.emit(frozenset())
+        session = self._session()
+
+        def attached(made: Path) -> None:
+            self.message.emit(f"Attached {made.name} as reference [{key}]")
+            self.audit_requested.emit(frozenset())
+
+        run_op(self, lambda: session.attach(key, path), attached, self._not_attached, label="Attaching…")
 
     def attach_folder(self, folder: str) -> None:
         """A folder of sources named by key or number (like `--sources DIR`), kept for the document."""
-        try:
-            attached = self._session().attach_folder(folder)
-        except CiteDeskError as exc:
-            self.message.emit(f"Not attached: {exc.message}")
-            return
-        self.panel.set_folder(str(attached))
-        self.message.emit(f"Sources from {attached}: files named by reference key or number")
-        self.audit_requested.emit(frozenset())
+        session = self._session()
+
+        def attached(made: Path) -> None:
+            self.panel.set_folder(str(made))
+            self.message.emit(f"Sources from {made}: files named by reference key or number")
+            self.audit_requested.emit(frozenset())
+
+        run_op(self, lambda: session.attach_folder(folder), attached, self._not_attached, label="Attaching…")
 
     def attach_files(self, paths: list[str]) -> None:
         """Several files dropped on the Sources list: each to the reference it matches."""
@@ -97,22 +104,35 @@ class SourcesController(QObject):
         if report is None:
             self.message.emit("Wait for the check to finish, then drop the files again.")
             return
-        attached, missed = [], []
-        for match in match_files([Path(p) for p in paths], report.document.references.entries):
-            if match.key is None:
-                missed.append(f"{match.path.name} ({match.how})")
-                continue
-            try:
-                self._session().attach(match.key, match.path)
-            except CiteDeskError as exc:
-                missed.append(f"{match.path.name} ({exc.message})")
-                continue
-            attached.append(f"{match.path.name} → [{match.key}]")
-        parts = [f"Attached {', '.join(attached)}"] if attached else []
-        parts += [f"not matched: {', '.join(missed)}"] if missed else []
-        self.message.emit("; ".join(parts) or "Nothing to attach.")
-        if attached:
-            self.audit_requested.emit(frozenset())
+        matches = match_files([Path(p) for p in paths], report.document.references.entries)
+        session = self._session()
+
+        def attach_all() -> tuple[list[str], list[str]]:
+            attached, missed = [], []
+            for match in matches:
+                if match.key is None:
+                    missed.append(f"{match.path.name} ({match.how})")
+                    continue
+                try:
+                    session.attach(match.key, match.path)
+                except CiteDeskError as exc:
+                    missed.append(f"{match.path.name} ({exc.message})")
+                    continue
+                attached.append(f"{match.path.name} → [{match.key}]")
+            return attached, missed
+
+        def done(outcome: tuple[list[str], list[str]]) -> None:
+            attached, missed = outcome
+            parts = [f"Attached {', '.join(attached)}"] if attached else []
+            parts += [f"not matched: {', '.join(missed)}"] if missed else []
+            self.message.emit("; ".join(parts) or "Nothing to attach.")
+            if attached:
+                self.audit_requested.emit(frozenset())
+
+        run_op(self, attach_all, done, label="Attaching…")
+
+    def _not_attached(self, exc: CiteDeskError) -> None:
+        self.message.emit(f"Not attached: {exc.message}")
 
 
 def source_url(location: str, document_dir: Path | None) -> QUrl | None:

@@ -142,6 +142,9 @@ class StatusBar:
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
+        self.working = QLabel("")
+        """What the window's slow work is doing (`gui.ops`), shown only once it takes a while."""
+        self.working.setVisible(False)
         self.review = QLabel("")
         self.assist = QLabel("")
         self.assist.setVisible(False)
@@ -161,6 +164,7 @@ class StatusBar:
         layout.addWidget(self.stage)
         layout.addWidget(self.progress)
         layout.addWidget(self.cancel_button)
+        layout.addWidget(self.working)
         layout.addWidget(self.coverage)
         layout.addStretch(1)
         layout.addWidget(self.review)
@@ -196,6 +200,11 @@ class StatusBar:
     def busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
+
+    def set_working(self, what: str) -> None:
+        """Show what slow work is under way ("" when none is)."""
+        self.working.setText(what)
+        self.working.setVisible(bool(what))
 
     def show_report(self, report: Report) -> None:
         line, detail = coverage_line(report)

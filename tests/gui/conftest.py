@@ -1,8 +1,12 @@
-"""GUI tests: a window on offline options with settings in a temporary file; and no test ever
-blocks on a modal dialog (any that opens fails the test at once instead of hanging)."""
+"""GUI tests: a window on offline options with settings in a temporary file; no test ever blocks
+on a modal dialog (any that opens fails the test at once instead of hanging); and no test leaves a
+worker thread of the window's ops (`gui.ops`) running."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.desk import AuditOptions
 from citedesk.gui.main_window import MainWindow
+from citedesk.gui.ops import POOL_THREAD, STORE_THREAD
+
+LEFT_THREAD_WAIT_S = 5
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +33,24 @@ def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
     ):
         for name in names:
             monkeypatch.setattr(owner, name, staticmethod(refuse))
+
+
+def _op_threads() -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.name.startswith((STORE_THREAD, POOL_THREAD)))
+
+
+@pytest.fixture(autouse=True)
+def _no_op_thread_left() -> Iterator[None]:
+    """After the test (its windows closed, which waits for their ops), no op worker runs; an op
+    runner not closed with a window must be shut down by its test."""
+    before = set(_op_threads())
+    yield
+    deadline = time.monotonic() + LEFT_THREAD_WAIT_S
+    left = [name for name in _op_threads() if name not in before]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [name for name in _op_threads() if name not in before]
+    assert left == [], f"op worker threads still running after the test: {left}"
 
 
 @pytest.fixture

@@ -22,6 +22,12 @@ def audited(qtbot: QtBot, window: MainWindow, action: Callable[[], object], time
         action()
 
 
+def settled(qtbot: QtBot, window: MainWindow, timeout: int = 10_000) -> None:
+    """Wait until the window's ops (store writes, look-ups, exports: `gui.ops`) are done and their
+    results shown."""
+    qtbot.waitUntil(lambda: window.ops.idle, timeout=timeout)
+
+
 def audited_copy(qtbot: QtBot, window: MainWindow, document: Path, sample: str = "problems.md") -> Path:
     """Copy a bundled sample to `document`, open it in the window and wait for its audit."""
     shutil.copy(SAMPLES / sample, document)

@@ -16,7 +16,7 @@ from citedesk.core.review import Decision
 from citedesk.gui.editor import BASE_POINTS
 from citedesk.gui.main_window import MainWindow
 from tests.conftest import SAMPLES
-from tests.gui.helpers import audited, audited_copy
+from tests.gui.helpers import audited, audited_copy, settled
 
 pytestmark = pytest.mark.gui
 
@@ -147,6 +147,7 @@ def test_reopening_a_file_with_newer_unsaved_text_offers_it_with_its_path_and_de
     assert window.report is not None
     fabricated = next(f for f in window.report.findings if f.kind is Kind.FABRICATED)
     window.review.decide(Decision.FALSE_ALARM, finding=fabricated, advance=False)
+    settled(qtbot, window)
     window.audits.debounce.stop()
     edited = window.editor.toPlainText().replace("What about sleep?", "What about sleep and mood?")
     window.editor.setPlainText(edited)

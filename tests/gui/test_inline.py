@@ -20,7 +20,7 @@ from citedesk.gui.hover_card import ATTACH, DISMISS, NEEDS_SOURCE, SHOW_EVIDENCE
 from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from tests.conftest import SAMPLES
-from tests.gui.helpers import audited, audited_copy, hover, point_of
+from tests.gui.helpers import audited, audited_copy, hover, point_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -118,7 +118,8 @@ def test_dismissing_from_the_card_hides_the_finding_and_keeps_the_place(
     scrolled = window.editor.verticalScrollBar().value()
     button = window.editor.card.button(DISMISS)
     assert button is not None
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # no audit: the decision applies at once
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # no audit: the decision applies once kept
+    settled(qtbot, window)
     assert fabricated not in window.report.findings
     assert all(
         f.kind is not Kind.FABRICATED or f.start != fabricated.start for f in window.findings.model.findings()
@@ -162,6 +163,7 @@ def test_right_click_on_a_highlight_puts_the_same_actions_first(
     menu = window.editor.context_menu_at(position)
     action = next(a for a in menu.actions() if a.text() == NEEDS_SOURCE)
     action.trigger()
+    settled(qtbot, window)
     assert window.report is not None
     review = window.report.review_of(wrong)
     assert review is not None

@@ -29,7 +29,7 @@ from citedesk.gui.main_window import MainWindow
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
 from tests.conftest import REPO, SAMPLES
-from tests.gui.helpers import audited, audited_copy
+from tests.gui.helpers import audited, audited_copy, settled
 from tests.helpers.server import _Handler, serve
 
 pytestmark = pytest.mark.gui
@@ -281,16 +281,20 @@ def test_review_mode_by_keyboard_persists_decisions(qtbot: QtBot, window: MainWi
     assert first is not None
     assert first.start == min(f.start for f in window.report.findings)
     qtbot.keyClick(window.editor, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # false alarm
+    settled(qtbot, window)  # kept in the store off the GUI thread, then shown
     assert first not in window.findings.model.findings()  # hidden at once, no re-audit needed
     assert window.review_label.text() == f"1 of {total} reviewed"
     second = window.selected_finding()  # review mode moved on to the next undecided finding
     assert second is not None
     assert second.start >= first.start
     qtbot.keyClick(window.editor, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # confirmed
+    settled(qtbot, window)
     assert window.review_label.text() == f"2 of {total} reviewed"
     assert "Confirmed" in str(window.findings.model.data(window.findings.model.index_of(second)))
     assert window.report is not None
-    window.document.export_report(window.report, tmp_path / "report.json")
+    with qtbot.waitSignal(window.document.message, timeout=10_000) as said:
+        window.document.export_report(window.report, tmp_path / "report.json")  # off the GUI thread
+    assert said.args == [f"Report written to {tmp_path / 'report.json'}"]
     exported = json.loads((tmp_path / "report.json").read_text())
     assert [d["review"]["decision"] for d in exported["dismissed"]] == ["false_alarm"]
     assert any(f["review"] and f["review"]["decision"] == "confirmed" for f in exported["findings"])

@@ -70,6 +70,7 @@ def test_window_and_cli_share_the_store(qtbot: QtBot, tmp_path: Path) -> None:
             finding = window.selected_finding()
             assert finding is not None
             window.review.decide(Decision.CONFIRMED if n % 2 else Decision.NEEDS_SOURCE)
+            qtbot.waitUntil(lambda: window.ops.idle, timeout=30_000)  # kept on the store worker
             decided[window.report.key_of(finding)] = "confirmed" if n % 2 else "needs_source"
     finally:
         outputs = [child.communicate(timeout=300) for child in children]
