@@ -1,7 +1,7 @@
 """Bibliographies as typed entries: the model, identifiers, `file` fields and duplicates.
 
-`parse_bibliography(text, format)` reads BibTeX/BibLaTeX, CSL-JSON, CSL-YAML or RIS text (the
-readers live in `core.bibformats`) into `BibEntry` values: key, type, plain-text title and authors,
+`core.bibread.parse_bibliography(text, format)` reads BibTeX/BibLaTeX, CSL-JSON, CSL-YAML or RIS
+text (the readers live in `core.bibformats` and `core.csl`) into these `BibEntry` values: key, type, plain-text title and authors,
 year, container, volume, issue, pages, DOI, URL, arXiv id, ISBN and the attachments a `file` field
 (or RIS `L1`) names, as written. Nothing here reads a file: `sources.bibfiles` does that, and
 resolves attachment paths against the bibliography's folder.
@@ -94,30 +94,6 @@ class Bibliography:
         for entry in self.entries:
             found.setdefault(entry.key, entry)
         return found
-
-
-def parse_bibliography(text: str, fmt: BibFormat, *, source: str | None = None) -> Bibliography:
-    """Entries of a bibliography in the given format; BibliographyError names where input is bad."""
-    from citedesk.core import bibformats  # noqa: PLC0415 - the readers import this module's model
-
-    readers = {
-        BibFormat.BIBTEX: bibformats.read_bibtex,
-        BibFormat.CSL_JSON: bibformats.read_csl_json,
-        BibFormat.CSL_YAML: bibformats.read_csl_yaml,
-        BibFormat.RIS: bibformats.read_ris,
-    }
-    entries, warnings = readers[fmt](text, source)
-    seen: set[str] = set()
-    kept: list[BibEntry] = []
-    notes = list(warnings)
-    for entry in entries:
-        if entry.key in seen:
-            where = f" (line {entry.line})" if entry.line else ""
-            notes.append(f"the key {entry.key!r} is defined again{where}; the first definition is used")
-            continue
-        seen.add(entry.key)
-        kept.append(entry)
-    return Bibliography(tuple(kept), fmt, source, tuple(notes))
 
 
 def format_for(name: str, text: str = "") -> BibFormat | None:

@@ -12,10 +12,9 @@ decided by the writer's folders (`sources.local`), not here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
-
-import yaml
 
 from citedesk.core.bibliography import (
     BibEntry,
@@ -23,8 +22,9 @@ from citedesk.core.bibliography import (
     Bibliography,
     BibliographyError,
     format_for,
-    parse_bibliography,
 )
+from citedesk.core.bibread import parse_bibliography
+from citedesk.core.safeload import safe_yaml
 from citedesk.core.text import DocumentError
 from citedesk.files import FileTooLargeError, NotRegularFileError, encoding_notice, read_text_file
 
@@ -32,6 +32,8 @@ MAX_BIBLIOGRAPHY_BYTES = 32 * 1024 * 1024
 """A Zotero library exported whole with abstracts is a few MB; past this the file is refused."""
 
 _FRONT_MATTER_END = ("---", "...")
+_REFERENCES_KEY = re.compile(r"^references\s*:", re.MULTILINE)
+"""The front matter holds entries of its own (not merely the word, as in `title: My references`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,15 +126,11 @@ def front_matter_bibliographies(text: str, document: Path | None = None) -> list
     block = _front_matter(text)
     if block is None or "bibliography" not in block:
         return []
+    shown = str(document) if document else None
     try:
-        data = yaml.safe_load(block)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise BibliographyError(
-            "the YAML front matter cannot be read",
-            source=str(document) if document else None,
-            line=mark.line + 2 if mark is not None else None,
-        ) from exc
+        data = safe_yaml(block, source=shown, first_line=2)
+    except BibliographyError as exc:
+        raise BibliographyError(f"the YAML front matter: {exc.reason}", source=shown, line=exc.line) from exc
     if not isinstance(data, dict) or "bibliography" not in data:
         return []
     names = _bibliography_names(data["bibliography"], str(document) if document else None)
@@ -160,7 +158,7 @@ def _bibliography_names(value: object, shown: str | None) -> list[str]:
 def front_matter_references(text: str, document: Path | None = None) -> Bibliography | None:
     """The CSL entries a document carries in its own front matter (`references:`), if any."""
     block = _front_matter(text)
-    if block is None or "references" not in block:
+    if block is None or not _REFERENCES_KEY.search(block):
         return None
     shown = str(document) if document is not None else None
     return parse_bibliography(block, BibFormat.CSL_YAML, source=shown)

@@ -14,7 +14,8 @@ import re
 import time
 from pathlib import Path
 
-from citedesk.core.bibliography import BibFormat, parse_bibliography
+from citedesk.core.bibliography import BibFormat
+from citedesk.core.bibread import parse_bibliography
 from citedesk.core.citekeys import find_citations
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bibliographies"

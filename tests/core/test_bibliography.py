@@ -17,9 +17,9 @@ from citedesk.core.bibliography import (
     first_isbn,
     format_for,
     normalised_title,
-    parse_bibliography,
     parse_file_field,
 )
+from citedesk.core.bibread import parse_bibliography
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bibliographies"
 

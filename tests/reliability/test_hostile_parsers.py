@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core import bibformats
-from citedesk.core.bibformats import MAX_NESTING, safe_json, safe_yaml
-from citedesk.core.bibliography import BibFormat, BibliographyError, parse_bibliography
+from citedesk.core import safeload
+from citedesk.core.bibliography import BibFormat, BibliographyError
+from citedesk.core.bibread import parse_bibliography
 from citedesk.core.document import parse_document
+from citedesk.core.safeload import MAX_NESTING, safe_json, safe_yaml
 
 TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"
 BIG = 100_000
@@ -152,11 +153,11 @@ def test_the_guarded_loaders_refuse_what_would_crash_the_plain_ones(monkeypatch:
         raise RecursionError("maximum recursion depth exceeded")
 
     with monkeypatch.context() as patched:
-        patched.setattr(json, "loads", recurse)  # the module bibformats reads JSON with
+        patched.setattr(json, "loads", recurse)  # the module safeload reads JSON with
         with pytest.raises(BibliographyError, match=TOO_DEEP):
             safe_json("[]", source="refs.json")
     with monkeypatch.context() as patched:
-        patched.setattr(bibformats._GuardedLoader, "construct_document", recurse)
+        patched.setattr(safeload._GuardedLoader, "construct_document", recurse)
         with pytest.raises(BibliographyError, match=TOO_DEEP):
             safe_yaml("[]", source="refs.yaml")
     # a number of thousands of digits: Python's int conversion refuses it with a ValueError
@@ -209,11 +210,6 @@ def test_deep_front_matter_references_exit_2(
     assert TOO_DEEP in _refused(["audit", str(document)], capsys)
 
 
-@pytest.mark.xfail(
-    reason="sources.bibfiles.front_matter_bibliographies still calls yaml.safe_load: it is to call "
-    "core.bibformats.safe_yaml (issue 32 item 6); remove this mark then",
-    strict=True,
-)
 def test_deep_front_matter_beside_a_bibliography_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.bibliography import BibFormat, parse_bibliography
+from citedesk.core.bibliography import BibFormat
+from citedesk.core.bibread import parse_bibliography
 from citedesk.core.works import BibReference
 from citedesk.sources.refcheck import CheckStatus, ReferenceChecker, wants_check
 from tests.helpers.indexes import POLICY, SNAPSHOT_SAMPLE, IndexServer, serve_indexes
