@@ -36,6 +36,7 @@ from citedesk.gui.qt import (
     QEvent,
     QFont,
     QFontDatabase,
+    QFontInfo,
     QHelpEvent,
     QKeyEvent,
     QKeySequence,
@@ -288,12 +289,11 @@ class Editor(NumberedEditor):
             self.monospace = monospace
         if zoom is not None:
             self.zoom = max(ZOOM_RANGE[0], min(ZOOM_RANGE[1], zoom))
-        family = (
-            QFontDatabase.SystemFont.FixedFont if self.monospace else QFontDatabase.SystemFont.GeneralFont
+        font = (
+            _monospace_font()
+            if self.monospace
+            else QFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.GeneralFont))
         )
-        font = QFont(QFontDatabase.systemFont(family))
-        if self.monospace:
-            font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(BASE_POINTS + self.zoom)
         self.setFont(font)
         self.line_numbers.refit()
@@ -315,3 +315,21 @@ class Editor(NumberedEditor):
         self.setLineWrapMode(
             QPlainTextEdit.LineWrapMode.WidgetWidth if wrap else QPlainTextEdit.LineWrapMode.NoWrap
         )
+
+
+_FIXED_FAMILIES = ("DejaVu Sans Mono", "Noto Mono", "Liberation Mono", "Cascadia Mono", "Menlo", "Consolas")
+
+
+def _monospace_font() -> QFont:
+    """The system's fixed-width font, or, where the system names one Qt does not see as fixed-width
+    (fontconfig's `monospace` can be Noto Sans Mono, whose wide glyphs make it "proportional"), the
+    first family that is: a column of text must line up."""
+    font = QFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    if QFontInfo(font).fixedPitch():
+        return font
+    for family in (*_FIXED_FAMILIES, *QFontDatabase.families()):
+        if QFontDatabase.isFixedPitch(family):
+            font.setFamily(family)
+            break
+    return font
