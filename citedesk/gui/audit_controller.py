@@ -10,7 +10,9 @@ matched by type.
 Each run carries a generation number and anything from an older generation is dropped, so a
 cancelled or superseded audit can never paint stale findings. What the window (and the tests)
 listen to: `audit_started`, `progress(stage, done, total)`, `audit_finished(report)`,
-`audit_failed(AuditFailure)` and `audit_cancelled`.
+`audit_failed(AuditFailure)` and `audit_cancelled`. A finished audit's report, the text it is about
+and its generation go into the window's evented `DocumentState` first (its observers show it),
+then `audit_finished` is emitted.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from citedesk.desk.background import (
     Finished,
     Progress,
 )
+from citedesk.desk.state import DocumentState
 from citedesk.gui.qt import QObject, QTimer, Signal
 
 AUDIT_DELAY_MS = 1000
@@ -110,9 +113,12 @@ class AuditController(QObject):
     audit_failed = Signal(object)  # AuditFailure
     audit_cancelled = Signal()
 
-    def __init__(self, job: Callable[[], Job], parent: QObject | None = None) -> None:
+    def __init__(
+        self, job: Callable[[], Job], parent: QObject | None = None, *, state: DocumentState | None = None
+    ) -> None:
         super().__init__(parent)
         self._job_of = job
+        self.state = state or DocumentState()
         self.runner = ProcessAuditRunner(self)
         self.runner.received.connect(self._on_message)
         self.debounce = QTimer(self)
@@ -122,9 +128,15 @@ class AuditController(QObject):
         self.generation = 0
         self._running: int | None = None
         self._pending_text: str | None = None
-        self.report: Report | None = None
-        self.audited_text: str | None = None
+
+    @property
+    def report(self) -> Report | None:
+        return self.state.report
+
+    @property
+    def audited_text(self) -> str | None:
         """The text the current report is about (fixes apply only while the editor still has it)."""
+        return self.state.text
 
     @property
     def busy(self) -> bool:
@@ -175,8 +187,7 @@ class AuditController(QObject):
                 self.progress.emit(stage, done, total)
             case Finished(report=report):
                 self._running = None
-                self.report = report
-                self.audited_text = self._pending_text
+                self.state.update(report=report, text=self._pending_text, generation=message.generation)
                 self.audit_finished.emit(report)
             case Failed(failure=failure):
                 self._running = None

@@ -26,6 +26,7 @@ from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
 from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
+from citedesk.desk.state import DocumentState
 from citedesk.gui.audit_controller import AuditController, Job
 from citedesk.gui.completion import CitationCompleter, ask_bibliography
 from citedesk.gui.consent import AssistConsent
@@ -96,9 +97,11 @@ class MainWindow(QMainWindow):
         """Asked when a bibliography the document names is outside the folders CiteDesk may read."""
 
         self.ops = OpRunner(self)
+        self.state = DocumentState()
+        """What the window shows of the document: it observes the report here (`_connect`)."""
         self.editor = Editor()
         self.document = DocumentController(self.desk, self.editor, self.settings, self)
-        self.audits = AuditController(self._job, self)
+        self.audits = AuditController(self._job, self, state=self.state)
         self.findings = FindingsPanel()
         self.evidence = EvidenceView()
         self.sources_panel = SourcesPanel()
@@ -108,7 +111,7 @@ class MainWindow(QMainWindow):
             self.editor,
             lambda: self.document.session,
             lambda: self.report,
-            lambda: self.audits.audited_text,
+            lambda: self.state.text,
             self,
         )
         self.review = ReviewController(
@@ -148,7 +151,7 @@ class MainWindow(QMainWindow):
 
     @property
     def report(self) -> Report | None:
-        return self.audits.report
+        return self.state.report
 
     def _citation_keys(self) -> Callable[[], list[tuple[str, str]]]:
         """The job that reads the document's citation keys (the text is read here, on the GUI thread)."""
@@ -203,7 +206,7 @@ class MainWindow(QMainWindow):
         self.document.recovered.connect(self.audits.start)
         self.audits.audit_started.connect(self._audit_started)
         self.audits.progress.connect(self._on_progress)
-        self.audits.audit_finished.connect(self._show_report)
+        self.state.on_change("report", self._show_report)
         self.audits.audit_finished.connect(
             lambda report: self.completion.refresh(DocumentSession.citation_keys_of(report))
         )
@@ -302,7 +305,7 @@ class MainWindow(QMainWindow):
 
     # --- auditing -----------------------------------------------------------------------------------
     def _text_changed(self) -> None:
-        audited = self.audits.audited_text
+        audited = self.state.text
         if self.editor.toPlainText() != audited:
             self._offsets = None  # the report's offsets no longer match the text
             self.audits.schedule()

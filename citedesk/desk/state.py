@@ -1,0 +1,74 @@
+"""The open document's state, evented: what the window shows is what this holds (issue 24; after
+napari's evented models). Qt-free: observers are plain callbacks, called on the thread that changes
+the state (the window changes it only on its GUI thread).
+
+Fields: `text` (the text the report is about), `path` (the document's file, None when unsaved),
+`report` (the latest audit's, None before the first) and `generation` (the audit run that made
+it). `on_change(field, callback)` calls `callback(new value)` after each change of that field;
+`update(**fields)` changes several at once and calls the observers once all are set, so none sees
+a report beside the text of another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citedesk.core.report import Report
+
+FIELDS = ("text", "path", "report", "generation")
+
+
+class DocumentState:
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {"text": None, "path": None, "report": None, "generation": 0}
+        self._observers: dict[str, list[Callable[[Any], object]]] = {name: [] for name in FIELDS}
+
+    @property
+    def text(self) -> str | None:
+        """The text the report is about (None before the first report)."""
+        value: str | None = self._values["text"]
+        return value
+
+    @property
+    def path(self) -> Path | None:
+        value: Path | None = self._values["path"]
+        return value
+
+    @property
+    def report(self) -> Report | None:
+        value: Report | None = self._values["report"]
+        return value
+
+    @property
+    def generation(self) -> int:
+        value: int = self._values["generation"]
+        return value
+
+    def on_change(self, field: str, callback: Callable[[Any], object]) -> Callable[[], None]:
+        """Call `callback(value)` after each change of `field`; returns what stops it."""
+        if field not in self._observers:
+            raise KeyError(f"no field {field!r}; the fields are {', '.join(FIELDS)}")
+        self._observers[field].append(callback)
+        return lambda: self._observers[field].remove(callback)
+
+    def update(self, **changes: Any) -> None:
+        """Set these fields, then tell each changed field's observers (in FIELDS order). A field
+        set to what it holds (the same object) is not a change."""
+        unknown = set(changes) - set(FIELDS)
+        if unknown:
+            raise KeyError(f"no field {', '.join(sorted(unknown))}; the fields are {', '.join(FIELDS)}")
+        changed = [name for name in FIELDS if name in changes and changes[name] is not self._values[name]]
+        changed = [name for name in changed if not _same(changes[name], self._values[name])]
+        for name in changed:
+            self._values[name] = changes[name]
+        for name in changed:
+            for callback in list(self._observers[name]):
+                callback(self._values[name])
+
+
+def _same(new: object, old: object) -> bool:
+    """Equal plain values (text, a path, a number) are no change; a report is compared by identity."""
+    return isinstance(new, str | Path | int) and type(new) is type(old) and new == old
