@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.document import parse_document, parse_structure
+from citedesk.core.markers import format_numeric
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes, prose_of
 from citedesk.errors import RepairError
 
@@ -151,15 +152,7 @@ def _long_group(draw: st.DrawFn) -> tuple[str, list[int]]:
     numbers = sorted(draw(st.sets(st.integers(1, POOL), min_size=70, max_size=90)))
     separator = draw(st.sampled_from([", ", ",", "; ", ",  "]))
     dash = draw(st.sampled_from(["", "-", "–"]))
-    parts: list[str] = []
-    i = 0
-    while i < len(numbers):
-        j = i
-        while dash and j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
-            j += 1
-        parts += [f"{numbers[i]}{dash}{numbers[j]}"] if j - i >= 2 else [str(n) for n in numbers[i : j + 1]]
-        i = j + 1
-    group = "[" + separator.join(parts) + "]"
+    group = "[" + format_numeric(numbers, separator, dash) + "]"
     if len(group) <= 200:  # ranges made it short: the numbers one by one (70 of them: 200+ characters)
         group = "[" + ", ".join(map(str, numbers)) + "]"
     return group, numbers

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from citedesk.evidence.models import VERIFY_PAIRS
 from citedesk.evidence.registry import MINICHECK_FORMAT
+from tests.conftest import SAMPLES
 from tests.helpers.models import build_trained_nli
 
 
@@ -19,3 +21,12 @@ def grounding_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_trained_nli(
         folder, VERIFY_PAIRS, id2label={0: "0", 1: "1"}, entail=1, input_format=MINICHECK_FORMAT
     )
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """The evidence sample and its sources, copied (an audit may attach or write beside it)."""
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    target = tmp_path / "evidence.md"
+    shutil.copy(SAMPLES / "evidence.md", target)
+    return target

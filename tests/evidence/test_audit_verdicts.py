@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,15 +18,6 @@ from citedesk.evidence.judges.heuristic import HeuristicJudge
 from citedesk.evidence.suggest import assess_evidence, claude_offer
 from citedesk.sources.gather import SourceOptions, gather_sources
 from citedesk.store import Store
-from tests.conftest import SAMPLES
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
-    target = tmp_path / "evidence.md"
-    shutil.copy(SAMPLES / "evidence.md", target)
-    return target
 
 
 def audit(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,7 +35,6 @@ from citedesk.evidence.judges.registry import (
 from citedesk.evidence.models import models_dir, set_default
 from citedesk.evidence.registry import find_entry, recommended
 from citedesk.pipeline import AuditOptions, audit_text
-from tests.conftest import SAMPLES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "citedesk"
 EVIDENCE_KINDS = {Kind.MISATTRIBUTED, Kind.NUMBER_MISMATCH, Kind.UNSUPPORTED_PART, Kind.UNCITED}
@@ -63,14 +61,6 @@ class ToyJudge:
 def toy_spec(name: str, kind: JudgeKind, **policy: Any) -> JudgeSpec:
     calibrated = replace(heuristic.POLICY, note="", **policy)
     return JudgeSpec(name, kind, f"Toy judge {name}", lambda _: ToyJudge(calibrated, name), calibrated)
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
-    target = tmp_path / "evidence.md"
-    shutil.copy(SAMPLES / "evidence.md", target)
-    return target
 
 
 @pytest.fixture
