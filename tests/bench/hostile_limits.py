@@ -1,7 +1,8 @@
 """What the hostile-input limits cost: time and peak memory of each refusal (figures, not a test).
 
 Each case runs `citedesk` (or the source gatherer) in a child process, so its peak memory (max RSS)
-is its own; sources come from a real HTTP server on 127.0.0.1.
+is its own (a PDF worker's is its own too, capped at 1 GiB); sources come from a real HTTP server on
+127.0.0.1.
 
     .venv/bin/python -m tests.bench.hostile_limits [--bomb-gib 4]
 """
@@ -115,6 +116,7 @@ def run(bomb_gib: int) -> None:
             handle.truncate(65 * 1024 * 1024)
         seconds, outcome = _citedesk("audit", str(big), "--no-sources")
         print(f"65 MB document: refused in {seconds:.2f} s, peak RSS {outcome['max_rss_mib']} MiB")
+        _new_surfaces(folder)
         for budget in (3.0, 10.0):
             child = subprocess.run(
                 [sys.executable, "-c", GATHER, base, str(budget), tmp],
@@ -129,6 +131,39 @@ def run(bomb_gib: int) -> None:
                 f"20 sources that never finish, {budget:g} s budget: gathered in {figures['seconds']:.2f} s "
                 f"(each fetch's own deadline 3 s), peak RSS {figures['max_rss_mib']} MiB"
             )
+
+
+def _new_surfaces(folder: Path) -> None:
+    """Issue 32's cases: bibliographies, deep nesting, PDFs (each a whole `citedesk audit`)."""
+    from tests.reliability.test_hostile_pdf import _bomb as pdf_bomb
+    from tests.reliability.test_hostile_pdf import _document, _slow
+
+    for name, target in (("refs.bib", "/dev/zero"), ("refs.json", "/dev/urandom")):
+        (folder / name).symlink_to(target)
+        doc = folder / f"{name}.md"
+        doc.write_text(f"---\nbibliography: {name}\n---\n\nTrees [@a].\n", encoding="utf-8")
+        seconds, outcome = _citedesk("audit", str(doc), "--no-sources", "--allow-local-path")
+        print(f"{name} linked to {target}: refused in {seconds:.2f} s, peak RSS {outcome['max_rss_mib']} MiB")
+    deep = folder / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    doc = folder / "deep.md"
+    doc.write_text("---\nbibliography: deep.json\n---\n\nTrees [@a].\n", encoding="utf-8")
+    seconds, outcome = _citedesk("audit", str(doc), "--no-sources")
+    print(
+        f"100,000-deep CSL-JSON: exit {outcome['code']} in {seconds:.2f} s, peak RSS {outcome['max_rss_mib']} MiB"
+    )
+    for label, pdf, extra in (
+        ("PDF decompression bomb (300 MB of spaces)", pdf_bomb(), ()),
+        ("PDF of 500 pages sharing one content stream, --timeout 10", _slow(), ("--timeout", "10")),
+    ):
+        sub = folder / f"pdf-{len(pdf)}"
+        sub.mkdir()
+        doc = _document(sub, pdf)
+        args = ("audit", str(doc), "--offline", "--judge", "none", "--no-dense", "--store", str(sub / "s.db"))
+        seconds, outcome = _citedesk(*args, *extra)
+        print(
+            f"{label}: whole audit exit {outcome['code']} in {seconds:.2f} s, peak RSS {outcome['max_rss_mib']} MiB"
+        )
 
 
 if __name__ == "__main__":
