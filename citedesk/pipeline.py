@@ -174,7 +174,7 @@ def audit_text(
     if cited is None:
         structure = structure_without_bibliography(text)
         report = audit(document_of(structure, path), options, state)
-        if structure.pandoc:
+        if not structure.dialect.works_in_text:  # it cites keys of a bibliography it does not name
             report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)
         return report
     document = parse_document(text, path, cited.works)
@@ -417,8 +417,12 @@ def _judge(
     )
     claude_offers = {}
     if client is not None and assist is not None:
-        if options.assist == "claude" and document.pandoc:
-            assist.rejected.append("Claude does not suggest citations for pandoc documents yet")
+        from citedesk.assist.insert import can_cite  # noqa: PLC0415
+
+        if options.assist == "claude" and not can_cite(document):
+            assist.rejected.append(
+                f"Claude does not suggest citations for {document.dialect.name} documents yet"
+            )
         elif options.assist == "claude":
             claude_offers = _claude_citations(document, uncited, result, local, client, assist, state)
         if remote is not None:
@@ -559,14 +563,15 @@ def describe_sources(
             for key in document.markers[index].keys:
                 citing.setdefault(key, []).append(claim.text)
     entries = document.work_by_key
+    in_text = document.dialect.works_in_text  # a reference list's entries, or a bibliography's
     described = []
     for key, source in resolved.items():
-        if document.pandoc and key not in document.markers_citing:
+        if not in_text and key not in document.markers_citing:
             continue  # an uncited candidate for swaps: not one of the document's sources
         entry = entries[key]
         # a bibliography entry names its work exactly: its title and authors are what the writer
         # knows it by (a numbered entry's title is a guess from its text: the source's wins)
-        title = (entry.title or source.title) if document.pandoc else source.title
+        title = source.title if in_text else (entry.title or source.title)
         quality = None
         if source.usable:
             quality = assess_quality(
@@ -588,7 +593,7 @@ def describe_sources(
                 message=source.message,
                 detail=source.detail,
                 quality=quality,
-                authors=entry.authors if document.pandoc else None,
+                authors=None if in_text else entry.authors,
                 check=truth_summary(checks[key]) if key in checks else None,
             )
         )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.checks import structural_findings
+from citedesk.core.dialects import dialect_for
 from citedesk.core.document import Document, parse_document, parse_structure
 from citedesk.core.findings import Fix, Kind
 from citedesk.core.plan import plan_repairs
@@ -36,6 +37,12 @@ def prose(text: str) -> str:
     must leave unchanged (`core.repair.prose_of`): inserting ` [3]` is not a prose change; any other
     difference, even one space or comma, is."""
     return prose_of(parse_structure(text))
+
+
+def can_cite(document: Document) -> bool:
+    """Whether Claude can suggest citations for `document`: its answers are read the way a document
+    without a bibliography is (`parse_structure(text)`), so only documents read in that dialect."""
+    return document.dialect.name == dialect_for(None).name
 
 
 def marker_keys(text: str) -> Counter[str]:

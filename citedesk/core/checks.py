@@ -1,13 +1,18 @@
-"""Findings that need no source and no model: fabricated, orphan, duplicate, uncited, malformed."""
+"""Findings that need no source and no model: fabricated, orphan, duplicate, uncited, malformed.
+
+`structural_findings` asks the document's dialect for the checks specific to it (a numbered
+document's are the ones here: fabricated, malformed, orphan and duplicate markers and entries;
+a pandoc document's are in `core.citekey_checks`) and adds uncited claims, which every dialect
+shares."""
 
 from __future__ import annotations
 
 import bisect
 import re
 
-from citedesk.core.citekey_checks import citekey_findings
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
+from citedesk.core.marker_repair import render_marker
 from citedesk.core.markers import MalformedMarker, Marker, find_markers, format_numeric
 from citedesk.core.references import Reference, normalise_doi, normalise_url
 from citedesk.core.repair import (
@@ -16,22 +21,12 @@ from citedesk.core.repair import (
     RemoveCitation,
     RemoveReference,
     make_fix,
-    render_marker,
 )
 from citedesk.core.spans import SpanSet
 
 
 def structural_findings(document: Document) -> list[Finding]:
-    findings: list[Finding] = []
-    if document.pandoc:  # keys of a bibliography: its own checks, and no reference list in the text
-        findings.extend(citekey_findings(document))
-        findings.extend(uncited_claims(document))
-        return sorted(findings, key=lambda f: (f.start, f.kind.value))
-    findings.extend(fabricated_markers(document))
-    findings.extend(malformed_markers(document))
-    findings.extend(orphan_references(document))
-    findings.extend(duplicate_references(document))
-    findings.extend(uncited_claims(document))
+    findings = [*document.dialect.structural_findings(document), *uncited_claims(document)]
     return sorted(findings, key=lambda f: (f.start, f.kind.value))
 
 

@@ -1,30 +1,33 @@
 """The document model: text → markers, references, sentences and claims, all with exact offsets.
 
-Two kinds of document share it. A *numbered* one (`[1]`, `[^note]`) lists its references in its
-own text. A *pandoc* one cites keys of a bibliography kept elsewhere (`[see @doe99, p. 3]`,
-`@doe99 says`); it is parsed with that bibliography's entries (`bibliography=`), and each
-citation group (`citations`) is also a marker at the same index (style `PANDOC`, one item per
-cited key, the marker's span the group's), so sentences, claims, coverage, verdicts and the
-checks that read markers work on both without knowing which they read. Its reference list is
-empty: uncited bibliography entries are no one's business, and nothing of it is in the text.
+One model for every citation syntax. A document is read in a *dialect* (`core.dialects`): a
+*numbered* one (`[1]`, `[^note]`) lists its references in its own text; a *pandoc* one cites keys
+of a bibliography kept elsewhere (`[see @doe99, p. 3]`, `@doe99 says`) and is parsed with that
+bibliography's entries (`bibliography=`). Either way its citations are markers (one item per
+cited key), so sentences, claims, coverage, verdicts and the checks that read markers work on
+every dialect without knowing which they read; what does depend on the syntax (how a key is
+written, what a repair edits) they ask `Structure.dialect`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from citedesk.core.citekeys import CitationGroup, find_citations, is_cross_reference, render_key
+from citedesk.core.citekeys import CitationGroup
 from citedesk.core.claims import Claim, make_claims
 from citedesk.core.markdown import Layout, scan_markdown
-from citedesk.core.markers import MalformedMarker, Marker, MarkerItem, MarkerStyle, find_markers
-from citedesk.core.references import Reference, ReferenceList, parse_references
+from citedesk.core.markers import MalformedMarker, Marker
+from citedesk.core.references import Reference, ReferenceList
 from citedesk.core.sentences import Sentence, split_sentences
 from citedesk.core.spans import SpanSet
 from citedesk.core.text import LineIndex, unify_line_breaks
 from citedesk.core.works import BibReference, CitedEntry
+
+if TYPE_CHECKING:
+    from citedesk.core.dialects import CitationDialect
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,8 @@ class Structure:
     """A pandoc document's citation groups, at the same index as the markers made from them."""
     bibliography: tuple[BibReference, ...] | None = field(default=None, kw_only=True)
     """The entries of the bibliographies a pandoc document cites; None for a numbered document."""
-
-    @property
-    def pandoc(self) -> bool:
-        """Whether the document cites keys of a bibliography (pandoc citations)."""
-        return self.bibliography is not None
+    dialect: CitationDialect = field(kw_only=True)
+    """The citation syntax it was read in: what depends on the syntax is asked of it."""
 
     @cached_property
     def works(self) -> tuple[CitedEntry, ...]:
@@ -68,12 +68,7 @@ class Structure:
     def label(self, key: str) -> str:
         """How a citation of `key` is written in messages: `[3]`, `[^smith2020]` for a footnote, or
         `@doe99` in a pandoc document."""
-        if not self.pandoc:
-            return f"[^{key}]" if key in self.footnote_keys else f"[{key}]"
-        try:
-            return render_key(key)
-        except ValueError:
-            return "@" + key
+        return self.dialect.label(self, key)
 
     @cached_property
     def marker_spans(self) -> tuple[tuple[int, int, int], ...]:
@@ -146,10 +141,7 @@ class Document(Structure):
         """The reference keys the claim's markers cite, in order, each once (in a pandoc document, a
         cross-reference inside a group of citations, `[@fig-map; @doe99]`, is not one)."""
         keys = dict.fromkeys(k for m in claim.sentence.markers for k in self.markers[m].keys)
-        if self.pandoc:
-            known = self.work_by_key
-            return [k for k in keys if k in known or not is_cross_reference(k)]
-        return list(keys)
+        return [k for k in keys if self.dialect.is_citation(self, k)]
 
     @cached_property
     def claim_by_marker(self) -> dict[int, Claim]:
@@ -157,33 +149,50 @@ class Document(Structure):
         return {m: claim for claim in self.claims for m in claim.sentence.markers}
 
 
-def parse_structure(text: str, bibliography: Sequence[BibReference] | None = None) -> Structure:
+def parse_structure(
+    text: str,
+    bibliography: Sequence[BibReference] | None = None,
+    *,
+    dialect: CitationDialect | None = None,
+) -> Structure:
     """Markers and references of `text`; the scanners read it with every line break as LF or CRLF
     (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`.
-    With a `bibliography` (even an empty one), the document is read as a pandoc document."""
+    It is read in `dialect`, or the one `core.dialects.dialect_for` chooses: with a `bibliography`
+    (even an empty one), as a pandoc document."""
+    if dialect is None:
+        from citedesk.core.dialects import dialect_for  # noqa: PLC0415 - the dialects build on this module
+
+        dialect = dialect_for(bibliography)
     scanned = unify_line_breaks(text)
     layout = scan_markdown(scanned)
-    if bibliography is not None:
-        return _pandoc_structure(text, scanned, layout, tuple(bibliography))
-    references = parse_references(scanned, layout)
-    section = references.section
-    blocks = tuple(
-        (b.start, b.end) for b in layout.blocks if section is None or not (section[0] <= b.start < section[1])
+    found = dialect.read(scanned, layout, tuple(bibliography) if bibliography is not None else None)
+    return Structure(
+        text,
+        layout,
+        found.markers,
+        found.malformed,
+        found.references,
+        found.prose_blocks,
+        citations=found.citations,
+        bibliography=found.bibliography,
+        dialect=dialect,
     )
-    markers, malformed = find_markers(scanned, blocks, layout.opaque)
-    return Structure(text, layout, tuple(markers), tuple(malformed), references, blocks)
 
 
 def reparse(structure: Structure, text: str) -> Structure:
-    """`text` read the way `structure` was read (numbered, or pandoc with the same bibliography):
+    """`text` read the way `structure` was read (in its dialect, with the same bibliography):
     how a repair's result is checked."""
-    return parse_structure(text, structure.bibliography)
+    return parse_structure(text, structure.bibliography, dialect=structure.dialect)
 
 
 def parse_document(
-    text: str, path: str | None = None, bibliography: Sequence[BibReference] | None = None
+    text: str,
+    path: str | None = None,
+    bibliography: Sequence[BibReference] | None = None,
+    *,
+    dialect: CitationDialect | None = None,
 ) -> Document:
-    return document_of(parse_structure(text, bibliography), path)
+    return document_of(parse_structure(text, bibliography, dialect=dialect), path)
 
 
 def document_of(structure: Structure, path: str | None = None) -> Document:
@@ -191,16 +200,19 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
     text = structure.text
     layout = structure.layout
     scanned = unify_line_breaks(text)
-    hidden = [*layout.opaque, *layout.markup, *((m.start, m.end) for m in structure.malformed)]
-    if structure.pandoc:
-        hidden.extend(_note_references(scanned, layout, structure.prose_blocks))
+    hidden = [
+        *layout.opaque,
+        *layout.markup,
+        *((m.start, m.end) for m in structure.malformed),
+        *structure.dialect.not_words(structure, scanned),
+    ]
     sentences = split_sentences(
         scanned,
         structure.prose_blocks,
         structure.markers,
         SpanSet.of(hidden),
         layout.code,
-        spoken=_spoken(structure),
+        spoken=structure.dialect.spoken(structure),
     )
     return Document(
         text=text,
@@ -211,82 +223,11 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
         prose_blocks=structure.prose_blocks,
         citations=structure.citations,
         bibliography=structure.bibliography,
+        dialect=structure.dialect,
         path=path,
         sentences=tuple(sentences),
         claims=tuple(make_claims(sentences)),
     )
-
-
-# pandoc documents -----------------------------------------------------------------------------------
-_NOTE_REFERENCE = re.compile(r"\[\^[^\[\]\s]+\](?!:)")
-"""A `[^note]` of any length; a key holds no `[`, so the search from one `[^` stops at the next."""
-
-
-def _pandoc_structure(
-    text: str, scanned: str, layout: Layout, bibliography: tuple[BibReference, ...]
-) -> Structure:
-    """Citation groups as markers; footnotes are notes (their text is prose, their citations count)."""
-    known = {work.key for work in bibliography}
-    groups = tuple(
-        g
-        for g in find_citations(scanned, layout)
-        if not all(is_cross_reference(key) and key not in known for key in g.keys)
-    )  # `See @fig-map` points into the document: not a citation (a mixed group stays, see cited_keys)
-    markers = tuple(
-        Marker(
-            g.start,
-            g.end,
-            MarkerStyle.PANDOC,
-            tuple(MarkerItem(item.start, item.end, (item.key,)) for item in g.items),
-            g.separator,
-        )
-        for g in groups
-    )
-    blocks = [(b.start, b.end) for b in layout.blocks]
-    covered = SpanSet.of(blocks)
-    notes = [
-        (d.body_start, d.end)
-        for d in layout.definitions
-        if d.footnote and d.end > d.body_start and not covered.overlaps(d.body_start, d.end)
-    ]
-    return Structure(
-        text,
-        layout,
-        markers,
-        (),
-        ReferenceList((), None, None),
-        tuple(sorted(blocks + notes)),
-        citations=groups,
-        bibliography=bibliography,
-    )
-
-
-def _note_references(text: str, layout: Layout, blocks: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`[^1]` note references in the prose: not words of the sentence (as markers are not)."""
-    return [
-        m.span()
-        for start, end in blocks
-        for m in _NOTE_REFERENCE.finditer(text, start, end)
-        if not layout.opaque.contains(m.start())
-    ]
-
-
-def _spoken(structure: Structure) -> list[tuple[int, int, str]]:
-    """In-text citations (`@moreau2021 says`) as the words a reader hears: the first author's family
-    name, or the key when the bibliography has no such entry or names no author. `-@key` (the
-    author suppressed) says nothing, but still starts the sentence it opens."""
-    if not structure.pandoc:
-        return []
-    works = structure.work_by_key
-    spoken = []
-    for group in structure.citations:
-        item = group.items[0] if group.items else None
-        if item is None or not item.in_text:
-            continue
-        work = works.get(item.key)
-        name = work.family_name if isinstance(work, BibReference) else None
-        spoken.append((item.token[0], item.token[1], "" if item.suppress_author else name or item.key))
-    return spoken
 
 
 def structure_without_bibliography(text: str) -> Structure:

@@ -16,11 +16,13 @@ through `plan_repairs`, which
    included, and an entry whose details were corrected (`EditReference`) counting as the same
    work with its new text.
 
-A pandoc document (`Structure.pandoc`) goes through the same plan: its fixes are written in
-citation syntax (`citekey_repair.pandoc_edits`), its result is re-parsed with the same
-bibliography (`document.reparse`), a "missing reference" is a key in no bibliography, a work is
-its bibliography entry (by key), and since uncited bibliography entries are no orphans, nothing is
-ever removed from the bibliography (which is never edited).
+Every citation dialect (`core.dialects`) goes through the same plan: the operations are the same,
+the dialect writes them (`Structure.dialect.edits`; a pandoc document's in citation syntax), the
+result is re-parsed in the same dialect with the same bibliography (`document.reparse`), and a
+"missing reference" is a key no work has. Where the works are kept elsewhere (a pandoc
+bibliography, `CitationDialect.works_in_text` false) a work is its entry by key, and since
+uncited bibliography entries are no orphans, nothing is ever removed from the bibliography (which
+is never edited).
 
 What the plan decided on its own is said in `notes`; a plan that would break something raises
 `RepairError` naming what, and nothing is applied.
@@ -265,7 +267,7 @@ def _orphans(structure: Structure) -> Counter[str]:
 def _work(structure: Structure, key: str) -> str:
     """What a key cites: its entry's text without the label (numbering aside), its bibliography
     entry (by key: the bibliography is never edited), or the missing key."""
-    if structure.pandoc:
+    if not structure.dialect.works_in_text:
         return f"@{key}" if key in structure.work_by_key else "<a reference that does not exist>"
     entry = structure.entry_by_key.get(key)
     return entry.text if entry is not None else "<a reference that does not exist>"

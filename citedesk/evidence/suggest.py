@@ -365,9 +365,7 @@ def _unsupported_part(
 
 def _cited_list(document: Document, keys: Sequence[str]) -> str:
     """`[2, 3]`, or `[@a; @b]` in a pandoc document."""
-    if document.pandoc:
-        return "[" + "; ".join(document.label(k) for k in keys) + "]"
-    return f"[{', '.join(keys)}]"
+    return document.dialect.group_label(document, keys)
 
 
 def _part_offset(document: Document, claim_id: str, part: Part) -> int:

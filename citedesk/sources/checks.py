@@ -157,7 +157,7 @@ def _fallback(source: ResolvedSource) -> str:
 def _where(document: Document, key: str) -> tuple[int, int] | None:
     """Where a finding about `key`'s source goes: its entry in the reference list, or — for a
     bibliography entry, which is not in the text — its first citation."""
-    if not document.pandoc:
+    if document.dialect.works_in_text:
         entry = document.entry_by_key.get(key)
         return (entry.start, entry.end) if entry is not None else None
     citing = document.markers_citing.get(key)

@@ -61,7 +61,7 @@ def why_not_checked_in(
 
     def why(key: str) -> Why:
         if key not in entries:
-            if not document.pandoc:
+            if document.dialect.works_in_text:
                 return Why(NotChecked.NO_REFERENCE)
             return Why(NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY)
         if resolved is None:

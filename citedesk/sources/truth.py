@@ -121,7 +121,7 @@ def retraction_summary(
 def entries_to_check(document: Document) -> list[CitedEntry]:
     """The entries whose truth an audit checks: every entry of a numbered document's reference
     list; of a pandoc document's bibliography, the entries its citations cite (in citation order)."""
-    if not document.pandoc:
+    if document.dialect.works_in_text:
         return list(document.entries)
     works = document.work_by_key
     return [works[key] for key in document.markers_citing if key in works]
@@ -152,7 +152,7 @@ def check_entries(
 
 # findings ----------------------------------------------------------------------------------------
 def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> list[Finding]:
-    if document.pandoc:
+    if not document.dialect.works_in_text:
         return bibliography_findings(document, checks)
     entries = document.references.by_key()
     findings: list[Finding] = []

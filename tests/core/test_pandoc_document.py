@@ -45,7 +45,7 @@ BIB = bib(MOREAU, FOREST, SMITH)
 def test_each_group_is_a_marker_at_the_same_index_with_one_item_per_key() -> None:
     text = "Trees cool streets [see @moreau2021, p. 3; @forestry2019]. @smith04 [p. 2] says so.\n"
     doc = parse_document(text, None, BIB)
-    assert doc.pandoc
+    assert doc.dialect.name == "pandoc"
     assert len(doc.markers) == len(doc.citations) == 2
     for marker, group in zip(doc.markers, doc.citations, strict=True):
         assert (marker.start, marker.end, marker.style) == (group.start, group.end, MarkerStyle.PANDOC)
@@ -59,7 +59,7 @@ def test_each_group_is_a_marker_at_the_same_index_with_one_item_per_key() -> Non
 def test_without_a_bibliography_the_same_text_is_a_numbered_document() -> None:
     text = "Trees cool streets [@moreau2021] and [1].\n\n## References\n\n[1] A work. https://a.example/x\n"
     numbered = parse_document(text)
-    assert not numbered.pandoc
+    assert numbered.dialect.name == "numbered"
     assert [m.keys for m in numbered.markers] == [("1",)]
     assert [e.key for e in numbered.entries] == ["1"]
     pandoc = parse_document(text, None, BIB)
@@ -186,7 +186,7 @@ def test_reparse_keeps_the_bibliography_so_checks_compare_like_with_like() -> No
     text = "Shade cools streets [@moreau2021]. It rained [@ghost].\n"
     doc = parse_structure(text, BIB)
     again = reparse(doc, text + "More.\n")
-    assert again.pandoc
+    assert again.dialect.name == "pandoc"
     assert again.bibliography == doc.bibliography
     assert prose_of(again).startswith(prose_of(doc).rstrip("\n"))
     before_group = make_fix("new group", doc, [AddCitation(len("Shade cools streets"), "smith04")])

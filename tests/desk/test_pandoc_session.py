@@ -28,7 +28,7 @@ def test_a_chosen_bibliography_is_kept_with_the_document_and_makes_it_a_pandoc_d
     bib.write_text("@article{cool2020, title = {Cool streets}, author = {Lee, Ana}}\n", encoding="utf-8")
     session = desk.open(document)
     before = session.audit()  # no bibliography yet: keys are read, none is looked up, none is fabricated
-    assert before.document.pandoc
+    assert before.document.dialect.name == "pandoc"
     assert not [f for f in before.findings if f.kind.value == "fabricated"]
     assert before.coverage is not None
     assert before.coverage.reasons == {"no bibliography to look the key up in": 2}
@@ -38,7 +38,7 @@ def test_a_chosen_bibliography_is_kept_with_the_document_and_makes_it_a_pandoc_d
     assert again.bibliography() == bib.resolve()
     assert again.attachments() == {}  # not an attached source
     report = again.audit()
-    assert report.document.pandoc
+    assert report.document.dialect.name == "pandoc"
     assert [(f.kind.value, f.reference) for f in report.findings] == [("fabricated", "ghost")]
     assert report.coverage is not None
     # an entry with no file, link or DOI: its citation is not checked, and the writer is told why

@@ -1,0 +1,109 @@
+"""What a citation dialect is (`CitationDialect`), what it reads (`Reading`), and the registry.
+
+A dialect is one way of citing in Markdown: numbered markers against the document's own reference
+list (`[3]`, `[^note]`), or pandoc keys of a bibliography kept elsewhere (`[see @doe99, p. 3]`).
+Everything else — sentences, claims, coverage, verdicts, the repair plan, reports — works on the
+one document model (`core.document.Structure`) and asks the document's dialect whatever depends
+on the syntax. Dialects register themselves (`register`); nothing outside `core.dialects` names
+one, and `dialect_for` is the one place that chooses which reads a document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from citedesk.core.citekeys import CitationGroup
+    from citedesk.core.document import Document, Structure
+    from citedesk.core.findings import Finding, TextEdit
+    from citedesk.core.markdown import Layout
+    from citedesk.core.markers import MalformedMarker, Marker
+    from citedesk.core.references import ReferenceList
+    from citedesk.core.repair import Operation
+    from citedesk.core.works import BibReference
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a dialect finds in a document's text, every offset exact: its citations as markers (one
+    item per cited key), the malformed ones, its reference list (empty when its works are kept
+    elsewhere), the blocks that are prose, and the bibliography read with it (None when none)."""
+
+    markers: tuple[Marker, ...]
+    malformed: tuple[MalformedMarker, ...]
+    references: ReferenceList
+    prose_blocks: tuple[tuple[int, int], ...]
+    citations: tuple[CitationGroup, ...] = ()
+    """Citation groups in pandoc's sense, at the same index as their markers (pandoc only)."""
+    bibliography: tuple[BibReference, ...] | None = None
+
+
+class CitationDialect(Protocol):
+    """One citation syntax: how citations are found, what the checks specific to it are, and how
+    the repair plan's dialect-neutral operations (`core.repair.Operation`) are written in it."""
+
+    @property
+    def name(self) -> str:
+        """The registry's name for it (`numbered`, `pandoc`); also how messages name documents."""
+
+    @property
+    def works_in_text(self) -> bool:
+        """Whether the works it cites are entries of the document's own reference list (checks point
+        at them, repairs remove and renumber them), rather than of a bibliography kept elsewhere
+        (never edited: its entries are checked only when cited, found where they are cited)."""
+
+    def read(self, text: str, layout: Layout, bibliography: tuple[BibReference, ...] | None) -> Reading:
+        """The citations and reference list of `text` (line breaks unified, `layout` scanned)."""
+
+    def label(self, structure: Structure, key: str) -> str:
+        """How a citation of `key` is written in messages: `[3]`, `[^note]`, `@doe99`."""
+
+    def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
+        """How a citation of several keys is written in messages: `[2, 3]`, `[@a; @b]`."""
+
+    def is_citation(self, structure: Structure, key: str) -> bool:
+        """Whether a key one of its markers holds cites a work (not a cross-reference, `@fig-map`)."""
+
+    def in_text(self, structure: Structure, marker: int) -> bool:
+        """Whether marker number `marker` is a word of its sentence (`@doe99 says`), not where
+        citations go."""
+
+    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
+        """Spans of the prose that are no words of a sentence, besides markers and markup."""
+
+    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
+        """Markers that are read aloud as words of their sentence: (start, end, what is heard)."""
+
+    def structural_findings(self, document: Document) -> list[Finding]:
+        """The findings that need no source and are specific to it (fabricated, malformed, orphan,
+        duplicate …); uncited claims are the same in every dialect and not its business."""
+
+    def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+        """The operations written as one consistent, sorted list of text edits; RepairError for one
+        it cannot make safely (or that does not apply to it: a bibliography is never edited)."""
+
+
+_REGISTRY: dict[str, CitationDialect] = {}
+
+
+def register(dialect: CitationDialect) -> CitationDialect:
+    """Make `dialect` known by its name (a second registration under a name replaces the first)."""
+    _REGISTRY[dialect.name] = dialect
+    return dialect
+
+
+def dialect_named(name: str) -> CitationDialect:
+    """The registered dialect called `name`; KeyError for one never registered."""
+    return _REGISTRY[name]
+
+
+def registered() -> tuple[CitationDialect, ...]:
+    return tuple(_REGISTRY.values())
+
+
+def dialect_for(bibliography: Sequence[BibReference] | None) -> CitationDialect:
+    """The dialect a document is read in: with a bibliography (even an empty one), pandoc keys of
+    it; without one, numbered markers against its own reference list."""
+    return _REGISTRY["pandoc" if bibliography is not None else "numbered"]

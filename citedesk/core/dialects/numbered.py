@@ -1,0 +1,81 @@
+"""The numbered dialect: markers (`[3]`, `[1-4]`, `[^smith2020]`) against the document's own
+reference list, which is in the text — its entries are checked, removed and renumbered.
+
+Reading: `core.references.parse_references` and `core.markers.find_markers`; checks:
+`core.checks` (fabricated, malformed, orphan, duplicate); edits: `core.marker_repair`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from citedesk.core.checks import (
+    duplicate_references,
+    fabricated_markers,
+    malformed_markers,
+    orphan_references,
+)
+from citedesk.core.dialects.base import Reading, dialect_named, register
+from citedesk.core.marker_repair import marker_edits
+from citedesk.core.markers import find_markers
+from citedesk.core.references import parse_references
+
+if TYPE_CHECKING:
+    from citedesk.core.document import Document, Structure
+    from citedesk.core.findings import Finding, TextEdit
+    from citedesk.core.markdown import Layout
+    from citedesk.core.repair import Operation
+    from citedesk.core.works import BibReference
+
+
+class NumberedDialect:
+    name = "numbered"
+    works_in_text = True
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return dialect_named, (self.name,)  # one instance, across processes too
+
+    def read(self, text: str, layout: Layout, bibliography: tuple[BibReference, ...] | None) -> Reading:
+        """Markers in the prose outside the reference section; the list read from the text."""
+        references = parse_references(text, layout)
+        section = references.section
+        blocks = tuple(
+            (b.start, b.end)
+            for b in layout.blocks
+            if section is None or not (section[0] <= b.start < section[1])
+        )
+        markers, malformed = find_markers(text, blocks, layout.opaque)
+        return Reading(tuple(markers), tuple(malformed), references, blocks)
+
+    def label(self, structure: Structure, key: str) -> str:
+        return f"[^{key}]" if key in structure.footnote_keys else f"[{key}]"
+
+    def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
+        return f"[{', '.join(keys)}]"
+
+    def is_citation(self, structure: Structure, key: str) -> bool:
+        return True
+
+    def in_text(self, structure: Structure, marker: int) -> bool:
+        return False
+
+    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
+        return []
+
+    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
+        return []
+
+    def structural_findings(self, document: Document) -> list[Finding]:
+        return [
+            *fabricated_markers(document),
+            *malformed_markers(document),
+            *orphan_references(document),
+            *duplicate_references(document),
+        ]
+
+    def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+        return marker_edits(structure, operations)
+
+
+NUMBERED = register(NumberedDialect())
