@@ -186,6 +186,24 @@ def test_no_new_pair_of_modules_imports_each_other() -> None:
     assert mutual_imports() - MUTUAL_IMPORTS == set()
 
 
+def test_only_the_dialects_know_which_citation_syntax_a_document_has() -> None:
+    """No module outside `core.dialects` reads a document's syntax off a flag (`.pandoc`) or imports
+    one dialect's module: what depends on the syntax is asked of `Structure.dialect` (issue 24)."""
+    dialects = PACKAGE / "core" / "dialects"
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if dialects in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "pandoc":
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .pandoc")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "citedesk.core.dialects."
+            ):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.module}")
+    assert found == []
+
+
 def test_the_import_collector_sees_deferred_and_type_checking_imports() -> None:
     source = PACKAGE / "desk" / "desk.py"
     found = citedesk_imports(source, {module_name(p) for p in python_files()})
