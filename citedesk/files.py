@@ -93,6 +93,18 @@ def _check_regular(path: Path, mode: int) -> None:
     raise NotRegularFileError(path, kind)
 
 
+def not_a_file(path: str | os.PathLike[str]) -> str | None:
+    """What the path is when it is not a regular file ("a device", "a named pipe", "a folder" …),
+    links followed; None for a regular file or nothing at all. Nothing is opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of a regular file (symbolic links followed) of at most `max_bytes`.
 

@@ -137,9 +137,17 @@ def _declared_encoding(head: bytes) -> str | None:
 def _detect_encoding(data: bytes) -> str | None:
     from charset_normalizer import from_bytes  # noqa: PLC0415 - only needed for rare non-UTF-8 files
 
-    best = from_bytes(data[:1_000_000]).best()
+    results = from_bytes(data[:1_000_000])
+    best = results.best()
     if best is None:
         return None
+    for match in results:
+        # windows-1252 when it reads the bytes as cleanly as the best guess: on short text the
+        # language guess behind the ranking is weak (Müller, Lefèvre read as cp857 or cp1250), and
+        # Western European is the most common encoding that is not UTF-8
+        if match.encoding == "cp1252" and match.chaos <= best.chaos:
+            best = match
+            break
     try:
         data.decode(best.encoding)
     except (UnicodeDecodeError, LookupError):

@@ -54,7 +54,7 @@ STATUS_WORDS = {
     "blocked": "blocked (private network)",
     "unlocated": "no link, DOI or file",
     "invalid_link": "invalid link",
-    "outside": "outside the document's folder",
+    "outside": "outside the folders CiteDesk may read",
     "not_checked": "not checked (time budget)",
     "server_error": "server error",
     "refused": "refused by the server",

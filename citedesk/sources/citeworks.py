@@ -35,9 +35,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from citedesk.core.bibliography import BibEntry, Bibliography, OutsideFoldersError
+from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
 from citedesk.core.document import Document
 from citedesk.core.works import BibReference, CitedEntry
+from citedesk.files import not_a_file
 from citedesk.sources.bibfiles import (
     LoadedBibliography,
     front_matter_bibliographies,
@@ -114,9 +115,14 @@ def cited_works(
         document.parent if document is not None else None, *roots, extra=[p.parent for p in extra]
     )
     for file in named:
+        kind = not_a_file(file)
+        if kind is not None:  # a device or a pipe: said as such, never "allow /dev"
+            raise BibliographyError(f"it is {kind}, not a file", source=shown_path(file))
         if not anywhere and os.path.realpath(file) not in given and not is_within(file, allowed):
             raise OutsideFoldersError(
-                _outside(file, document), source=str(file), folder=os.path.dirname(os.path.realpath(file))
+                _outside(file, document, len(allowed)),
+                source=shown_path(file),
+                folder=os.path.dirname(os.path.realpath(file)),
             )
     loaded = [_read_cached(path) for path in files]
     shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
@@ -144,14 +150,25 @@ def cited_works(
     return CitedWorks(tuple(works.values()), tuple(files), tuple(dict.fromkeys(folders)), tuple(notices))
 
 
-def _outside(path: Path, document: Path | None) -> str:
-    where = f"the document's folder ({document.parent})" if document is not None else "the allowed folders"
-    folder = Path(os.path.realpath(path)).parent
+def _outside(path: Path, document: Path | None, folders: int) -> str:
+    if document is None:
+        where = "the folders CiteDesk may read"
+    elif folders > 1:
+        where = f"the folders CiteDesk may read (the document's folder {shown_path(document.parent)} and {folders - 1} more)"
+    else:
+        where = f"the document's folder ({shown_path(document.parent)})"
+    real = Path(os.path.realpath(path))
+    leads = f" (it is a link to {real})" if shown_path(path) != str(real) and os.path.islink(path) else ""
     return (
-        f"it is outside {where}, so it was not read: pass it with --bibliography {path}, or allow its "
-        f"folder with --allow-folder {folder} (in the window: File ▸ Bibliography…, or Settings ▸ "
-        "Folders CiteDesk may read)"
+        f"it is outside {where}{leads}, so it was not read: pass it with --bibliography "
+        f"{shown_path(path)}, or allow its folder with --allow-folder {real.parent} (in the window: "
+        "File ▸ Bibliography…, or Settings ▸ Folders CiteDesk may read)"
     )
+
+
+def shown_path(path: Path) -> str:
+    """A path as the writer would write it: absolute, `..` and `.` resolved by name (links kept)."""
+    return os.path.normpath(os.path.abspath(path))
 
 
 def works_to_check(

@@ -52,6 +52,9 @@ def why_not_checked(source: ResolvedSource) -> NotChecked:
     return _BY_STATUS.get(source.status, NotChecked.UNREADABLE)
 
 
+_PDF = "unreadable PDF: "
+
+
 def why_not_checked_in(
     document: Document, resolved: dict[str, ResolvedSource] | None, out_of_time: bool = False
 ) -> Callable[[str], Why]:
@@ -68,7 +71,10 @@ def why_not_checked_in(
             return Why(NotChecked.SOURCES_OFF)
         source = resolved.get(key)
         if source is not None and not source.usable:
-            return Why(why_not_checked(source), source.detail)
+            reason = why_not_checked(source)
+            if reason is NotChecked.UNREADABLE and not source.detail and source.message.startswith(_PDF):
+                return Why(reason, "PDF: " + source.message.removeprefix(_PDF))  # which PDF problem
+            return Why(reason, source.detail)
         return Why(NotChecked.OUT_OF_TIME if out_of_time else NotChecked.NO_JUDGE)
 
     return why

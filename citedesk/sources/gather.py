@@ -333,7 +333,7 @@ def _local_source(
                 SourceStatus.OUTSIDE,
                 None,
                 ref.path,
-                message=outside_message(ref.path or str(named), options.document_dir is not None, named),
+                message=outside_message(ref.path or str(named), named),
             )
         return ResolvedSource(
             ref.key, SourceStatus.DEAD, None, str(named), message=f"the file {ref.path} does not exist"

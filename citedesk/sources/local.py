@@ -42,11 +42,14 @@ def is_within(path: Path, roots: Iterable[Path]) -> bool:
     return any(resolved == root or resolved.is_relative_to(root) for root in roots)
 
 
-def outside_message(shown: str, has_document_folder: bool, path: Path | None = None) -> str:
-    """Why a named file was not read, and how the writer can allow it."""
-    where = "the document's folder" if has_document_folder else "the folders CiteDesk reads sources from"
-    folder = f" {Path(os.path.realpath(path)).parent}" if path is not None else " DIR"
+def outside_message(shown: str, path: Path | None = None) -> str:
+    """Why a named file was not read, and how the writer can allow it (a link says where it leads)."""
+    where = "the folders CiteDesk may read"
+    if path is None:
+        return f"the file {shown} is outside {where}: allow its folder with --allow-folder DIR (or every path with --allow-local-path)"
+    real = Path(os.path.realpath(path))
+    leads = f" (it is a link to {real})" if os.path.islink(path) else ""
     return (
-        f"the file {shown} is outside {where}: allow its folder with --allow-folder{folder} "
-        "(or every path with --allow-local-path)"
+        f"the file {os.path.normpath(shown)} is outside {where}{leads}: allow its folder with "
+        f"--allow-folder {real.parent} (or every path with --allow-local-path)"
     )

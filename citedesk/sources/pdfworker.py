@@ -139,6 +139,7 @@ def _parse(data: bytes) -> PdfText:
     """Read a PDF with pypdf; every failure is a `problem` (MemoryError is left to the caller)."""
     from pypdf import PdfReader  # noqa: PLC0415 - only the worker loads pypdf
 
+    complaints = _Complaints()
     try:
         reader = PdfReader(io.BytesIO(data))
         pieces: list[str] = []
@@ -157,8 +158,40 @@ def _parse(data: bytes) -> PdfText:
     except Exception as exc:  # pypdf raises far more than its own errors on hostile input
         log.info("unreadable PDF: %s: %s", type(exc).__name__, exc)
         return PdfText(problem=_why_unreadable(exc))
+    finally:
+        complaints.close()
     text = "\n\n".join(pieces)
-    return PdfText(text, pages, title, author, problem="" if text.strip() else NO_TEXT_LAYER)
+    if text.strip():
+        return PdfText(text, pages, title, author)
+    if complaints.first:  # no text, and pypdf had to repair or skip something: damaged, not a scan
+        log.info("no text, and pypdf warned: %s", _shorten(complaints.first))
+        return PdfText(problem=DAMAGED)
+    return PdfText(problem=NO_TEXT_LAYER)
+
+
+class _Complaints(logging.Handler):
+    """What pypdf warned about while reading one PDF (its first message kept)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first = ""
+        self.loggers = [logging.getLogger("pypdf"), logging.getLogger("py.warnings")]
+        for logger in self.loggers:
+            logger.addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.first = self.first or record.getMessage()
+
+    def close(self) -> None:
+        for logger in self.loggers:
+            logger.removeHandler(self)
+        super().close()
+
+
+def _shorten(message: str, limit: int = 120) -> str:
+    first = message.split("Warning: ", 1)[-1].splitlines()[0] if message.strip() else ""
+    line = " ".join(first.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _why_unreadable(exc: Exception) -> str:

@@ -368,3 +368,36 @@ def test_a_worker_does_not_outlive_a_killed_command(tmp_path: Path) -> None:
     while _marked(mark) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _marked(mark) == []
+
+
+def test_a_damaged_pdf_with_no_text_is_damaged_not_a_scan() -> None:
+    """60 bytes zeroed inside the page object: pypdf repairs what it can, finds no text and warns;
+    that is a damaged file, not a scan without a text layer (the newcomer's run-through)."""
+    good = _pdf(1, TEXT)
+    assert extract_pdf(good).problem == ""
+    at = good.find(b"/Type /Page ")
+    damaged = good[:at] + b"\0" * 60 + good[at + 60 :]
+    assert extract_pdf(damaged).problem == "unreadable PDF: it is damaged and could not be read"
+    scan = _pdf(1, b"")  # a page that draws nothing, read without a complaint
+    assert extract_pdf(scan).problem == "the PDF has no text layer (a scan?)"
+
+
+def test_the_not_checked_list_says_which_pdf_problem(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    doc = _document(tmp_path, _bomb())
+    capfd.readouterr()
+    main(
+        [
+            "audit",
+            str(doc),
+            "--offline",
+            "--no-dense",
+            "--judge",
+            "heuristic",
+            "--store",
+            str(tmp_path / "s.db"),
+        ]
+    )
+    out = capfd.readouterr().out
+    assert "[2] unreadable source (PDF: it expands past a safe size when decompressed" in out

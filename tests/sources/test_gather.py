@@ -151,9 +151,7 @@ def test_files_outside_the_document_folder_are_not_read(folders: tuple[Path, Pat
     for key in ("2", "3", "4"):
         assert sources[key].status is SourceStatus.OUTSIDE, key
         assert sources[key].text == ""
-        assert (
-            "is outside the document's folder: allow its folder with --allow-folder " in sources[key].message
-        )
+        assert "is outside the folders CiteDesk may read" in sources[key].message
         assert sources[key].message.endswith(f"{secret} (or every path with --allow-local-path)")
     assert kinds == [Kind.UNCHECKED_SOURCE] * 3
     assert all(SECRET not in (record.text or "") for record in store.sources())  # nothing of it stored
