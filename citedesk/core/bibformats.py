@@ -120,11 +120,12 @@ def _bibtex_reason(error: Exception, text: str, entry_line: int) -> tuple[str, i
     is where the entry is broken (a field without `=`, a missing comma); the entry's first line when
     it ran on to the next entry or the end of the file (a brace never closed), saying so."""
     reason = " ".join(str(getattr(error, "abort_reason", None) or str(error) or type(error).__name__).split())
+    reason = reason if reason.endswith((".", "?", "!")) else reason + "."  # a sentence follows it
     if reason.startswith("Unexpectedly reached end of file"):
         return f"{reason} The entry that starts here is never closed (is a `}}` missing?)", entry_line
     end = getattr(error, "end_index", None)
     if not isinstance(end, int) or not 0 <= end <= len(text):
-        return reason, entry_line
+        return reason.removesuffix("."), entry_line
     line = text.count("\n", 0, end) + 1
     if reason.startswith("Unexpected block start"):
         return (
@@ -132,8 +133,8 @@ def _bibtex_reason(error: Exception, text: str, entry_line: int) -> tuple[str, i
             entry_line,
         )
     if line == entry_line:
-        return reason, line
-    return f"{reason} (in the entry that starts on line {entry_line})", line
+        return reason.removesuffix("."), line
+    return f"{reason.removesuffix('.')} (in the entry that starts on line {entry_line})", line
 
 
 def _decoded(library: Library) -> tuple[Library, dict[str, dict[str, str]]]:
