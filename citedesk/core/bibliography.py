@@ -3,7 +3,8 @@
 `core.bibread.parse_bibliography(text, format)` reads BibTeX/BibLaTeX, CSL-JSON, CSL-YAML or RIS
 text (the readers live in `core.bibformats` and `core.csl`) into these `BibEntry` values: key, type, plain-text title and authors,
 year, container, volume, issue, pages, DOI, URL, arXiv id, ISBN and the attachments a `file` field
-(or RIS `L1`) names, as written. Nothing here reads a file: `sources.bibfiles` does that, and
+(or RIS `L1`) names, as written; and how each format writes a field (`written_field`: what a
+correction shown to the writer reads like). Nothing here reads a file: `sources.bibfiles` does that, and
 resolves attachment paths against the bibliography's folder.
 """
 
@@ -269,3 +270,60 @@ def duplicate_entries(entries: Iterable[BibEntry]) -> list[tuple[BibEntry, BibEn
         if title and entry.year:
             by_title.setdefault((title, entry.year), entry)
     return pairs
+
+
+# fields as each format writes them -------------------------------------------------------------------
+_FIELDS: dict[BibFormat, dict[str, str]] = {
+    BibFormat.BIBTEX: {
+        "year": "year",
+        "first_author": "author",
+        "venue": "journal",
+        "volume": "volume",
+        "pages": "pages",
+        "doi": "doi",
+    },
+    BibFormat.CSL_JSON: {
+        "year": "issued",
+        "first_author": "author",
+        "venue": "container-title",
+        "volume": "volume",
+        "pages": "page",
+        "doi": "DOI",
+    },
+    BibFormat.RIS: {
+        "year": "PY",
+        "first_author": "AU",
+        "venue": "T2",
+        "volume": "VL",
+        "pages": "SP",
+        "doi": "DO",
+    },
+}
+_FIELDS[BibFormat.CSL_YAML] = _FIELDS[BibFormat.CSL_JSON]
+_BOOKTITLE_TYPES = frozenset({"inproceedings", "conference", "incollection", "inbook"})
+
+
+def field_name(fmt: BibFormat | None, field: str, entry_type: str) -> str:
+    """The name `fmt` gives a work's `field` (`year`, `first_author`, `venue`, `volume`, `pages`,
+    `doi`) in an entry of `entry_type`: `journal`, or `booktitle` for a BibTeX paper in proceedings."""
+    if fmt is BibFormat.BIBTEX and field == "venue" and entry_type.lower() in _BOOKTITLE_TYPES:
+        return "booktitle"
+    return _FIELDS.get(fmt, {}).get(field, field) if fmt is not None else field
+
+
+def written_field(fmt: BibFormat | None, field: str, value: str, entry_type: str) -> str:
+    """`year = {2014}` (BibTeX), `"issued": {"date-parts": [[2014]]}` (CSL-JSON), `issued: 2014`
+    (CSL-YAML), `PY  - 2014` (RIS); `field: value` when the format is not known."""
+    name = field_name(fmt, field, entry_type)
+    if fmt is BibFormat.BIBTEX:
+        return f"{name} = {{{value.replace('-', '--') if field == 'pages' else value}}}"
+    if fmt is BibFormat.CSL_JSON:
+        if field == "year" and value.isdecimal():
+            return f'"{name}": {{"date-parts": [[{value}]]}}'
+        return f'"{name}": "{value}"'
+    if fmt is BibFormat.RIS:
+        if field == "pages" and "-" in value:
+            first, last = value.split("-", 1)
+            return f"SP  - {first} and EP  - {last}"
+        return f"{name}  - {value}"
+    return f"{name}: {value}"

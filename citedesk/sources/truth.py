@@ -1,52 +1,60 @@
-"""Reference truth in an audit: each entry checked against the indexes, and what that means for it.
+"""Reference truth in an audit: each cited work checked against the indexes, and what that means for it.
 
 `check_entries` runs `refcheck.check_references` with the store as its cache and its retraction
 snapshot (`store.lookups()`); `truth_findings` turns the checks into findings;
 `truthwords.truth_summary` into the typed record each source's summary carries
 (`SourceSummary.check`).
 
-| check | finding | where | fix |
+One model for every cited work, whether it is an entry of the document's own reference list or of
+a bibliography kept elsewhere: the same check makes the same finding, told by the same message
+(`truthwords`). The document's dialect says which it is (`works_in_text`) and how its key is
+written (`[3]`, `@ding2014`); that decides only where a finding goes and how the writer corrects
+the work (`_Cited`):
+
+| check | finding | where | fix (a list entry) / shown (a bibliography entry) |
 |---|---|---|---|
-| retracted or withdrawn (its standing notice) | `retracted` (error): the notice's DOI, date and link | the entry and every marker citing it | — |
-| expression of concern | `expression_of_concern` (warning), same detail | the entry and every marker citing it | — |
-| correction | `correction` (info), same detail | the entry | — |
-| `metadata_error` | `metadata_error` (warning), one per field: both values | the wrong value in the entry | correct it in the entry |
-| `different_work` | `doi_mismatch` (error): the work the DOI names | the entry | the DOI the title finds, when confident |
-| `unregistered` | `fabricated_reference` (error): the DOI resolves nowhere | the entry | the DOI the title finds; remove it |
-| `found_by_title` | `found_by_title` (info) | the entry | add its DOI |
-| `possible_match` | `possible_match` (info): which work, and why it is not confirmed | the entry | — |
-| `not_found` | `not_found` (warning): check that it exists — never "fabricated" | the entry | — |
+| retracted or withdrawn (its standing notice) | `retracted` (error): the notice's DOI, date and link | the list entry; every citation | — |
+| expression of concern | `expression_of_concern` (warning), same detail | the list entry; every citation | — |
+| correction | `correction` (info), same detail | the list entry, else the first citation | — |
+| `metadata_error` | `metadata_error` (warning), one per field: both values | the wrong value in the entry / the first citation | correct it in the entry / the field corrected, in its file and line |
+| `different_work` | `doi_mismatch` (error): the work the DOI names | the entry / the first citation | the DOI the title finds, when confident |
+| `unregistered` | `fabricated_reference` (error): the DOI resolves nowhere | the entry / the first citation | the DOI the title finds; remove it (every citation) |
+| `found_by_title` | `found_by_title` (info) | the entry / the first citation | add its DOI / `doi = {…}` to add to the entry |
+| `possible_match` | `possible_match` (info): which work, and why it is not confirmed | the entry / the first citation | — (check the entry) |
+| `not_found` | `not_found` (warning): check that it exists — never "fabricated" | the entry / the first citation | — |
 | `not_checked` | none (offline, unreachable, out of time: never a finding) | | |
 
-Every fix edits the reference entry only (`repair.EditReference`), so the prose stays identical;
-fixes go through the checked plan like every other.
+Every fix to a list entry edits the entry only (`repair.EditReference`), so the prose stays
+identical; fixes go through the checked plan like every other.
 
 A pandoc document has no reference list: what is checked are the bibliography entries it cites
 (`entries_to_check`: uncited entries of a reference manager's library are not the writer's
-problem, and would cost look-ups), their parsed fields compared with the records; the findings
-are placed on the citations and told in the bibliography's terms by `bibtruth.py`, where a
-correction is shown — the file, the line, the field — and never applied to the bibliography.
+problem, and would cost look-ups), their parsed fields compared with the records. A bibliography
+entry has no place in the document, and the bibliography file is never edited (issues 19 and 20:
+"for a bibliography file, the fix is shown, not applied"): its findings stand on the citations of
+its key, and where a correction is known it is shown — the file, the entry's line, the field as
+that format writes it (`year = {2014}`, `"DOI": "10.…"`, `PY  - 2014`). The one fix offered edits
+the document: a DOI registered nowhere may have every citation of its key removed. A citation is
+the cited item when its group cites several keys (`@b` of `[@a; @b]`), else the whole group.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
+from citedesk.core.bibliography import BibFormat, field_name, format_for, written_field
 from citedesk.core.document import Document
 from citedesk.core.entries import entry_body_start
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.references import Reference
-from citedesk.core.repair import (
-    EditReference,
-    make_fix,
-    remove_everywhere,
-)
+from citedesk.core.repair import EditReference, make_fix, remove_everywhere
 from citedesk.core.summaries import RetractionSummary
-from citedesk.core.works import CitedEntry
-from citedesk.sources.bibtruth import bibliography_findings
+from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.matching import Difference
@@ -60,15 +68,17 @@ from citedesk.sources.refcheck import (
 )
 from citedesk.sources.retractions import StoredRetractions, snapshot_age_days
 from citedesk.sources.truthwords import (
-    also,
-    byline,
-    index_name,
+    citing_words,
+    doi_mismatch_words,
+    found_by_title_words,
+    metadata_words,
+    not_found_words,
     notice_details,
     notice_kind,
-    notice_words,
-    offer,
+    possible_match_words,
     record,
-    standing_verb,
+    standing_words,
+    unregistered_words,
 )
 from citedesk.store import SnapshotInfo, Store
 
@@ -150,79 +160,93 @@ def check_entries(
         return TruthResult(checks, tables.snapshot())
 
 
-# findings ----------------------------------------------------------------------------------------
+# findings: one model for every cited work ---------------------------------------------------------
 def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> list[Finding]:
-    if not document.dialect.works_in_text:
-        return bibliography_findings(document, checks)
-    entries = document.references.by_key()
+    """The findings the checks make, for the works the document has (a list entry; a bibliography
+    entry it cites): a key it has no such work for makes none."""
     findings: list[Finding] = []
     for key, check in checks.items():
-        entry = entries.get(key)
-        if entry is None:
+        cited = _cited(document, key)
+        if cited is None:
             continue
-        findings.extend(_status_findings(document, entry, check))
-        findings.extend(_notice_findings(document, entry, check))
+        findings.extend(_status_findings(cited, check))
+        findings.extend(_notice_findings(cited, check))
     return findings
 
 
-def _status_findings(document: Document, entry: Reference, check: ReferenceCheck) -> list[Finding]:
-    key, span, name = entry.key, (entry.start, entry.end), document.label(entry.key)
-    index = index_name(check)
-    details = {"status": check.status.value, "doi": check.doi, "index": check.source or None}
-    status = check.status
+def _cited(document: Document, key: str) -> _Cited | None:
+    citing = document.markers_citing.get(key, ())
+    if document.dialect.works_in_text:
+        entry = document.references.by_key().get(key)
+        return _InList(document, key, citing, entry) if entry is not None else None
+    work = document.work_by_key.get(key)
+    if not isinstance(work, BibReference) or not citing:
+        return None
+    return _InBibliography(document, key, citing, work)
+
+
+def _status_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
+    name, status, place = cited.label, check.status, cited.place
+    details: dict[str, object] = {
+        "status": status.value,
+        "doi": check.doi,
+        "index": check.source or None,
+        **cited.where(),
+    }
     if status is CheckStatus.METADATA_ERROR:
-        return [_metadata_finding(document, entry, check, d) for d in check.differences]
-    if status is CheckStatus.DIFFERENT_WORK:
-        work = f"“{check.work.title}” ({byline(check.work)})" if check.work else "another work"
-        return [
-            make_finding(
-                Kind.DOI_MISMATCH,
-                span,
-                f"The DOI of {name} (doi:{check.doi}) is {work} in {index}, not the work the entry "
-                f"describes{offer(check)}.",
-                reference=key,
-                fixes=_fixes(document, entry, check, remove=False),
-                details={**details, "record": record(check.work), "suggested_doi": check.suggestion_doi},
-            )
-        ]
-    if status is CheckStatus.UNREGISTERED:
+        return [_metadata_finding(cited, check, d, details) for d in check.differences]
+    if status in (CheckStatus.DIFFERENT_WORK, CheckStatus.UNREGISTERED):
+        shown = cited.shown("doi", check.suggestion_doi) if check.suggestion_doi else None
+        if status is CheckStatus.DIFFERENT_WORK:
+            return [
+                make_finding(
+                    Kind.DOI_MISMATCH,
+                    cited.span,
+                    doi_mismatch_words(name, check, place, shown),
+                    reference=cited.key,
+                    fixes=cited.doi_fixes(check, remove=False),
+                    details={
+                        **details,
+                        "record": record(check.work),
+                        "suggested_doi": check.suggestion_doi,
+                        **cited.correction(shown),
+                    },
+                )
+            ]
         return [
             make_finding(
                 Kind.FABRICATED_REFERENCE,
-                span,
-                f"The DOI of {name} (doi:{check.doi}) is registered nowhere: neither Crossref nor doi.org "
-                f"knows it{offer(check)}.",
-                reference=key,
-                fixes=_fixes(document, entry, check, remove=True),
-                details={**details, "suggested_doi": check.suggestion_doi},
+                cited.span,
+                unregistered_words(name, check, place, shown),
+                reference=cited.key,
+                fixes=cited.doi_fixes(check, remove=True),
+                details={**details, "suggested_doi": check.suggestion_doi, **cited.correction(shown)},
             )
         ]
     if status is CheckStatus.FOUND_BY_TITLE and check.work is not None and check.suggestion_doi:
-        fix = make_fix(
-            f"Add doi:{check.suggestion_doi}",
-            document,
-            [_edit(doi_edit(document.text, entry, check.suggestion_doi))],
-        )
+        shown = cited.shown("doi", check.suggestion_doi)
         return [
             make_finding(
                 Kind.FOUND_BY_TITLE,
-                span,
-                f"{index} knows {name} as doi:{check.suggestion_doi} — “{check.work.title}” "
-                f"({byline(check.work)}){also(check)}. Adding the DOI lets readers and checks find it.",
-                reference=key,
-                fixes=(fix,) if fix else (),
-                details={**details, "record": record(check.work), "suggested_doi": check.suggestion_doi},
+                cited.span,
+                found_by_title_words(name, check, check.work, place, shown),
+                reference=cited.key,
+                fixes=cited.add_doi(check.suggestion_doi),
+                details={
+                    **details,
+                    "record": record(check.work),
+                    "suggested_doi": check.suggestion_doi,
+                    **cited.correction(shown),
+                },
             )
         ]
     if status is CheckStatus.POSSIBLE_MATCH and check.work is not None:
         return [
             make_finding(
                 Kind.POSSIBLE_MATCH,
-                span,
-                f"{index} has a work with a similar title — “{check.work.title}” ({byline(check.work)}"
-                f"{', doi:' + check.work.doi if check.work.doi else ''}) — but its authors or year do not "
-                f"confirm that it is the work {name} describes; check the entry.",
-                reference=key,
+                cited.span,
+                possible_match_words(name, check, check.work, place),
+                reference=cited.key,
                 details={**details, "record": record(check.work)},
             )
         ]
@@ -230,10 +254,9 @@ def _status_findings(document: Document, entry: Reference, check: ReferenceCheck
         return [
             make_finding(
                 Kind.NOT_FOUND,
-                span,
-                f"No index knows {name}: {check.message}. This does not mean it is fabricated: books, "
-                "reports and very recent work are often missing.",
-                reference=key,
+                cited.span,
+                not_found_words(name, check, place),
+                reference=cited.key,
                 details=details,
             )
         ]
@@ -241,48 +264,157 @@ def _status_findings(document: Document, entry: Reference, check: ReferenceCheck
 
 
 def _metadata_finding(
-    document: Document, entry: Reference, check: ReferenceCheck, difference: Difference
+    cited: _Cited, check: ReferenceCheck, difference: Difference, details: dict[str, object]
 ) -> Finding:
-    body = replace(entry, start=entry_body_start(document.text, entry))
-    placed = field_edit(document.text, body, difference)
-    fix = make_fix(placed.title, document, [_edit(placed)]) if placed is not None else None
-    index = index_name(check)
-    where = f"doi:{check.doi}" if check.doi else "the work"
+    span, fixes = cited.field_fix(difference)
+    shown = cited.shown(difference.field, difference.actual)
     return make_finding(
         Kind.METADATA_ERROR,
-        (placed.start, placed.end)
-        if placed is not None and placed.end > placed.start
-        else (entry.start, entry.end),
-        f"{document.label(entry.key)} gives the {difference.label} as “{difference.cited}”, but {index}'s record of "
-        f"{where} says “{difference.actual}”.",
-        reference=entry.key,
-        fixes=(fix,) if fix else (),
+        span,
+        metadata_words(cited.label, check, difference, cited.place, shown),
+        reference=cited.key,
+        fixes=fixes,
         details={
-            "status": check.status.value,
-            "doi": check.doi,
-            "index": check.source or None,
+            **details,
             "field": difference.field,
             "cited": difference.cited,
             "actual": difference.actual,
+            **cited.correction(shown),
         },
     )
 
 
-def _fixes(document: Document, entry: Reference, check: ReferenceCheck, *, remove: bool) -> tuple[Fix, ...]:
-    """ "Use doi:…" when the entry's title finds its work (first: the least change), then, for a DOI
-    that resolves nowhere, removing the reference and its citations."""
-    fixes: list[Fix] = []
-    if check.suggestion_doi and check.doi:
-        edit = _doi_swap(document.text, entry, check.doi, check.suggestion_doi)
-        if edit is not None:
-            fix = make_fix(f"Use doi:{check.suggestion_doi} (found by the entry's title)", document, [edit])
-            if fix is not None:
-                fixes.append(fix)
-    if remove:
-        fix = remove_everywhere(document, entry.key)
-        if fix is not None:
-            fixes.append(fix)
-    return tuple(fixes)
+def _notice_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
+    """A notice is told on the entry where the document has it, and on every citation of the work
+    — but a correction, told once: on the entry, else on the first citation."""
+    notice = check.standing
+    kind = notice_kind(notice) if notice is not None else None
+    if notice is None or kind is None:
+        return []
+    details = {**notice_details(check, notice), **cited.where()}
+    found: list[Finding] = []
+    if cited.entry_in_text or kind is Kind.CORRECTION:
+        found.append(
+            make_finding(
+                kind, cited.span, standing_words(cited.label, notice), reference=cited.key, details=details
+            )
+        )
+    if kind is Kind.CORRECTION:
+        return found
+    for index in cited.citing:
+        claim = cited.document.claim_by_marker.get(index)
+        found.append(
+            make_finding(
+                kind,
+                cited.citation(index),
+                citing_words(cited.label, notice),
+                reference=cited.key,
+                claim_id=claim.id if claim is not None else None,
+                details=details,
+            )
+        )
+    return found
+
+
+# where a cited work is, and how the writer corrects it ----------------------------------------------
+@dataclass(frozen=True)
+class _Cited:
+    """A cited work as its findings need it: where they go, how its key is written, and how the
+    writer corrects it — by a fix to the document (a list entry), or a correction shown in the
+    bibliography file (`place`), which is never edited."""
+
+    document: Document
+    key: str
+    citing: tuple[int, ...]
+    """The markers (citation groups) citing its key, in document order."""
+
+    entry_in_text: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        return self.document.label(self.key)
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """Where a finding about the work goes: its entry, else its first citation."""
+        return self.citation(self.citing[0])
+
+    def citation(self, index: int) -> tuple[int, int]:
+        """The citation of the key in marker `index`: its item in a group citing several keys."""
+        return self.document.markers[index].span_of(self.key)
+
+    @property
+    def place(self) -> str | None:
+        """Where the writer corrects the entry when that is not in the document (`refs.bib (line 12)`)."""
+        return None
+
+    def where(self) -> dict[str, object]:
+        return {}
+
+    def shown(self, field: str, value: str) -> str | None:
+        """`value` in `field` as the writer should set it where `place` says (None: a fix is offered)."""
+        return None
+
+    def correction(self, shown: str | None) -> dict[str, object]:
+        return {"correction": shown} if self.place is not None else {}
+
+    def doi_fixes(self, check: ReferenceCheck, *, remove: bool) -> tuple[Fix, ...]:
+        """For a DOI that names another work or none, the fixes to the document: for one that
+        resolves nowhere, removing the work and every citation of it."""
+        fix = remove_everywhere(self.document, self.key) if remove else None
+        return (fix,) if fix else ()
+
+    def add_doi(self, doi: str) -> tuple[Fix, ...]:
+        return ()
+
+    def field_fix(self, difference: Difference) -> tuple[tuple[int, int], tuple[Fix, ...]]:
+        """Where a wrong field is found, and the fix correcting it."""
+        return self.span, ()
+
+
+@dataclass(frozen=True)
+class _InList(_Cited):
+    """An entry of the document's own reference list: findings stand on it, fixes edit it only."""
+
+    entry: Reference
+    entry_in_text: ClassVar[bool] = True
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.entry.start, self.entry.end
+
+    def citation(self, index: int) -> tuple[int, int]:
+        marker = self.document.markers[index]
+        return marker.start, marker.end
+
+    def doi_fixes(self, check: ReferenceCheck, *, remove: bool) -> tuple[Fix, ...]:
+        """ "Use doi:…" when the entry's title finds its work (first: the least change), then the
+        removal."""
+        fixes: list[Fix] = []
+        if check.suggestion_doi and check.doi:
+            edit = _doi_swap(self.document.text, self.entry, check.doi, check.suggestion_doi)
+            if edit is not None:
+                fix = make_fix(
+                    f"Use doi:{check.suggestion_doi} (found by the entry's title)", self.document, [edit]
+                )
+                if fix is not None:
+                    fixes.append(fix)
+        return (*fixes, *super().doi_fixes(check, remove=remove))
+
+    def add_doi(self, doi: str) -> tuple[Fix, ...]:
+        fix = make_fix(
+            f"Add doi:{doi}", self.document, [_edit(doi_edit(self.document.text, self.entry, doi))]
+        )
+        return (fix,) if fix else ()
+
+    def field_fix(self, difference: Difference) -> tuple[tuple[int, int], tuple[Fix, ...]]:
+        body = replace(self.entry, start=entry_body_start(self.document.text, self.entry))
+        placed = field_edit(self.document.text, body, difference)
+        if placed is None:
+            return self.span, ()
+        fix = make_fix(placed.title, self.document, [_edit(placed)])
+        span = (placed.start, placed.end) if placed.end > placed.start else self.span
+        return span, (fix,) if fix else ()
 
 
 def _doi_swap(text: str, entry: Reference, old: str, new: str) -> EditReference | None:
@@ -298,39 +430,66 @@ def _edit(edit: EntryEdit) -> EditReference:
     return EditReference(edit.start, edit.end, edit.replacement)
 
 
-def _notice_findings(document: Document, entry: Reference, check: ReferenceCheck) -> list[Finding]:
-    notice = check.standing
-    kind = notice_kind(notice) if notice is not None else None
-    if notice is None or kind is None:
-        return []
-    name = document.label(entry.key)
-    told = notice_words(notice)
-    details = notice_details(check, notice)
-    found = [
-        make_finding(
-            kind,
-            (entry.start, entry.end),
-            f"{name} {standing_verb(notice)}: {told}.",
-            reference=entry.key,
-            details=details,
-        )
-    ]
-    if kind is Kind.CORRECTION:
-        return found
-    for index in document.markers_citing.get(entry.key, ()):
-        marker = document.markers[index]
-        claim = document.claim_by_marker.get(index)
-        found.append(
-            make_finding(
-                kind,
-                (marker.start, marker.end),
-                f"This sentence cites {name}, which {standing_verb(notice)}: {told}.",
-                reference=entry.key,
-                claim_id=claim.id if claim is not None else None,
-                details=details,
-            )
-        )
-    return found
+_FRONT_MATTER = "the document's front matter"
 
 
-# words ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _InBibliography(_Cited):
+    """An entry of a bibliography kept elsewhere: findings stand on its citations, corrections are
+    shown in its file."""
+
+    work: BibReference
+
+    @property
+    def in_front_matter(self) -> bool:
+        """Whether the entry is in the document's own front matter (`references:`)."""
+        source, path = self.work.source, self.document.path
+        if source == _FRONT_MATTER:
+            return True
+        return source is not None and path is not None and os.path.realpath(source) == os.path.realpath(path)
+
+    @property
+    def format(self) -> BibFormat | None:
+        if self.in_front_matter:
+            return BibFormat.CSL_YAML
+        return format_for(self.work.source) if self.work.source else None
+
+    @property
+    def file(self) -> str:
+        """The bibliography as the writer knows it: its path from the document's folder when it
+        lies there, else as it was named."""
+        if self.in_front_matter:
+            return _FRONT_MATTER
+        source = self.work.source
+        if not source:
+            return "the bibliography"
+        if self.document.path:
+            folder = os.path.dirname(os.path.abspath(self.document.path))
+            try:
+                relative = os.path.relpath(os.path.abspath(source), folder)
+            except ValueError:  # another drive (Windows)
+                return source
+            if not relative.startswith(os.pardir + os.sep) and relative != os.pardir:
+                return relative
+        return source
+
+    @property
+    def line(self) -> int | None:
+        line = self.work.entry.line
+        if line is None:
+            return None
+        return line + 1 if self.in_front_matter else line  # the block starts after its `---` line
+
+    @property
+    def place(self) -> str:
+        """`refs.bib (line 12)`: where the entry is."""
+        return f"{self.file} (line {self.line})" if self.line else self.file
+
+    def where(self) -> dict[str, object]:
+        return {"bibliography": self.file, "line": self.line}
+
+    def shown(self, field: str, value: str) -> str:
+        entry_type = self.work.entry.entry_type
+        if field == "first_author":
+            return f"the first author in {field_name(self.format, field, entry_type)} “{value}”"
+        return written_field(self.format, field, value, entry_type)

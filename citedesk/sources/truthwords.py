@@ -1,14 +1,18 @@
-"""How reference checks are told: the words and records that findings about a reference's truth
-share, whether the reference is an entry of the document's own list (`truth.py`) or of a
-bibliography file (`bibtruth.py`) — the notice named with its DOI, date and link, the work an
-index knows (`Ding et al., 2014`), the record a finding's details carry — and the typed summary
-each source's row in the report carries (`truth_summary`).
+"""How reference checks are told: the one set of messages for a reference's truth, whether the
+reference is an entry of the document's own list or of a bibliography file (`truth.py` decides
+which finding each check makes and where it goes) — each message a template in the work's `name`
+(`[3]`, `@ding2014`) and, for an entry kept in a bibliography file, the `place` the writer corrects
+it in (`refs.bib (line 12)`) and the correction `shown` there — and the words and records they
+share: the notice named with its DOI, date and link, the work an index knows (`Ding et al., 2014`),
+the record a finding's details carry; and the typed summary each source's row in the report
+carries (`truth_summary`).
 """
 
 from __future__ import annotations
 
 from citedesk.core.findings import Kind
 from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
+from citedesk.sources.matching import Difference
 from citedesk.sources.metadata import Notice, NoticeKind, Work
 from citedesk.sources.refcheck import ReferenceCheck
 
@@ -94,6 +98,87 @@ def record(work: Work | None) -> dict[str, object] | None:
         "year": work.year,
         "venue": work.container,
     }
+
+
+# the messages ---------------------------------------------------------------------------------------
+def doi_mismatch_words(name: str, check: ReferenceCheck, place: str | None, shown: str | None) -> str:
+    work = f"“{check.work.title}” ({byline(check.work)})" if check.work else "another work"
+    return (
+        f"The DOI of {name} (doi:{check.doi}) is {work} in {index_name(check)}, not the work the entry "
+        f"describes{offer(check)}.{_correct_doi(place, shown)}"
+    )
+
+
+def unregistered_words(name: str, check: ReferenceCheck, place: str | None, shown: str | None) -> str:
+    return (
+        f"The DOI of {name} (doi:{check.doi}) is registered nowhere: neither Crossref nor doi.org "
+        f"knows it{offer(check)}.{_correct_doi(place, shown)}"
+    )
+
+
+def _correct_doi(place: str | None, shown: str | None) -> str:
+    if place is None:
+        return ""
+    return (
+        f" Correct it in {place}: {shown}."
+        if shown
+        else f" Correct or remove the DOI of the entry in {place}."
+    )
+
+
+def found_by_title_words(
+    name: str, check: ReferenceCheck, work: Work, place: str | None, shown: str | None
+) -> str:
+    add = (
+        f"Add {shown} to the entry in {place} so that readers and checks find it."
+        if place is not None
+        else "Adding the DOI lets readers and checks find it."
+    )
+    return (
+        f"{index_name(check)} knows {name} as doi:{check.suggestion_doi} — “{work.title}” "
+        f"({byline(work)}){also(check)}. {add}"
+    )
+
+
+def possible_match_words(name: str, check: ReferenceCheck, work: Work, place: str | None) -> str:
+    return (
+        f"{index_name(check)} has a work with a similar title — “{work.title}” ({byline(work)}"
+        f"{', doi:' + work.doi if work.doi else ''}) — but its authors or year do not "
+        f"confirm that it is the work {name} describes; check the entry{_in(place)}."
+    )
+
+
+def not_found_words(name: str, check: ReferenceCheck, place: str | None) -> str:
+    return (
+        f"No index knows {name}: {check.message}. This does not mean it is fabricated: books, "
+        "reports and very recent work are often missing."
+        + (f" The entry is in {place}." if place is not None else "")
+    )
+
+
+def metadata_words(
+    name: str, check: ReferenceCheck, difference: Difference, place: str | None, shown: str | None
+) -> str:
+    where = f"doi:{check.doi}" if check.doi else "the work"
+    return (
+        f"{name} gives the {difference.label} as “{difference.cited}”, but {index_name(check)}'s record of "
+        f"{where} says “{difference.actual}”."
+        + (f" Correct it in {place}: {shown}." if place is not None else "")
+    )
+
+
+def standing_words(name: str, notice: Notice) -> str:
+    """On the entry: `[3] is retracted: retraction notice doi:…`."""
+    return f"{name} {standing_verb(notice)}: {notice_words(notice)}."
+
+
+def citing_words(name: str, notice: Notice) -> str:
+    """On a citation: `This sentence cites [3], which is retracted: …`."""
+    return f"This sentence cites {name}, which {standing_verb(notice)}: {notice_words(notice)}."
+
+
+def _in(place: str | None) -> str:
+    return f" in {place}" if place is not None else ""
 
 
 # the summary the report carries -----------------------------------------------------------------------
