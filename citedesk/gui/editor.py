@@ -17,17 +17,9 @@ from collections.abc import Callable
 
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
-from citedesk.core.review import Decision
+from citedesk.gui.actions import AT_A_FINDING, SHOW_EVIDENCE, ActionSpec, ActionState, button_text
 from citedesk.gui.highlighter import FindingHighlighter, Marks
-from citedesk.gui.hover_card import (
-    DISMISS,
-    NEEDS_SOURCE,
-    SHOW_EVIDENCE,
-    Hits,
-    HoverCard,
-    attach_label,
-    button_text,
-)
+from citedesk.gui.hover_card import Hits, HoverCard, attach_label
 from citedesk.gui.line_numbers import NumberedEditor
 from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.qt import (
@@ -174,17 +166,12 @@ class Editor(NumberedEditor):
             finding = hits.findings[0]
             for fix in finding.fixes:
                 actions.append(self._menu_action(menu, fix.title, lambda f=finding, x=fix: self._fix(f, x)))
-            actions.append(
-                self._menu_action(menu, DISMISS, lambda f=finding: self.decided.emit(f, Decision.FALSE_ALARM))
-            )
-            actions.append(
-                self._menu_action(
-                    menu, NEEDS_SOURCE, lambda f=finding: self.decided.emit(f, Decision.NEEDS_SOURCE)
-                )
-            )
-            actions.append(
-                self._menu_action(menu, SHOW_EVIDENCE, lambda f=finding: self.evidence_requested.emit(f))
-            )
+            state = ActionState(finding)
+            for spec in AT_A_FINDING:
+                if spec.enabled_when(state):
+                    action = self._menu_action(menu, spec.text, lambda f=finding, s=spec: self._act(f, s))
+                    action.setShortcuts(spec.key_sequences())
+                    actions.append(action)
         keys = dict.fromkeys(u.key for u in hits.unchecked if u.reason.attachable)
         for key in keys:
             label = attach_label(hits.unchecked, key, self.card.cite)
@@ -204,6 +191,12 @@ class Editor(NumberedEditor):
 
     def _fix(self, finding: Finding, fix: Fix) -> None:
         self.fix_chosen.emit(finding, fix)
+
+    def _act(self, finding: Finding, spec: ActionSpec) -> None:
+        if spec.decision is not None:
+            self.decided.emit(finding, spec.decision)
+        elif spec is SHOW_EVIDENCE:
+            self.evidence_requested.emit(finding)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
         if event.reason() == QContextMenuEvent.Reason.Keyboard:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from citedesk.core.findings import Evidence, Finding, Fix
 from citedesk.core.review import Decision, Review
-from citedesk.gui.hover_card import DISMISS, NEEDS_SOURCE, bracketed, button_text
+from citedesk.gui.actions import IN_THE_PANE, ActionState, button_text
+from citedesk.gui.hover_card import bracketed
 from citedesk.gui.qt import (
     QDesktopServices,
     QHBoxLayout,
@@ -67,8 +68,10 @@ class EvidenceView(QWidget):
         for fix in finding.fixes:
             self._buttons_layout.addWidget(self._button(fix.title, lambda _=False, f=fix: self._fix(f)))
         row = QHBoxLayout()
-        row.addWidget(self._button(DISMISS, lambda: self._decide(Decision.FALSE_ALARM)))
-        row.addWidget(self._button(NEEDS_SOURCE, lambda: self._decide(Decision.NEEDS_SOURCE)))
+        state = ActionState(finding)
+        for spec in IN_THE_PANE:
+            if spec.decision is not None and spec.enabled_when(state):
+                row.addWidget(self._button(spec.text, lambda _=False, d=spec.decision: self._decide(d)))
         row.addStretch(1)
         self._buttons_layout.addLayout(row)
         self._buttons.show()

@@ -8,8 +8,8 @@ applies; the list follows the editor's cursor through `select(finding)`.
 from __future__ import annotations
 
 from citedesk.core.findings import Finding
+from citedesk.gui.actions import APPLY_FIX, FIX_ALL, ActionState, button_text
 from citedesk.gui.findings_model import FindingsModel
-from citedesk.gui.hover_card import button_text
 from citedesk.gui.qt import (
     QCheckBox,
     QHBoxLayout,
@@ -46,8 +46,8 @@ class FindingsPanel(QWidget):
         self.group_box = QCheckBox("Group by kind")
         self.group_box.setToolTip("List the findings by kind instead of in document order")
         self.group_box.toggled.connect(self.set_grouped)
-        self.fix_button = QPushButton("Apply fix")
-        self.fix_all_button = QPushButton("Fix all of this kind")
+        self.fix_button = QPushButton(APPLY_FIX.text)
+        self.fix_all_button = QPushButton(FIX_ALL.text)
         self.fix_button.setEnabled(False)
         self.fix_all_button.setEnabled(False)
         self.fix_button.clicked.connect(self.fix_requested)
@@ -135,11 +135,11 @@ class FindingsPanel(QWidget):
 
     def _selected(self) -> None:
         finding = self.selected_finding()
-        fixable = bool(finding and finding.fixes)
+        fixable = APPLY_FIX.enabled_when(ActionState(finding))
         self.fix_button.setEnabled(fixable)
         self.fix_all_button.setEnabled(fixable)
         title = finding.fixes[0].title if finding is not None and finding.fixes else ""
         shown = title if len(title) <= 42 else title[:41] + "…"
-        self.fix_button.setText(button_text(f"Apply: {shown}") if title else "Apply fix")
+        self.fix_button.setText(button_text(f"Apply: {shown}") if title else APPLY_FIX.text)
         self.fix_button.setToolTip(title)
         self.selection_changed.emit(finding)

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 
 from citedesk.core.coverage import UncheckedCitation
 from citedesk.core.findings import Finding, Fix
-from citedesk.core.review import Decision
+from citedesk.gui.actions import AT_A_FINDING, FALSE_ALARM, ActionSpec, ActionState, button_text
+from citedesk.gui.actions import NEEDS_SOURCE as NEEDS_SOURCE_ACTION
+from citedesk.gui.actions import SHOW_EVIDENCE as SHOW_EVIDENCE_ACTION
 from citedesk.gui.highlighter import STYLES
 from citedesk.gui.qt import (
     QApplication,
@@ -40,9 +42,10 @@ from citedesk.gui.qt import (
     Signal,
 )
 
-DISMISS = "Dismiss (false alarm)"
-NEEDS_SOURCE = "Needs a source"
-SHOW_EVIDENCE = "Show evidence"
+DISMISS = FALSE_ALARM.text
+NEEDS_SOURCE = NEEDS_SOURCE_ACTION.text
+SHOW_EVIDENCE = SHOW_EVIDENCE_ACTION.text
+"""The review actions' labels as the card shows them (declared once, in `gui.actions`)."""
 ATTACH = "Attach a file…"
 CARD_WIDTH = 440
 SNIPPET_CHARS = 240
@@ -74,11 +77,6 @@ def attach_label(unchecked: list[UncheckedCitation], key: str, cite: Callable[[s
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def button_text(label: str) -> str:
-    """A label shown as is on a button (an `&` is not a keyboard mnemonic)."""
-    return label.replace("&", "&&")
 
 
 class HoverCard(QFrame):
@@ -214,9 +212,10 @@ class HoverCard(QFrame):
             column.addWidget(self._button(fix.title, lambda _=False, f=fix: self._fix(f)))
         row = QHBoxLayout()
         row.setSpacing(4)
-        row.addWidget(self._button(DISMISS, lambda: self._decide(Decision.FALSE_ALARM)))
-        row.addWidget(self._button(NEEDS_SOURCE, lambda: self._decide(Decision.NEEDS_SOURCE)))
-        row.addWidget(self._button(SHOW_EVIDENCE, self._evidence))
+        state = ActionState(finding)
+        for spec in AT_A_FINDING:
+            if spec.enabled_when(state):
+                row.addWidget(self._button(spec.text, lambda _=False, s=spec: self._act(s)))
         row.addStretch(1)
         column.addLayout(row)
 
@@ -284,16 +283,15 @@ class HoverCard(QFrame):
         if finding is not None:
             self.fix_chosen.emit(finding, fix)
 
-    def _decide(self, decision: Decision) -> None:
+    def _act(self, spec: ActionSpec) -> None:
+        """A review action on the finding shown: a decision, or its evidence."""
         finding = self.current()
         self.close_card()
-        if finding is not None:
-            self.decided.emit(finding, decision)
-
-    def _evidence(self) -> None:
-        finding = self.current()
-        self.close_card()
-        if finding is not None:
+        if finding is None:
+            return
+        if spec.decision is not None:
+            self.decided.emit(finding, spec.decision)
+        elif spec is SHOW_EVIDENCE_ACTION:
             self.evidence_requested.emit(finding)
 
     def _attach(self, key: str) -> None:

@@ -7,7 +7,8 @@
 - `FindingsPanel`, `EvidenceView`, `SourcesPanel` — the list (following the cursor), the evidence
   with its fixes as buttons, the sources (a file, several dropped at once, or a folder).
 - `FixController`, `ReviewController`, `AssistConsent` — fixes, decisions, Claude consent.
-- `StatusBar`, `Legend`, `ModelDownloads`, `ViewSettings`, `menus` — the rest of the frame.
+- `StatusBar`, `Legend`, `ModelDownloads`, `ViewSettings`, `menus` (built from the
+  declared `actions`) — the rest of the frame.
 - `OpRunner` — the store work, look-ups and exports the parts ask for, off the GUI thread.
 
 Every decision about findings, fixes and sources is the desk's; this module only connects.
@@ -15,11 +16,12 @@ Every decision about findings, fixes and sources is the desk's; this module only
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from citedesk import __version__
-from citedesk.assets import icon_path
+from citedesk.assets import icon_path, sample_paths
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
@@ -27,6 +29,7 @@ from citedesk.core.text import LineIndex
 from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
 from citedesk.desk.state import DocumentState
+from citedesk.gui.actions import RECENT, SAMPLES, ActionState
 from citedesk.gui.audit_controller import AuditController, Job
 from citedesk.gui.completion import CitationCompleter, ask_bibliography
 from citedesk.gui.consent import AssistConsent
@@ -37,7 +40,6 @@ from citedesk.gui.evidence_view import EvidenceView
 from citedesk.gui.find_bar import FindBar
 from citedesk.gui.findings_panel import FindingsPanel
 from citedesk.gui.fix_controller import FixController
-from citedesk.gui.hover_card import button_text
 from citedesk.gui.legend import Legend
 from citedesk.gui.menus import build_menus
 from citedesk.gui.offsets import Utf16Map
@@ -133,6 +135,7 @@ class MainWindow(QMainWindow):
         self.assist_label = self.status.assist
         self.judge_label = self.status.judge
         self.menus = build_menus(self)
+        self._menu_parts()
         self.view_settings.restore(
             **{
                 LINE_NUMBERS: self.line_numbers_action,
@@ -143,6 +146,29 @@ class MainWindow(QMainWindow):
         )
         self._connect()
         self.document.title_changed.emit("Untitled — CiteDesk")
+
+    def _menu_parts(self) -> None:
+        """What the menus hold beyond their actions: the File menu's submenus, the checkable
+        actions the settings restore, the Claude consent on its two actions."""
+        actions = self.menus.actions
+        self.recent_menu = self.menus.submenus[RECENT]
+        self.recent_menu.aboutToShow.connect(self.fill_recent)
+        for name, sample in sample_paths().items():
+            self.menus.submenus[SAMPLES].addAction(name, functools.partial(self.open_sample, sample))
+        self.offline_action = actions["offline"]
+        self.offline_action.setChecked(self.options.offline)
+        self.assist_action, self.claude_judge_action = actions["assist"], actions["claude_judge"]
+        self.apply_action = actions["apply_fix"]
+        self.line_numbers_action, self.wrap_action = actions["line_numbers"], actions["soft_wrap"]
+        self.monospace_action, self.group_action = actions["monospace"], actions["group"]
+        self.assist = AssistConsent(
+            self.assist_action,
+            self.claude_judge_action,
+            self.settings,
+            lambda: self.document.session,
+            self.editor.toPlainText,
+            self,
+        )
 
     # --- what the window is showing ---------------------------------------------------------------
     @property
@@ -232,6 +258,9 @@ class MainWindow(QMainWindow):
         self.ops.message.connect(self.show_message)
 
     # --- documents ----------------------------------------------------------------------------------
+    def export_report(self) -> None:
+        self.document.export_dialog(self.report)
+
     def load_file(self, path: str | Path) -> bool:
         return self.document.load_file(path)
 
@@ -392,8 +421,7 @@ class MainWindow(QMainWindow):
 
     def _select(self, finding: Finding | None) -> None:
         report = self.report
-        title = finding.fixes[0].title if finding is not None and finding.fixes else ""
-        self.apply_action.setText("&Apply fix: " + button_text(title) if title else "&Apply fix")
+        self.menus.follow(ActionState(finding))
         if finding is None or report is None:
             self.evidence.show_finding(None)
             return

@@ -1,56 +1,62 @@
-"""The window's menus and their shortcuts, in one place (the README's table of keys comes from here).
+"""The menu bar, built from the declared actions (`gui.actions`): the menus know the table, not the window.
 
 `build_menus(window)` adds every action to the menu bar *and* to the window, so each shortcut works
-wherever the keyboard is. The actions call the window's parts; nothing here decides anything.
+wherever the keyboard is. Each action runs its spec's `handler`, looked up on the window by name;
+nothing here decides anything. The window fills the File menu's submenus (recent files, samples)
+and connects the actions with no handler (the Claude consent).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from functools import reduce
 
-from citedesk.assets import sample_paths
-from citedesk.core.review import Decision
-from citedesk.gui.consent import AssistConsent
-from citedesk.gui.qt import QAction, QKeySequence, QMenu
+from citedesk.gui.actions import (
+    BY_ID,
+    MENU_BAR,
+    SEPARATOR,
+    SUBMENUS,
+    ActionSpec,
+    ActionState,
+    always,
+    button_text,
+)
+from citedesk.gui.qt import QAction, QMainWindow, QMenu
 
-if TYPE_CHECKING:
-    from citedesk.gui.main_window import MainWindow
 
-Shortcut = QKeySequence | QKeySequence.StandardKey | str | None
-ZOOM_IN = ("Ctrl+=", "Ctrl++")
-ZOOM_OUT = "Ctrl+-"
-ZOOM_RESET = "Ctrl+Alt+0"
-"""Ctrl+0 clears a review decision, so the zoom goes back to its base size with Ctrl+Alt+0."""
-CARD_KEY = "Alt+Return"
+def handler_of(host: object, spec: ActionSpec) -> Callable[..., object] | None:
+    """The callable `spec.handler` names on `host` (a dotted path), or None when it has none."""
+    if spec.handler is None:
+        return None
+    found = reduce(getattr, spec.handler.split("."), host)
+    if not callable(found):
+        raise TypeError(f"{spec.id}: {spec.handler} is not callable")
+    return found
 
 
 class MenuBuilder:
-    def __init__(self, window: MainWindow) -> None:
+    """The menu bar's menus, submenus and actions (by spec id), as built."""
+
+    def __init__(self, window: QMainWindow) -> None:
         self.window = window
         self.menus: dict[str, QMenu] = {}
+        self.submenus: dict[str, QMenu] = {}
+        self.actions: dict[str, QAction] = {}
 
-    def action(
-        self,
-        menu_name: str,
-        text: str,
-        slot: Callable[..., object],
-        shortcut: Shortcut | tuple[str, ...] = None,
-        *,
-        checkable: bool = False,
-    ) -> QAction:
-        if menu_name not in self.menus:
-            self.menus[menu_name] = self.window.menuBar().addMenu(menu_name)
-        action = QAction(text, self.window)
-        if isinstance(shortcut, tuple):
-            action.setShortcuts([QKeySequence(s) for s in shortcut])
-        elif shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)
-        self.menus[menu_name].addAction(action)
+    def add(self, menu: QMenu, spec: ActionSpec) -> QAction:
+        action = QAction(spec.label, self.window)
+        keys = spec.key_sequences()
+        if len(keys) > 1:
+            action.setShortcuts(keys)
+        elif keys:
+            action.setShortcut(keys[0])
+        action.setCheckable(spec.checkable)
+        handler = handler_of(self.window, spec)
+        if handler is not None:
+            action.triggered.connect(_slot(handler, spec))
+        menu.addAction(action)
         self.window.addAction(action)
+        self.actions[spec.id] = action
         return action
 
     def find(self, text: str) -> QAction:
@@ -61,84 +67,38 @@ class MenuBuilder:
                     return action
         raise KeyError(text)
 
-    def separator(self, menu_name: str) -> None:
-        self.menus[menu_name].addSeparator()
+    def follow(self, state: ActionState) -> None:
+        """Enable each action by its spec's `enabled_when` (those that always apply are left to their
+        parts: the Claude consent enables its own); Apply fix names the fix it applies."""
+        for spec_id, action in self.actions.items():
+            spec = BY_ID[spec_id]
+            if spec.enabled_when is not always:
+                action.setEnabled(spec.enabled_when(state))
+        apply_fix = self.actions.get("apply_fix")
+        if apply_fix is not None:
+            finding = state.finding
+            title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+            label = BY_ID["apply_fix"].label
+            apply_fix.setText(f"{label}: {button_text(title)}" if title else label)
 
 
-def build_menus(w: MainWindow) -> MenuBuilder:
-    m = MenuBuilder(w)
-    doc = w.document
-    m.action("&File", "&Open…", doc.open_dialog, QKeySequence.StandardKey.Open)
-    m.action("&File", "&Save", doc.save, QKeySequence.StandardKey.Save)
-    m.action("&File", "Save &as…", doc.save_as_dialog, QKeySequence.StandardKey.SaveAs)
-    w.recent_menu = m.menus["&File"].addMenu("Open &recent")
-    w.recent_menu.aboutToShow.connect(w.fill_recent)
-    samples_menu = m.menus["&File"].addMenu("Open a &sample (as a copy)")
-    for name, sample in sample_paths().items():
-        samples_menu.addAction(name, functools.partial(w.open_sample, sample))
-    m.separator("&File")
-    m.action("&File", "Attach a &folder of sources…", w.sources_panel.ask_folder)
-    m.action("&File", "&Bibliography…", w.choose_bibliography)
-    m.action("&File", "&Export report…", lambda: doc.export_dialog(w.report), "Ctrl+E")
-    m.separator("&File")
-    m.action("&File", "Se&ttings…", w.settings_dialog, "Ctrl+,")
-    m.action("&File", "Download a &judge model…", w.downloads.offer)
-    m.action("&File", "&Quit", w.close, QKeySequence.StandardKey.Quit)
+def _slot(handler: Callable[..., object], spec: ActionSpec) -> Callable[..., object]:
+    if spec.checkable:
+        return lambda checked: handler(*spec.args, checked)
+    return lambda: handler(*spec.args)
 
-    m.action("&Edit", "&Undo", w.editor.undo_in_place, QKeySequence.StandardKey.Undo)
-    m.action("&Edit", "&Redo", w.editor.redo_in_place, QKeySequence.StandardKey.Redo)
-    m.action("&Edit", "&Find…", w.find_bar.open_bar, QKeySequence.StandardKey.Find)
-    m.action("&Edit", "Find and &replace…", lambda: w.find_bar.open_bar(replacing=True), "Ctrl+H")
-    m.action("&Edit", "Find &next", w.find_bar.find_next, QKeySequence.StandardKey.FindNext)
-    m.action("&Edit", "Filter &findings…", w.focus_filter, "Ctrl+Shift+F")
 
-    m.action("&Audit", "&Audit now", w.audits.start, "F5")
-    m.action("&Audit", "&Cancel audit", w.escape, "Escape")
-    w.offline_action = m.action("&Audit", "&Offline (fetch nothing)", w.toggle_offline, checkable=True)
-    w.offline_action.setChecked(w.options.offline)
-    w.assist_action = m.action(
-        "&Audit", "Claude &assistance for this document…", lambda: None, "Ctrl+Shift+A"
-    )
-    w.claude_judge_action = m.action(
-        "&Audit", "Claude &judges the citations too…", lambda: None, "Ctrl+Shift+J"
-    )
-    w.assist = AssistConsent(
-        w.assist_action,
-        w.claude_judge_action,
-        w.settings,
-        lambda: w.document.session,
-        w.editor.toPlainText,
-        w,
-    )
-
-    review = w.review
-    m.action("&Review", "&Next finding", lambda: w.findings.step(1), "F8")
-    m.action("&Review", "&Previous finding", lambda: w.findings.step(-1), "Shift+F8")
-    m.action("&Review", "Show the &card at the cursor", w.open_card_at_cursor, CARD_KEY)
-    w.apply_action = m.action("&Review", "&Apply fix", w.apply_selected_fix, "Ctrl+.")
-    m.action("&Review", "Fix &all of this kind", w.apply_fix_all_of_kind, "Ctrl+Shift+.")
-    m.action("&Review", "Re&number the reference list", w.renumber)
-    m.separator("&Review")
-    m.action("&Review", "&Start review (first undecided)", review.start, "F7")
-    m.action("&Review", "&Confirmed", lambda: review.decide(Decision.CONFIRMED), "Ctrl+1")
-    m.action("&Review", "&False alarm (hide)", lambda: review.decide(Decision.FALSE_ALARM), "Ctrl+2")
-    m.action("&Review", "&Needs a source", lambda: review.decide(Decision.NEEDS_SOURCE), "Ctrl+3")
-    m.action("&Review", "Add a &note…", review.note_dialog, "Ctrl+Shift+N")
-    m.action("&Review", "C&lear the decision", review.clear, "Ctrl+0")
-    m.action("&Review", "Show &false alarms", review.toggle_dismissed, "Ctrl+Shift+H", checkable=True)
-
-    view = w.view_settings
-    w.line_numbers_action = m.action("&View", "&Line numbers", view.set_line_numbers, checkable=True)
-    w.wrap_action = m.action("&View", "Soft &wrap", view.set_soft_wrap, checkable=True)
-    w.monospace_action = m.action("&View", "&Monospaced font", view.set_monospace, checkable=True)
-    m.action("&View", "Zoom &in", lambda: w.editor.zoom_by(1), ZOOM_IN)
-    m.action("&View", "Zoom &out", lambda: w.editor.zoom_by(-1), ZOOM_OUT)
-    m.action("&View", "&Actual size", lambda: view.set_zoom(0), ZOOM_RESET)
-    m.separator("&View")
-    w.group_action = m.action(
-        "&View", "&Group findings by kind", view.set_grouped, "Ctrl+Shift+G", checkable=True
-    )
-    m.action("&View", "L&egend", w.show_legend)
-    m.action("&Help", "&Legend", w.show_legend)
-    m.action("&Help", "&About CiteDesk", w.show_about)
+def build_menus(window: QMainWindow) -> MenuBuilder:
+    """The menu bar of `MENU_BAR`, each action running its handler on `window`."""
+    m = MenuBuilder(window)
+    for title, entries in MENU_BAR:
+        menu = m.menus[title] = window.menuBar().addMenu(title)
+        for entry in entries:
+            if entry == SEPARATOR:
+                menu.addSeparator()
+            elif entry in SUBMENUS:
+                m.submenus[entry] = menu.addMenu(SUBMENUS[entry])
+            else:
+                m.add(menu, BY_ID[entry])
+    m.follow(ActionState())
     return m
