@@ -1,8 +1,8 @@
 """Reference truth in an audit: each cited work checked against the indexes, and what that means for it.
 
 `check_entries` runs `refcheck.check_references` with the store as its cache and its retraction
-snapshot (`store.lookups()`); `truth_findings` turns the checks into findings;
-`truthwords.truth_summary` into the typed record each source's summary carries
+snapshot (`store.lookups()`); `truth_findings` turns the checks into findings (`check_findings`:
+one check); `truthwords.truth_summary` into the typed record each source's summary carries
 (`SourceSummary.check`).
 
 One model for every cited work, whether it is an entry of the document's own reference list or of
@@ -69,7 +69,6 @@ from citedesk.sources.refcheck import (
 from citedesk.sources.retractions import StoredRetractions, snapshot_age_days
 from citedesk.sources.truthwords import (
     citing_words,
-    doi_mismatch_words,
     found_by_title_words,
     metadata_words,
     not_found_words,
@@ -78,7 +77,7 @@ from citedesk.sources.truthwords import (
     possible_match_words,
     record,
     standing_words,
-    unregistered_words,
+    wrong_doi_words,
 )
 from citedesk.store import SnapshotInfo, Store
 
@@ -162,16 +161,18 @@ def check_entries(
 
 # findings: one model for every cited work ---------------------------------------------------------
 def truth_findings(document: Document, checks: dict[str, ReferenceCheck]) -> list[Finding]:
-    """The findings the checks make, for the works the document has (a list entry; a bibliography
-    entry it cites): a key it has no such work for makes none."""
-    findings: list[Finding] = []
-    for key, check in checks.items():
-        cited = _cited(document, key)
-        if cited is None:
-            continue
-        findings.extend(_status_findings(cited, check))
-        findings.extend(_notice_findings(cited, check))
-    return findings
+    """The findings the checks make, key by key (`check_findings`)."""
+    return [finding for key, check in checks.items() for finding in check_findings(document, key, check)]
+
+
+def check_findings(document: Document, key: str, check: ReferenceCheck) -> list[Finding]:
+    """The findings one index check makes about the work `key` names, whichever kind of work it
+    is (an entry of the document's list; a bibliography entry it cites): those of its status, then
+    those of its standing notice. A key the document has no such work for makes none."""
+    cited = _cited(document, key)
+    if cited is None:
+        return []
+    return [*_status_findings(cited, check), *_notice_findings(cited, check)]
 
 
 def _cited(document: Document, key: str) -> _Cited | None:
@@ -197,30 +198,20 @@ def _status_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
         return [_metadata_finding(cited, check, d, details) for d in check.differences]
     if status in (CheckStatus.DIFFERENT_WORK, CheckStatus.UNREGISTERED):
         shown = cited.shown("doi", check.suggestion_doi) if check.suggestion_doi else None
-        if status is CheckStatus.DIFFERENT_WORK:
-            return [
-                make_finding(
-                    Kind.DOI_MISMATCH,
-                    cited.span,
-                    doi_mismatch_words(name, check, place, shown),
-                    reference=cited.key,
-                    fixes=cited.doi_fixes(check, remove=False),
-                    details={
-                        **details,
-                        "record": record(check.work),
-                        "suggested_doi": check.suggestion_doi,
-                        **cited.correction(shown),
-                    },
-                )
-            ]
+        unregistered = status is CheckStatus.UNREGISTERED
         return [
             make_finding(
-                Kind.FABRICATED_REFERENCE,
+                Kind.FABRICATED_REFERENCE if unregistered else Kind.DOI_MISMATCH,
                 cited.span,
-                unregistered_words(name, check, place, shown),
+                wrong_doi_words(name, check, place, shown),
                 reference=cited.key,
-                fixes=cited.doi_fixes(check, remove=True),
-                details={**details, "suggested_doi": check.suggestion_doi, **cited.correction(shown)},
+                fixes=cited.doi_fixes(check, remove=unregistered),
+                details={
+                    **details,
+                    **({} if unregistered else {"record": record(check.work)}),
+                    "suggested_doi": check.suggestion_doi,
+                    **cited.correction(shown),
+                },
             )
         ]
     if status is CheckStatus.FOUND_BY_TITLE and check.work is not None and check.suggestion_doi:

@@ -14,7 +14,7 @@ from citedesk.core.findings import Kind
 from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
 from citedesk.sources.matching import Difference
 from citedesk.sources.metadata import Notice, NoticeKind, Work
-from citedesk.sources.refcheck import ReferenceCheck
+from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
 
 INDEX_NAMES = {"crossref": "Crossref", "openalex": "OpenAlex", "doi.org": "doi.org"}
 
@@ -101,19 +101,14 @@ def record(work: Work | None) -> dict[str, object] | None:
 
 
 # the messages ---------------------------------------------------------------------------------------
-def doi_mismatch_words(name: str, check: ReferenceCheck, place: str | None, shown: str | None) -> str:
-    work = f"“{check.work.title}” ({byline(check.work)})" if check.work else "another work"
-    return (
-        f"The DOI of {name} (doi:{check.doi}) is {work} in {index_name(check)}, not the work the entry "
-        f"describes{offer(check)}.{_correct_doi(place, shown)}"
-    )
-
-
-def unregistered_words(name: str, check: ReferenceCheck, place: str | None, shown: str | None) -> str:
-    return (
-        f"The DOI of {name} (doi:{check.doi}) is registered nowhere: neither Crossref nor doi.org "
-        f"knows it{offer(check)}.{_correct_doi(place, shown)}"
-    )
+def wrong_doi_words(name: str, check: ReferenceCheck, place: str | None, shown: str | None) -> str:
+    """The DOI names another work (`different_work`) or none (`unregistered`)."""
+    if check.status is CheckStatus.UNREGISTERED:
+        what = "registered nowhere: neither Crossref nor doi.org knows it"
+    else:
+        work = f"“{check.work.title}” ({byline(check.work)})" if check.work else "another work"
+        what = f"{work} in {index_name(check)}, not the work the entry describes"
+    return f"The DOI of {name} (doi:{check.doi}) is {what}{offer(check)}.{_correct_doi(place, shown)}"
 
 
 def _correct_doi(place: str | None, shown: str | None) -> str:
