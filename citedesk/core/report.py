@@ -150,10 +150,10 @@ def to_json(report: Report) -> dict[str, Any]:
             }
             for c in doc.claims
         ],
-        "findings": [_finding_json(report, f) for f in report.findings],
-        "dismissed": [_finding_json(report, f) for f in report.dismissed],
+        "findings": [finding_json(report, f) for f in report.findings],
+        "dismissed": [finding_json(report, f) for f in report.dismissed],
         "sources": [source.to_json() for source in report.sources],
-        "summary": {**summary(report.findings), **report.coverage_or_count().to_json()},
+        "summary": summary_json(report),
         "review": dict(zip(("reviewed", "total"), report.review_progress(), strict=True)),
         **({"assist": report.assist.to_json()} if report.assist is not None else {}),
         "retractions": report.retractions.to_json() if report.retractions is not None else None,
@@ -196,7 +196,8 @@ def _references_json(doc: Document) -> list[dict[str, Any]]:
     ]
 
 
-def _finding_json(report: Report, f: Finding) -> dict[str, Any]:
+def finding_json(report: Report, f: Finding) -> dict[str, Any]:
+    """One finding as the JSON report has it (and each line of the streamed `jsonl` format)."""
     line, column = report.document.lines.line_col(f.start)
     review = report.review_of(f)
     return {
@@ -247,6 +248,11 @@ def summary(findings: Iterable[Finding]) -> dict[str, Any]:
         by_kind[f.kind.value] = by_kind.get(f.kind.value, 0) + 1
         by_severity[f.severity.value] += 1
     return {"total": sum(by_kind.values()), "by_kind": by_kind, "by_severity": by_severity}
+
+
+def summary_json(report: Report) -> dict[str, Any]:
+    """The JSON report's `summary`: the findings by kind and severity, and the coverage."""
+    return {**summary(report.findings), **report.coverage_or_count().to_json()}
 
 
 def render_json(report: Report) -> str:

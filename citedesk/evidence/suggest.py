@@ -46,6 +46,7 @@ from citedesk.evidence.verdicts import (
     JudgementCache,
     Judging,
     Part,
+    PreparedSource,
     Progress,
     headings,
     judge_citations,
@@ -99,11 +100,14 @@ def assess_evidence(
     progress: Progress = _no_progress,
     out_of_time: Callable[[], bool] = lambda: False,
     local: Judge | None = None,
+    prepared: dict[str, PreparedSource] | None = None,
 ) -> EvidenceResult:
     """The verdicts and the findings they make. With `local`, sources marked private (read from
-    outside the allowed folders) are judged by it, never by `judge` (Claude)."""
+    outside the allowed folders) are judged by it, never by `judge` (Claude). `prepared`: the
+    usable sources already indexed (`verdicts.prepare`, the audit's retrieval stage); else here."""
     usable = {key: s for key, s in sources.items() if s.usable}
-    prepared = prepare(usable, embedder, progress)
+    if prepared is None:
+        prepared = prepare(usable, embedder, progress)
     private = frozenset(key for key, s in usable.items() if s.private) if local is not None else frozenset()
     judging = Judging(prepared, headings(document), judge, embedder, store, out_of_time, local, private)
     verdicts = judge_citations(document, judging, progress)

@@ -141,6 +141,13 @@ def _not_reached_now(name: str, source: ResolvedSource) -> str:
     )
 
 
+def waits_for_truth(document: Document, key: str, source: ResolvedSource) -> bool:
+    """Whether this source's finding waits for the reference checks: a DOI doi.org does not know is
+    theirs to report (a fabricated reference only when they could not decide). The audit publishes
+    every other source finding before those checks run."""
+    return source.status is SourceStatus.NOT_FOUND and _has_doi(document, key)
+
+
 def _has_doi(document: Document, key: str) -> bool:
     work = document.work_by_key.get(key)
     return work is not None and bool(work.doi)

@@ -27,9 +27,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from citedesk import pipeline
 from citedesk.cli import main
 from citedesk.core.report import render_json, render_text
+from citedesk.engine import stages
 from citedesk.pipeline import AuditOptions, audit_text
 from citedesk.sources.gather import SourceOptions
 from tests.conftest import SAMPLES
@@ -108,14 +108,14 @@ def server() -> Iterator[str]:
 def _short_read_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1 s read timeout for every fetch of the audit; the 60 s deadline per source stays, so a
     message that names the wrong limit shows."""
-    real = pipeline.source_options
+    real = stages.source_options
 
     def short(options: AuditOptions, *args: Any, **kwargs: Any) -> SourceOptions:
         made = real(options, *args, **kwargs)
         assert made.fetch.deadline == 60.0
         return replace(made, fetch=replace(made.fetch, read_timeout=READ_TIMEOUT))
 
-    monkeypatch.setattr(pipeline, "source_options", short)
+    monkeypatch.setattr(stages, "source_options", short)
 
 
 def _closed_port() -> int:

@@ -1,0 +1,201 @@
+"""The retrieval and judging stages' work: loading the judge (and Claude, when the writer turned it
+on), indexing the sources' passages, then the verdicts, the findings they make and the references
+offered for uncited sentences (the local judge's, and Claude's checked proposals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from citedesk.core.document import Document
+from citedesk.core.findings import Finding, Verdict
+from citedesk.core.summaries import AssistSummary
+from citedesk.engine.state import AuditOptions, AuditState
+
+if TYPE_CHECKING:
+    from citedesk.assist.client import ClaudeClient
+    from citedesk.core.claims import Atom
+    from citedesk.evidence.embed import Embedder
+    from citedesk.evidence.judges.base import Judge
+    from citedesk.evidence.suggest import EvidenceResult, Offer
+    from citedesk.evidence.verdicts import PreparedSource
+    from citedesk.sources.gather import ResolvedSource
+    from citedesk.store import Store
+
+
+@dataclass
+class Judging:
+    """What the retrieval stage loads and indexes for the judging stage."""
+
+    judge: Judge
+    local: Judge
+    """The local judge: it judges, or stands in for the pairs the chosen judge (Claude) cannot
+    answer or must not see, and confirms Claude's citations."""
+    remote: Judge | None
+    embedder: Embedder | None
+    client: ClaudeClient | None
+    assist: AssistSummary | None
+    atoms: dict[str, list[Atom]] | None
+    prepared: dict[str, PreparedSource] = field(default_factory=dict)
+
+
+def load_judging(
+    document: Document,
+    resolved: dict[str, ResolvedSource],
+    options: AuditOptions,
+    state: AuditState,
+    store: Store,
+) -> Judging:
+    """The judge (and Claude), Claude's atomic facts, and every usable source indexed (embedded)."""
+    from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve  # noqa: PLC0415
+    from citedesk.evidence.models import make_judge  # noqa: PLC0415
+    from citedesk.evidence.verdicts import prepare  # noqa: PLC0415
+
+    state.progress("loading the judge")
+    chosen = resolve(options.judge)
+    local, embedder, _note = make_judge(
+        AUTO if chosen.sends_text else options.judge, store=store, dense=options.dense
+    )
+    client = _claude_client(options) if options.assist == "claude" or chosen.sends_text else None
+    remote: Judge | None = None
+    if client is not None and chosen.sends_text:
+        remote = chosen.load(JudgeContext(embedder=embedder, store=store, client=client, local=local))
+    assist: AssistSummary | None = None
+    atoms = None
+    if client is not None:
+        client.cache = _StoredAnswers(store)
+        assist = AssistSummary(client.model)
+        if options.assist == "claude":
+            atoms = _claude_facts(document, client, assist, state)
+    usable = {key: s for key, s in resolved.items() if s.usable}
+    prepared = prepare(usable, embedder, state.progress)
+    return Judging(remote or local, local, remote, embedder, client, assist, atoms, prepared)
+
+
+def judge_claims(
+    document: Document,
+    resolved: dict[str, ResolvedSource],
+    findings: list[Finding],
+    loaded: Judging,
+    options: AuditOptions,
+    state: AuditState,
+    store: Store,
+) -> tuple[dict[str, list[Verdict]], list[Finding]]:
+    """Verdicts: misattributed, unsupported_number and unsupported_part findings, and the references
+    offered for uncited sentences (the local judge's, and Claude's). Returns the verdicts and every
+    finding (`findings` with the offers joined, then the judge's own)."""
+    from citedesk.core.findings import Kind  # noqa: PLC0415
+    from citedesk.evidence.policy import restrained  # noqa: PLC0415
+    from citedesk.evidence.suggest import assess_evidence, offer_citations  # noqa: PLC0415
+
+    judge, local, remote = loaded.judge, loaded.local, loaded.remote
+    client, assist = loaded.client, loaded.assist
+    uncited = [f for f in findings if f.kind is Kind.UNCITED]
+    result = assess_evidence(
+        document,
+        resolved,
+        judge,
+        embedder=loaded.embedder,
+        store=store,
+        uncited=uncited,
+        atoms=loaded.atoms,
+        progress=state.progress,
+        out_of_time=state.out_of_time,
+        local=local if remote is not None else None,
+        prepared=loaded.prepared,
+    )
+    claude_offers = {}
+    if client is not None and assist is not None:
+        from citedesk.assist.insert import can_cite  # noqa: PLC0415
+
+        if options.assist == "claude" and not can_cite(document):
+            assist.rejected.append(
+                f"Claude does not suggest citations for {document.dialect.name} documents yet"
+            )
+        elif options.assist == "claude":
+            claude_offers = _claude_citations(document, uncited, result, local, client, assist, state)
+        if remote is not None:
+            assist.rejected.extend(getattr(remote, "errors", ()))
+        assist.usage = client.usage.describe()
+    # a judge whose policy lets it only suggest names the better reference but offers no fix, and
+    # raises no error (`Policy.acts`, declared in its registry entry)
+    offers = (
+        result.offers if judge.policy.acts else {k: replace(o, fix=None) for k, o in result.offers.items()}
+    )
+    merged = offer_citations(document, findings, offers, claude_offers)
+    merged.extend(restrained(result.findings, judge.policy))
+    return result.verdicts, merged
+
+
+class _StoredAnswers:
+    """Claude's usable answers kept in the store, so a re-audit sends only what changed."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def get(self, key: str) -> str | None:
+        return self.store.get_judgement(key, "claude-answer")
+
+    def put(self, key: str, answer: str) -> None:
+        self.store.put_judgements("claude-answer", {key: answer})
+
+
+def _claude_facts(
+    document: Document, client: ClaudeClient, assist: AssistSummary, state: AuditState
+) -> dict[str, list[Atom]]:
+    """Claude's checked decomposition of long cited sentences into atomic facts."""
+    from citedesk.assist.atoms import decompose  # noqa: PLC0415
+
+    state.progress("asking Claude for atomic facts")
+    decomposition = decompose(document, client)
+    assist.facts = dict(decomposition.atoms)
+    assist.rejected.extend(decomposition.rejected)
+    return decomposition.atoms
+
+
+def judging_off(options: AuditOptions) -> bool:
+    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415
+
+    return resolve(options.judge).off
+
+
+def _claude_client(options: AuditOptions) -> ClaudeClient:
+    from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient  # noqa: PLC0415
+
+    return ClaudeClient(options.assist_model or DEFAULT_MODEL)
+
+
+def _claude_citations(
+    document: Document,
+    uncited: list[Finding],
+    result: EvidenceResult,
+    local: Judge,
+    client: ClaudeClient,
+    assist: AssistSummary,
+    state: AuditState,
+) -> dict[str, Offer]:
+    """Claude proposes markers for uncited claims; every proposal passes the prose check and the
+    local judge before it becomes an offer (shown before the local judge's own suggestion)."""
+    from citedesk.assist.insert import propose_citations  # noqa: PLC0415
+    from citedesk.evidence.suggest import claude_offer  # noqa: PLC0415
+
+    open_claims = [f.claim_id for f in uncited if f.claim_id]
+    state.progress("asking Claude", 0, len(open_claims))
+    confirmations: dict[tuple[str, str], Verdict] = {}
+
+    def confirmed(claim_id: str, key: str) -> bool:
+        found = result.confirm(claim_id, key, local)
+        if found is not None:
+            confirmations[(claim_id, key)] = found[1]
+        return found is not None
+
+    proposed = propose_citations(document, open_claims, client, confirmed)
+    assist.suggested = proposed.suggested
+    assist.rejected.extend(proposed.rejected)
+    assist.passes = proposed.passes
+    offers = {}
+    for claim_id, keys in proposed.suggested.items():
+        offer = claude_offer(document, claim_id, keys, confirmations.get((claim_id, keys[0])))
+        if offer is not None:
+            offers[claim_id] = offer
+    return offers

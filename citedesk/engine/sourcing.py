@@ -1,0 +1,189 @@
+"""The audit's work with the store and the sources: opening the store, the source options, the
+reference checks in the time budget, the sources' summaries and the writer's review decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citedesk.core.document import Document
+from citedesk.core.review import Review
+from citedesk.core.summaries import RetractionSummary, SourceSummary
+from citedesk.engine.state import AuditOptions, AuditState
+from citedesk.errors import StoreError
+
+if TYPE_CHECKING:
+    from citedesk.sources.gather import ResolvedSource, SourceOptions
+    from citedesk.sources.truth import TruthResult
+    from citedesk.store import Store
+
+
+def check_truth(
+    document: Document, options: AuditOptions, state: AuditState, store: Store
+) -> TruthResult | None:
+    """The reference checks (Crossref, OpenAlex, doi.org, the retraction snapshot), in the audit's
+    time budget."""
+    if not options.check_references:
+        return None
+    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
+    from citedesk.sources.indexes import LookupConfig  # noqa: PLC0415
+    from citedesk.sources.truth import check_entries, entries_to_check  # noqa: PLC0415
+
+    state.progress("checking references", 0, 0)
+    remaining = state.remaining()
+    config = LookupConfig.from_env(
+        doi_base=options.doi_base,
+        crossref_base=options.crossref_base,
+        openalex_base=options.openalex_base,
+        mailto=options.contact_email,
+        offline=options.offline,
+        max_age_days=options.recheck_days,
+        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
+        max_rate_wait=120.0 if remaining is None else min(120.0, remaining),
+    )
+    policy = FetchPolicy(
+        allow_private_network=options.allow_private_network,
+        deadline=min(30.0, options.fetch_timeout),
+        read_timeout=min(20.0, options.fetch_timeout),
+        connect_timeout=min(10.0, options.fetch_timeout),
+    )
+    truth = check_entries(
+        entries_to_check(document),
+        config,
+        store,
+        fetch_policy=policy,
+        cancelled=lambda: state.cancelled or state.out_of_time(),
+        progress=lambda done, total: state.progress("checking references", done, total),
+    )
+    state.check()
+    return truth.ran_out() if state.out_of_time() else truth
+
+
+def retraction_summary_of(truth: TruthResult | None, offline: bool) -> RetractionSummary | None:
+    """`offline`: asked not to fetch, or no host answered (then Crossref and OpenAlex were not
+    asked either, and the report must not say they were)."""
+    if truth is None:
+        return None
+    from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
+
+    return retraction_summary(truth, offline=offline)
+
+
+def open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> Store | None:
+    """The store, when the audit needs it; without sources to check, a missing or unwritable
+    store only means the writer's review decisions are not applied."""
+    if not (required or reviews):
+        return None
+    if required:
+        return open_store(options)
+    try:
+        return open_store(options)
+    except StoreError:
+        return None
+
+
+def stored_reviews(store: Store, path: str | None) -> dict[str, Review]:
+    """The writer's decisions for the document at `path`, by review key."""
+    from citedesk.core.review import Decision, document_key  # noqa: PLC0415
+
+    return {
+        key: Review(Decision(row["decision"]), row["note"] or "", float(row["at"] or 0.0))
+        for key, row in store.reviews(document_key(path)).items()
+        if row["decision"] in Decision.__members__.values()
+    }
+
+
+def text_hash(text: str) -> str:
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None = None) -> Store:
+    from citedesk.store import Store, default_store_path  # noqa: PLC0415
+
+    return Store(options.store_path or default_store_path(), on_wait=on_wait)
+
+
+def source_options(
+    options: AuditOptions, document_dir: Path | None = None, budget: float | None = None
+) -> SourceOptions:
+    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
+    from citedesk.sources.gather import SourceOptions  # noqa: PLC0415
+
+    base = SourceOptions(
+        offline=options.offline,
+        sources_dir=options.sources_dir,
+        document_dir=document_dir,
+        refresh=options.refresh,
+        refresh_keys=options.refresh_keys,
+        attached=options.attached,
+        local_roots=options.local_roots,
+        allow_local_paths=options.allow_local_paths,
+        budget=budget,
+        fetch=FetchPolicy(
+            allow_private_network=options.allow_private_network,
+            deadline=options.fetch_timeout,
+            read_timeout=min(20.0, options.fetch_timeout),
+            connect_timeout=min(10.0, options.fetch_timeout),
+        ),
+    )
+    if options.doi_base:
+        base = replace(base, doi_base=options.doi_base)
+    if options.arxiv_base:
+        base = replace(base, arxiv_base=options.arxiv_base)
+    if options.crossref_base:
+        base = replace(base, crossref_base=options.crossref_base)
+    return base
+
+
+def describe_sources(
+    document: Document, resolved: dict[str, ResolvedSource], truth: TruthResult | None = None
+) -> list[SourceSummary]:
+    from citedesk.sources.quality import assess_quality  # noqa: PLC0415
+    from citedesk.sources.truthwords import truth_summary  # noqa: PLC0415
+
+    checks = truth.checks if truth is not None else {}
+    citing: dict[str, list[str]] = {}
+    for claim in document.claims:
+        for index in claim.sentence.markers:
+            for key in document.markers[index].keys:
+                citing.setdefault(key, []).append(claim.text)
+    entries = document.work_by_key
+    in_text = document.dialect.works_in_text  # a reference list's entries, or a bibliography's
+    described = []
+    for key, source in resolved.items():
+        if not in_text and key not in document.markers_citing:
+            continue  # an uncited candidate for swaps: not one of the document's sources
+        entry = entries[key]
+        # a bibliography entry names its work exactly: its title and authors are what the writer
+        # knows it by (a numbered entry's title is a guess from its text: the source's wins)
+        title = source.title if in_text else (entry.title or source.title)
+        quality = None
+        if source.usable:
+            quality = assess_quality(
+                url=entry.url,
+                has_doi=bool(entry.doi),
+                local=source.status.value == "local",
+                date=source.date or entry.year,
+                text=source.text,
+                citing_sentences=citing.get(key, []),
+            )
+        described.append(
+            SourceSummary(
+                key=key,
+                status=source.status.value,
+                location=source.location,
+                title=title,
+                passages=len(source.passages),
+                cached=source.from_cache,
+                message=source.message,
+                detail=source.detail,
+                quality=quality,
+                authors=None if in_text else entry.authors,
+                check=truth_summary(checks[key]) if key in checks else None,
+            )
+        )
+    return described
