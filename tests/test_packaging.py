@@ -64,3 +64,15 @@ def test_metainfo_matches_the_desktop_entry_and_the_version() -> None:
     newest = root.find("releases/release")
     assert newest is not None
     assert newest.get("version") == citedesk.__version__ == project["version"]
+
+
+def test_every_package_of_the_code_is_installed() -> None:
+    """setuptools installs only the packages pyproject lists: a new one left out works in an
+    editable checkout and is missing from a wheel or the PyInstaller build."""
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "citedesk").rglob("__init__.py")
+    }
+    assert found - listed == set()
