@@ -85,6 +85,8 @@ def _audit(args: argparse.Namespace) -> int:
     session = _desk(args, sending=not args.assist_preview).open(name)
     if args.assist_preview:
         return _assist_preview(session, args.judge)
+    if args.format == "jsonl":
+        return _audit_streaming(session, args, policy)
     report = session.audit()
     colour = _colour(args)
     output = session.render(report, args.format, colour=colour)
@@ -96,12 +98,33 @@ def _audit(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
 
 
+def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy: FailPolicy) -> int:
+    """`--format jsonl`: each stage's findings as a JSON line the moment the stage is done (to
+    standard output, flushed; or, with --out, the same lines written atomically at the end)."""
+    lines: list[str] = []
+
+    def write(line: str) -> None:
+        if args.out:
+            lines.append(line)
+        else:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+
+    report = session.audit_streaming(write)
+    if args.out:
+        session.desk.write_report(args.out, "".join(lines))
+        print(f"{args.file[0]}: report written to {args.out}", file=sys.stderr)
+    return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
 def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
     """Each file audited on its own, then one summary table (`core.batch`)."""
     from citedesk.core.batch import render_batch  # noqa: PLC0415
 
-    if args.format == "html":
-        raise UsageError("an HTML report holds one document: use --format text, markdown or json for several")
+    if args.format in ("html", "jsonl"):
+        raise UsageError(
+            f"--format {args.format} holds one document: use --format text, markdown or json for several"
+        )
     if args.assist_preview:
         raise UsageError("--assist-preview shows what one document would send: give one file")
     desk = _desk(args)

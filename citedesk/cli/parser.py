@@ -34,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument("file", nargs="+", help="Markdown or text documents")
     audit.add_argument(
-        "--format", choices=sorted(RENDERERS), default="text", help="report format (default: text)"
+        "--format",
+        choices=[*sorted(RENDERERS), "jsonl"],
+        default="text",
+        help="report format (default: text); jsonl: one JSON line per stage of the audit as it "
+        "finishes (structure first), then the summary",
     )
     audit.add_argument("--out", metavar="PATH", help="write the report to PATH instead of standard output")
     audit.add_argument(

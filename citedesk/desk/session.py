@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.report import Report
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.errors import OutputError, RepairError, UsageError
-from citedesk.pipeline import AuditOptions, AuditState
+from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
@@ -177,6 +177,20 @@ class DocumentSession:
             options or self.options(),
             state or AuditState(),
         )
+
+    def audit_streaming(self, write: Callable[[str], None]) -> Report:
+        """Audit the document, writing one JSON line per stage the moment it finishes (its new
+        findings, as the JSON report writes them), then `{"stage": "done", "summary": …}`."""
+        import json  # noqa: PLC0415
+
+        from citedesk.core.report import summary_json  # noqa: PLC0415
+
+        def publish(result: StageResult) -> None:
+            write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+
+        report = self.audit(state=AuditState(on_stage=publish))
+        write(json.dumps({"stage": "done", "summary": summary_json(report)}, ensure_ascii=False) + "\n")
+        return report
 
     def structure_report(self, text: str | None = None) -> Report:
         """The structural findings only (no sources, no judge): what structural fixes need."""
