@@ -30,6 +30,7 @@ import pytest
 from citedesk.cli import main
 from citedesk.core.report import render_json, render_text
 from citedesk.engine import stages
+from citedesk.engine.sourcing import source_options
 from citedesk.pipeline import AuditOptions, audit_text
 from citedesk.sources.gather import SourceOptions
 from tests.conftest import SAMPLES
@@ -108,7 +109,7 @@ def server() -> Iterator[str]:
 def _short_read_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1 s read timeout for every fetch of the audit; the 60 s deadline per source stays, so a
     message that names the wrong limit shows."""
-    real = stages.source_options
+    real = source_options  # as the sources stage calls it
 
     def short(options: AuditOptions, *args: Any, **kwargs: Any) -> SourceOptions:
         made = real(options, *args, **kwargs)
