@@ -11,7 +11,7 @@ import pytest
 
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.dialects import Reading, dialect_for, dialect_named, register, registered
+from citedesk.core.dialects import PlainDialect, Reading, dialect_for, dialect_named, register, registered
 from citedesk.core.document import Document, Structure, document_of, parse_document, reparse
 from citedesk.core.findings import Finding, Kind, TextEdit, make_finding
 from citedesk.core.markdown import Layout
@@ -37,7 +37,7 @@ from citedesk.errors import RepairError
 _CITE = re.compile(r"\{\{cite:([A-Za-z0-9_.-]+)\}\}")
 
 
-class ToyDialect:
+class ToyDialect(PlainDialect):
     """`{{cite:key}}`, one key per citation, keys of a bibliography kept elsewhere."""
 
     name = "toy"
@@ -56,21 +56,6 @@ class ToyDialect:
 
     def label(self, structure: Structure, key: str) -> str:
         return "{{cite:" + key + "}}"
-
-    def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
-        return " ".join(self.label(structure, key) for key in keys)
-
-    def is_citation(self, structure: Structure, key: str) -> bool:
-        return True
-
-    def in_text(self, structure: Structure, marker: int) -> bool:
-        return False
-
-    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
-        return []
-
-    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
-        return []
 
     def structural_findings(self, document: Document) -> list[Finding]:
         """A key no bibliography entry has is fabricated; the fix removes its citation."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from citedesk.core.dialects import numbered, pandoc
 from citedesk.core.dialects.base import (
     CitationDialect,
+    PlainDialect,
     Reading,
     dialect_for,
     dialect_named,
@@ -21,6 +22,7 @@ from citedesk.core.dialects.base import (
 
 __all__ = [
     "CitationDialect",
+    "PlainDialect",
     "Reading",
     "dialect_for",
     "dialect_named",

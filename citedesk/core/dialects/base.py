@@ -85,6 +85,31 @@ class CitationDialect(Protocol):
         it cannot make safely (or that does not apply to it: a bibliography is never edited)."""
 
 
+class PlainDialect:
+    """The members most dialects answer the same way, to inherit: every key it holds is a citation,
+    no citation is a word of its sentence, nothing else in the prose is skipped, and a group is its
+    labels side by side. A dialect adds `name`, `works_in_text`, `read`, `label`,
+    `structural_findings` and `edits` (LaTeX's `\\cite{a,b}` would override `group_label`)."""
+
+    def label(self, structure: Structure, key: str) -> str:
+        raise NotImplementedError
+
+    def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
+        return " ".join(self.label(structure, key) for key in keys)
+
+    def is_citation(self, structure: Structure, key: str) -> bool:
+        return True
+
+    def in_text(self, structure: Structure, marker: int) -> bool:
+        return False
+
+    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
+        return []
+
+    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
+        return []
+
+
 _REGISTRY: dict[str, CitationDialect] = {}
 
 

@@ -16,7 +16,7 @@ from citedesk.core.checks import (
     malformed_markers,
     orphan_references,
 )
-from citedesk.core.dialects.base import Reading, dialect_named, register
+from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.marker_repair import marker_edits
 from citedesk.core.markers import find_markers
 from citedesk.core.references import parse_references
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from citedesk.core.works import BibReference
 
 
-class NumberedDialect:
+class NumberedDialect(PlainDialect):
     name = "numbered"
     works_in_text = True
 
@@ -53,18 +53,6 @@ class NumberedDialect:
 
     def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
         return f"[{', '.join(keys)}]"
-
-    def is_citation(self, structure: Structure, key: str) -> bool:
-        return True
-
-    def in_text(self, structure: Structure, marker: int) -> bool:
-        return False
-
-    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
-        return []
-
-    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
-        return []
 
     def structural_findings(self, document: Document) -> list[Finding]:
         return [
