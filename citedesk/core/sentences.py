@@ -165,14 +165,24 @@ def _neutral(
         pieces.append("X" + "x" * (e - s - 1) if fill == "X" else fill * (e - s))
         cursor = e
     pieces.append(text[cursor:end])
-    return "".join(pieces).replace("\n", " ").replace("\r", " ").replace("\t", " ")
+    joined = "".join(pieces).replace("\r\n", _CRLF + "\n")
+    return joined.replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+_CRLF = "\x1e"
+"""Stands for the CR of a CRLF in a neutral block: left out of what pysbd reads, so a CRLF file is
+split into sentences as its LF twin is (pysbd reads `." A` and `."  A` differently)."""
 
 
 @functools.lru_cache(maxsize=32_768)
 def segment_spans(neutral: str) -> tuple[tuple[int, int], ...]:
     """Sentence spans in one neutral block; cached, so re-auditing an edited document only
     re-segments the paragraphs that changed."""
-    return tuple(_segment(neutral))
+    if _CRLF not in neutral:
+        return tuple(_segment(neutral))
+    kept = [i for i, c in enumerate(neutral) if c != _CRLF]  # offsets in the block, CRs left out
+    collapsed = "".join(neutral[i] for i in kept)
+    return tuple((kept[start], kept[end - 1] + 1) for start, end in _segment(collapsed) if end > start)
 
 
 def _segment(neutral: str) -> Iterable[tuple[int, int]]:
