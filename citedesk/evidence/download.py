@@ -1,6 +1,6 @@
 """Downloading a registry model from the Hugging Face Hub: progress, cancel, and nothing half-installed.
 
-`pull_model` asks the Hub (through huggingface_hub, which honours `HF_ENDPOINT` for a mirror) for
+`pull` asks the Hub (through huggingface_hub, which honours `HF_ENDPOINT` for a mirror) for
 the repository's files at one commit, downloads only what the judge needs (config, tokenizer, one
 copy of the weights: safetensors when the repository has them) into a hidden folder beside the
 models, checks that the result loads and answers the known pairs of `models verify` the right way

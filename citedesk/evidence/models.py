@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -160,23 +159,6 @@ def remove_model(name: str) -> None:
 
         raise ModelError(f"no installed model {name!r}")
     shutil.rmtree(target)
-
-
-def pull_model(
-    name: str,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
-) -> Path:
-    """Download a registry model (by name or hub id) and install it, checked; returns its folder.
-
-    `progress(done, total)` in bytes, `cancelled()` polled between chunks; raises the typed errors
-    of `citedesk.evidence.download` (`NoNetwork`, `ModelNotFound`, `DiskFull`, `DownloadCancelled`,
-    all `ModelError`s). `download.pull` gives the details (commit, bytes, known pairs right).
-    """
-    from citedesk.evidence.download import pull  # noqa: PLC0415 - huggingface_hub on first use only
-
-    return pull(name, progress=progress, cancelled=cancelled).path
 
 
 def registry_lines() -> list[str]:

@@ -202,13 +202,11 @@ def test_offline_mode_is_no_network_without_contacting_anyone(
     assert left_in_models() == []
 
 
-def test_models_pull_wrapper_returns_the_installed_folder(
-    hub: LocalHub, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pull_returns_the_installed_folder(hub: LocalHub, monkeypatch: pytest.MonkeyPatch) -> None:
     from citedesk.evidence import registry
 
     monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, ENTRY))
-    assert models.pull_model("tiny-grounding") == models.models_dir() / "tiny-grounding"
+    assert pull("tiny-grounding").path == models.models_dir() / "tiny-grounding"
     assert models.default_model() == models.models_dir() / "tiny-grounding"  # the only one: `auto` uses it
 
 
