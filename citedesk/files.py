@@ -197,12 +197,6 @@ def read_stamped(
     return decode_document(data, max_bytes=max_bytes), FileStamp.of(data, info)
 
 
-def stamp_of(path: str | os.PathLike[str]) -> FileStamp:
-    """The file's stamp as it is now (its bytes hashed); OSError when it cannot be read."""
-    data, info = _read_regular(Path(path), MAX_DOCUMENT_BYTES)
-    return FileStamp.of(data, info)
-
-
 def write_checked(
     path: str | os.PathLike[str],
     text: str,
@@ -217,7 +211,8 @@ def write_checked(
     written, and its size and time once more just before the new version takes its place; if it
     changed, was moved or deleted, FileChangedError says so and nothing is written (the backup
     included). With `backup`, the bytes that were read are kept as `NAME.citedesk-backup` first.
-    `stamp` None writes without a check (a new file). Returns the backup's path, if one was made,
+    `stamp` None writes without a check (a new file, or a write the writer chose to make over
+    whatever is there, which the backup then keeps). Returns the backup's path, if one was made,
     and the stamp of what is now on disk.
     """
     p = Path(path)
@@ -225,6 +220,8 @@ def write_checked(
     original: bytes | None = None
     if stamp is not None:
         original = _still_as_read(p, stamp)
+    elif backup and p.exists():  # no stamp: what is there now is what the backup keeps
+        original = read_regular_file(p, MAX_DOCUMENT_BYTES)
     data = encode_document(text, encoding)
 
     def unchanged() -> None:
@@ -289,7 +286,7 @@ def write_bytes_atomic(
     other hard links (a rename would give this name a new file and leave the other names on the
     old text), and a file whose owner or group cannot be given to the new file (another user's
     file that we may write but not chown). If that in-place write is interrupted, the copy
-    (`.NAME.*.tmp`) holds the whole new version, and `write_with_backup` has kept the old one.
+    (`.NAME.*.tmp`) holds the whole new version, and `write_checked` has kept the old one as the backup.
     """
     p = Path(path)
     if p.is_symlink():
@@ -443,16 +440,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # another user's process: alive
     return True
-
-
-def write_with_backup(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
-    """Keep the current file as `<name>.citedesk-backup`, then write the new text atomically."""
-    p = Path(path)
-    backup = p.with_name(p.name + BACKUP_SUFFIX)
-    if p.exists():
-        write_bytes_atomic(backup, read_regular_file(p, MAX_DOCUMENT_BYTES))
-    write_atomic(p, text, encoding)
-    return backup
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -16,7 +16,7 @@ from citedesk.files import (
     read_document,
     read_regular_file,
     write_atomic,
-    write_with_backup,
+    write_checked,
 )
 
 
@@ -29,7 +29,8 @@ def test_a_symlinked_document_keeps_its_link(tmp_path: Path) -> None:
     write_atomic(link, "new")
     assert link.is_symlink()  # the link is not replaced by a copy
     assert real.read_text(encoding="utf-8") == "new"
-    backup = write_with_backup(link, "newer")
+    backup, _ = write_checked(link, "newer", "utf-8", None, backup=True)
+    assert backup is not None
     assert link.is_symlink()
     assert real.read_text(encoding="utf-8") == "newer"
     assert backup.read_text(encoding="utf-8") == "new"
@@ -148,7 +149,8 @@ def test_a_fix_keeps_the_byte_order_and_its_mark(tmp_path: Path, encoding: str, 
     doc.write_bytes(bom + "Café prices rose [1] [7].\r\n".encode(encoding))
     decoded = read_document(doc)
     assert decoded.text == "Café prices rose [1] [7].\r\n"
-    backup = write_with_backup(doc, decoded.text.replace(" [7]", ""), decoded.encoding)
+    backup, _ = write_checked(doc, decoded.text.replace(" [7]", ""), decoded.encoding, None, backup=True)
+    assert backup is not None
     assert doc.read_bytes() == bom + "Café prices rose [1].\r\n".encode(encoding)
     assert backup.read_bytes() == bom + "Café prices rose [1] [7].\r\n".encode(encoding)
 
@@ -159,7 +161,7 @@ def test_hard_links_are_kept(tmp_path: Path) -> None:
     other = tmp_path / "linked-copy.md"
     os.link(doc, other)
     inode = doc.stat().st_ino
-    write_with_backup(doc, "new text")
+    write_checked(doc, "new text", "utf-8", None, backup=True)
     assert doc.stat().st_ino == inode  # the same file, so every name sees the fix
     assert other.read_text(encoding="utf-8") == "new text"
     assert doc.read_text(encoding="utf-8") == "new text"
@@ -173,7 +175,7 @@ def test_owner_group_and_mode_are_kept_when_root_fixes_a_users_file(tmp_path: Pa
     doc.write_text("old", encoding="utf-8")
     os.chown(doc, 4321, 8765)
     doc.chmod(0o640)
-    write_with_backup(doc, "new")
+    write_checked(doc, "new", "utf-8", None, backup=True)
     info = doc.stat()
     assert (info.st_uid, info.st_gid) == (4321, 8765)
     assert stat.S_IMODE(info.st_mode) == 0o640

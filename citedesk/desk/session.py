@@ -106,26 +106,6 @@ class DocumentSession:
         decoded, stamp = read_stamped(path)
         return cls(desk, path, decoded.text, decoded.encoding, stamp=stamp)
 
-    def changed_on_disk(self) -> bool:
-        """Whether the file is no longer what was read or last written (edited elsewhere, moved)."""
-        if self.path is None or self.stamp is None:
-            return False
-        from citedesk.files import stamp_of  # noqa: PLC0415
-
-        try:
-            return stamp_of(self.path) != self.stamp
-        except OSError:
-            return True
-
-    def reload(self) -> None:
-        """Read the file again (after it changed on disk): its text, encoding and stamp."""
-        if self.path is None:
-            return
-        from citedesk.files import read_stamped  # noqa: PLC0415
-
-        decoded, self.stamp = read_stamped(self.path)
-        self.text, self.encoding = decoded.text, decoded.encoding
-
     @property
     def key(self) -> str:
         """How the store knows this document (its absolute path; one slot for unsaved text)."""
