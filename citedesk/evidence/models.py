@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import Judge, Pair
 from citedesk.evidence.registry import REGISTRY, RegistryEntry, find_entry, recommended
 
@@ -94,8 +95,6 @@ def find_model(spec: str) -> Path:
     named = models_dir() / spec
     if (named / "config.json").is_file():
         return named
-    from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
-
     raise ModelError(
         f"no model {spec!r}: not a model folder and not installed "
         f"(`citedesk models list`; `citedesk models import FOLDER`)"
@@ -121,7 +120,7 @@ def import_model(source: Path, name: str | None = None, registry_name: str | Non
     input format, so the judge reads it as it was trained; any other folder is read as a sentence
     pair with labels from its `id2label`.
     """
-    from citedesk.evidence.judges.nli import ModelError, NliJudge, read_format, write_format  # noqa: PLC0415
+    from citedesk.evidence.judges.nli import NliJudge, read_format, write_format  # noqa: PLC0415
 
     source = Path(source).expanduser().resolve()
     if not (source / "config.json").is_file():
@@ -155,8 +154,6 @@ def import_model(source: Path, name: str | None = None, registry_name: str | Non
 def remove_model(name: str) -> None:
     target = models_dir() / name
     if not (target / "config.json").is_file():
-        from citedesk.evidence.judges.nli import ModelError  # noqa: PLC0415
-
         raise ModelError(f"no installed model {name!r}")
     shutil.rmtree(target)
 
