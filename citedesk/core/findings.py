@@ -46,6 +46,7 @@ class Kind(StrEnum):
     FOUND_BY_TITLE = "found_by_title"
     NOT_FOUND = "not_found"
     POSSIBLE_MATCH = "possible_match"
+    DIRECTION_MISMATCH = "direction_mismatch"
 
     @property
     def default_severity(self) -> Severity:
@@ -78,6 +79,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.FOUND_BY_TITLE: Severity.INFO,
     Kind.NOT_FOUND: Severity.WARNING,
     Kind.POSSIBLE_MATCH: Severity.INFO,
+    Kind.DIRECTION_MISMATCH: Severity.ERROR,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -102,6 +104,7 @@ _LABELS: dict[Kind, str] = {
     Kind.FOUND_BY_TITLE: "DOI found by title",
     Kind.NOT_FOUND: "No index knows this work",
     Kind.POSSIBLE_MATCH: "Possible match in an index",
+    Kind.DIRECTION_MISMATCH: "Direction differs from the source",
 }
 
 
@@ -117,6 +120,18 @@ class TextEdit:
         return {"start": self.start, "end": self.end, "replacement": self.replacement}
 
 
+class Applicability(StrEnum):
+    """Whether a fix may be applied without the writer looking at it (as Ruff's fixes declare).
+
+    `SAFE`: structural (the text says so exactly) or driven by a judge whose evidence passed the
+    gate (`evidence.policy`): `fix`, `fix --kinds all` and **Fix all** apply it. `UNSAFE`: driven
+    by a judge without that evidence (the word-level judge always): a suggestion to verify, applied
+    only with `fix --unsafe-fixes` or a click on its own finding."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
     title: str
@@ -124,6 +139,11 @@ class Fix:
     operations: tuple[object, ...] = ()
     """The repair operations the edits were built from (see core.repair), for merging fixes."""
     changes_prose: bool = False
+    applicability: Applicability = Applicability.SAFE
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
 
     def to_json(self) -> dict[str, Any]:
         return {
