@@ -47,6 +47,7 @@ class Kind(StrEnum):
     NOT_FOUND = "not_found"
     POSSIBLE_MATCH = "possible_match"
     DIRECTION_MISMATCH = "direction_mismatch"
+    UNKNOWN_KEY = "unknown_key"
 
     @property
     def default_severity(self) -> Severity:
@@ -80,6 +81,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.NOT_FOUND: Severity.WARNING,
     Kind.POSSIBLE_MATCH: Severity.INFO,
     Kind.DIRECTION_MISMATCH: Severity.ERROR,
+    Kind.UNKNOWN_KEY: Severity.ERROR,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -105,6 +107,7 @@ _LABELS: dict[Kind, str] = {
     Kind.NOT_FOUND: "No index knows this work",
     Kind.POSSIBLE_MATCH: "Possible match in an index",
     Kind.DIRECTION_MISMATCH: "Direction differs from the source",
+    Kind.UNKNOWN_KEY: "Unknown citation key",
 }
 
 
