@@ -81,212 +81,274 @@ class Layout:
 
 
 def scan_markdown(text: str) -> Layout:
-    lines = iter_lines(text)
-    headings: list[Heading] = []
-    blocks: list[Block] = []
-    definitions: list[Definition] = []
-    opaque: list[Span] = []
-    markup: list[Span] = []
+    """The layout of `text`: its block structure line by line (`_BlockScanner`), then the inline
+    constructs (code spans, links, images, URLs) inside the prose blocks and definitions it found."""
+    scanner = _BlockScanner(text)
+    scanner.scan()
+    inline_opaque, inline_markup, code = _scan_inline(text, scanner.blocks, scanner.definitions)
+    return Layout(
+        headings=tuple(scanner.headings),
+        blocks=tuple(scanner.blocks),
+        definitions=tuple(scanner.definitions),
+        opaque=SpanSet.of(scanner.opaque + inline_opaque),
+        markup=SpanSet.of(scanner.markup + inline_markup),
+        code=SpanSet.of(code),
+    )
 
-    i = 0
-    n = len(lines)
-    if n and text.startswith("---") and text[lines[0][0] : lines[0][1]].rstrip() == "---":
-        for j in range(1, n):
+
+class _BlockScanner:
+    """One pass over the lines of a text, collecting headings, prose blocks, definitions and the
+    spans that are never prose.
+
+    Each block construct has its own method (`_fence`, `_comment`, `_atx_heading` …), tried in a
+    fixed order on a non-blank line: the first that recognises the line consumes it (and maybe the
+    lines after it, advancing `line`) and answers True; a line none takes is prose (`_prose`). The
+    order matters (a fence wins over everything, a setext underline over a thematic break only
+    inside a paragraph), and so does the state they share: the open paragraph, whether the
+    previous line was blank, whether a list is open."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = iter_lines(text)
+        self.line = 0
+        self.headings: list[Heading] = []
+        self.blocks: list[Block] = []
+        self.definitions: list[Definition] = []
+        self.opaque: list[Span] = []
+        self.markup: list[Span] = []
+        self.para_start: int | None = None
+        self.para_end = 0
+        self.para_kind = "paragraph"
+        self.previous_blank = True
+        self.in_list = False
+
+    def scan(self) -> None:
+        self._front_matter()
+        constructs = (
+            self._fence,
+            self._comment,
+            self._atx_heading,
+            self._thematic_break,
+            self._setext_heading,
+            self._bold_heading,
+            self._definition,
+            self._table,
+            self._indented_code,
+        )
+        while self.line < len(self.lines):
+            s, e, _ = self.lines[self.line]
+            line = self.text[s:e]
+            if not line.strip():
+                self._close_paragraph()
+                self.previous_blank = True
+                self.line += 1
+            elif not any(construct(s, e, line) for construct in constructs):
+                self._prose(s, e, line)
+        self._close_paragraph()
+
+    def _line_text(self, index: int) -> str:
+        return self.text[self.lines[index][0] : self.lines[index][1]]
+
+    def _close_paragraph(self) -> None:
+        if self.para_start is not None and self.para_end > self.para_start:
+            self.blocks.append(Block(self.para_start, self.para_end, self.para_kind))
+        self.para_start = None
+
+    def _front_matter(self) -> None:
+        """A `---` first line opens YAML front matter, closed by `---` or `...`; unclosed, it is text."""
+        lines = self.lines
+        if not lines or not self.text.startswith("---") or self._line_text(0).rstrip() != "---":
+            return
+        for j in range(1, len(lines)):
             s, e, _ = lines[j]
-            if _FRONT_MATTER_END.match(text, s, e):
-                opaque.append((0, lines[j][2]))
-                i = j + 1
-                break
+            if _FRONT_MATTER_END.match(self.text, s, e):
+                self.opaque.append((0, lines[j][2]))
+                self.line = j + 1
+                return
 
-    para_start: int | None = None
-    para_end = 0
-    para_kind = "paragraph"
-    previous_blank = True
-    in_list = False
-
-    def close_paragraph() -> None:
-        nonlocal para_start
-        if para_start is not None and para_end > para_start:
-            blocks.append(Block(para_start, para_end, para_kind))
-        para_start = None
-
-    while i < n:
-        s, e, _nxt = lines[i]
-        line = text[s:e]
-        stripped = line.strip()
-        if not stripped:
-            close_paragraph()
-            previous_blank = True
-            i += 1
-            continue
-
+    def _fence(self, s: int, e: int, line: str) -> bool:
+        """A fenced code block, to its closing fence or (unclosed) the end of the text."""
         fence = _FENCE.match(line)
-        if fence:
-            close_paragraph()
-            marker = fence.group(1)
-            j = i + 1
-            end_offset = len(text)
-            while j < n:
-                fs, fe, fnext = lines[j]
-                candidate = text[fs:fe].strip()
-                if candidate.startswith(marker[0] * len(marker)) and set(candidate) == {marker[0]}:
-                    end_offset = fnext
-                    break
-                j += 1
-            opaque.append((s, end_offset))
-            i = j + 1
-            previous_blank = False
-            continue
-
-        comment_at = line.find(_HTML_COMMENT_OPEN)
-        if comment_at != -1 and not line[:comment_at].strip():
-            close_paragraph()
-            close = text.find("-->", s + comment_at + 4)
-            end_offset = len(text) if close == -1 else close + 3
-            opaque.append((s + comment_at, end_offset))
-            while i < n and lines[i][0] < end_offset:
-                i += 1
-            # text after the comment on its closing line is left alone (rare)
-            previous_blank = False
-            continue
-
-        atx = _ATX.match(line)
-        if atx:
-            close_paragraph()
-            title = line[atx.end() :].strip().rstrip("#").strip()
-            headings.append(Heading(s, e, len(atx.group(1)), title))
-            opaque.append((s, e))
-            i += 1
-            previous_blank = False
-            in_list = False
-            continue
-
-        if _THEMATIC.match(line) and (para_start is None or line.strip()[0] != "-"):
-            close_paragraph()
-            opaque.append((s, e))
-            i += 1
-            previous_blank = True
-            continue
-
-        if para_start is not None and para_kind == "paragraph" and _SETEXT.match(line) and "|" not in line:
-            level = 1 if line.strip()[0] == "=" else 2
-            title = text[para_start:para_end].strip()
-            headings.append(Heading(para_start, e, level, title))
-            opaque.append((para_start, e))
-            para_start = None
-            i += 1
-            previous_blank = False
-            continue
-
-        bold = _BOLD_LINE.match(line)
-        if bold and para_start is None:
-            nxt_blank = i + 1 >= n or not text[lines[i + 1][0] : lines[i + 1][1]].strip()
-            if previous_blank or nxt_blank:
-                headings.append(Heading(s, e, 7, bold.group(2).strip()))
-                opaque.append((s, e))
-                i += 1
-                previous_blank = False
-                continue
-
-        definition = _DEFINITION.match(line)
-        if definition and (para_start is None or definition.group(1)):
-            close_paragraph()
-            j = i + 1
-            while j < n:
-                ds, de, _ = lines[j]
-                follow = text[ds:de]
-                if follow.strip() and follow[:1].isspace():
-                    j += 1
-                    continue
-                if not follow.strip() and definition.group(1):
-                    # a footnote goes on past blank lines while what follows is indented (pandoc):
-                    # its later paragraphs belong to it, and removing it removes them too
-                    k = j
-                    while k < n and not text[lines[k][0] : lines[k][1]].strip():
-                        k += 1
-                    if k < n and text[lines[k][0] : lines[k][1]].startswith(("    ", "\t")):
-                        j = k
-                        continue
+        if not fence:
+            return False
+        self._close_paragraph()
+        marker = fence.group(1)
+        j = self.line + 1
+        end_offset = len(self.text)
+        while j < len(self.lines):
+            candidate = self._line_text(j).strip()
+            if candidate.startswith(marker[0] * len(marker)) and set(candidate) == {marker[0]}:
+                end_offset = self.lines[j][2]
                 break
-            end_offset = lines[j - 1][1]
-            definitions.append(
-                Definition(
-                    s,
-                    end_offset,
-                    definition.group(2).strip(),
-                    bool(definition.group(1)),
-                    s + definition.end(),
-                )
-            )
-            i = j
-            previous_blank = False
-            continue
+            j += 1
+        self.opaque.append((s, end_offset))
+        self.line = j + 1
+        self.previous_blank = False
+        return True
 
-        if "|" in line and i + 1 < n and _TABLE_SEP.match(text, lines[i + 1][0], lines[i + 1][1]):
-            close_paragraph()
-            sep = lines[i + 1]
-            if "-" in text[sep[0] : sep[1]]:
-                _table_row(text, s, e, blocks, markup)
-                opaque.append((sep[0], sep[1]))
-                j = i + 2
-                while (
-                    j < n
-                    and "|" in text[lines[j][0] : lines[j][1]]
-                    and text[lines[j][0] : lines[j][1]].strip()
-                ):
-                    _table_row(text, lines[j][0], lines[j][1], blocks, markup)
-                    j += 1
-                i = j
-                previous_blank = False
-                continue
+    def _comment(self, s: int, e: int, line: str) -> bool:
+        """An HTML comment opening a line, to its `-->` or (unclosed) the end of the text."""
+        comment_at = line.find(_HTML_COMMENT_OPEN)
+        if comment_at == -1 or line[:comment_at].strip():
+            return False
+        self._close_paragraph()
+        close = self.text.find("-->", s + comment_at + 4)
+        end_offset = len(self.text) if close == -1 else close + 3
+        self.opaque.append((s + comment_at, end_offset))
+        while self.line < len(self.lines) and self.lines[self.line][0] < end_offset:
+            self.line += 1
+        # text after the comment on its closing line is left alone (rare)
+        self.previous_blank = False
+        return True
 
-        if previous_blank and not in_list and line.startswith("    ") and para_start is None:
-            close_paragraph()
-            j = i
-            while j < n and (
-                text[lines[j][0] : lines[j][1]].startswith("    ")
-                or not text[lines[j][0] : lines[j][1]].strip()
-            ):
+    def _atx_heading(self, s: int, e: int, line: str) -> bool:
+        atx = _ATX.match(line)
+        if not atx:
+            return False
+        self._close_paragraph()
+        title = line[atx.end() :].strip().rstrip("#").strip()
+        self.headings.append(Heading(s, e, len(atx.group(1)), title))
+        self.opaque.append((s, e))
+        self.line += 1
+        self.previous_blank = False
+        self.in_list = False
+        return True
+
+    def _thematic_break(self, s: int, e: int, line: str) -> bool:
+        """`***`, `- - -`; a `---` under a paragraph is a setext underline instead."""
+        if not _THEMATIC.match(line) or (self.para_start is not None and line.strip()[0] == "-"):
+            return False
+        self._close_paragraph()
+        self.opaque.append((s, e))
+        self.line += 1
+        self.previous_blank = True
+        return True
+
+    def _setext_heading(self, s: int, e: int, line: str) -> bool:
+        """`===` or `---` under a paragraph makes the paragraph a heading."""
+        if self.para_start is None or self.para_kind != "paragraph":
+            return False
+        if not _SETEXT.match(line) or "|" in line:
+            return False
+        level = 1 if line.strip()[0] == "=" else 2
+        title = self.text[self.para_start : self.para_end].strip()
+        self.headings.append(Heading(self.para_start, e, level, title))
+        self.opaque.append((self.para_start, e))
+        self.para_start = None
+        self.line += 1
+        self.previous_blank = False
+        return True
+
+    def _bold_heading(self, s: int, e: int, line: str) -> bool:
+        """A line that is all bold, standing apart from a paragraph, is used as a heading."""
+        bold = _BOLD_LINE.match(line)
+        if not bold or self.para_start is not None:
+            return False
+        i = self.line
+        next_blank = i + 1 >= len(self.lines) or not self._line_text(i + 1).strip()
+        if not (self.previous_blank or next_blank):
+            return False
+        self.headings.append(Heading(s, e, 7, bold.group(2).strip()))
+        self.opaque.append((s, e))
+        self.line += 1
+        self.previous_blank = False
+        return True
+
+    def _definition(self, s: int, e: int, line: str) -> bool:
+        """`[^key]: …` or `[label]: …` with its continuation lines (a link definition cannot
+        interrupt a paragraph; a footnote can)."""
+        definition = _DEFINITION.match(line)
+        if not definition or (self.para_start is not None and not definition.group(1)):
+            return False
+        self._close_paragraph()
+        footnote = bool(definition.group(1))
+        j = self._definition_end(self.line + 1, footnote)
+        end_offset = self.lines[j - 1][1]
+        key = definition.group(2).strip()
+        self.definitions.append(Definition(s, end_offset, key, footnote, s + definition.end()))
+        self.line = j
+        self.previous_blank = False
+        return True
+
+    def _definition_end(self, j: int, footnote: bool) -> int:
+        """The index of the first line after a definition whose continuation starts at line `j`."""
+        n = len(self.lines)
+        while j < n:
+            follow = self._line_text(j)
+            if follow.strip() and follow[:1].isspace():
                 j += 1
-            opaque.append((s, lines[j - 1][1]))
-            i = j
-            previous_blank = True
-            continue
+                continue
+            if not follow.strip() and footnote:
+                # a footnote goes on past blank lines while what follows is indented (pandoc):
+                # its later paragraphs belong to it, and removing it removes them too
+                k = j
+                while k < n and not self._line_text(k).strip():
+                    k += 1
+                if k < n and self._line_text(k).startswith(("    ", "\t")):
+                    j = k
+                    continue
+            break
+        return j
 
+    def _table(self, s: int, e: int, line: str) -> bool:
+        """A pipe table: a row with `|` over a separator row; each cell is a prose block."""
+        i, n = self.line, len(self.lines)
+        if "|" not in line or i + 1 >= n or not _TABLE_SEP.match(self.text, *self.lines[i + 1][:2]):
+            return False
+        self._close_paragraph()
+        sep = self.lines[i + 1]
+        if "-" not in self.text[sep[0] : sep[1]]:
+            return False
+        _table_row(self.text, s, e, self.blocks, self.markup)
+        self.opaque.append((sep[0], sep[1]))
+        j = i + 2
+        while j < n and "|" in self._line_text(j) and self._line_text(j).strip():
+            _table_row(self.text, self.lines[j][0], self.lines[j][1], self.blocks, self.markup)
+            j += 1
+        self.line = j
+        self.previous_blank = False
+        return True
+
+    def _indented_code(self, s: int, e: int, line: str) -> bool:
+        """Four spaces after a blank line, outside a list and a paragraph: an indented code block."""
+        if not (self.previous_blank and not self.in_list and line.startswith("    ")):
+            return False
+        if self.para_start is not None:
+            return False
+        j = self.line
+        while j < len(self.lines) and (
+            self._line_text(j).startswith("    ") or not self._line_text(j).strip()
+        ):
+            j += 1
+        self.opaque.append((s, self.lines[j - 1][1]))
+        self.line = j
+        self.previous_blank = True
+        return True
+
+    def _prose(self, s: int, e: int, line: str) -> None:
+        """A line of prose: it opens a list item (after any quote marks) or a paragraph, or goes on
+        the one open."""
         content_start = s
         quote = _QUOTE.match(line)
         if quote and quote.end() > 0 and ">" in quote.group(0):
-            markup.append((s, s + quote.end()))
+            self.markup.append((s, s + quote.end()))
             content_start = s + quote.end()
-        item = _LIST_ITEM.match(text, content_start, e)
+        item = _LIST_ITEM.match(self.text, content_start, e)
         if item and item.end() < e:
-            close_paragraph()
-            markup.append((content_start, item.end()))
-            para_start = item.end()
-            para_kind = "list_item"
-            in_list = True
-        elif para_start is None:
-            para_start = content_start + (len(text[content_start:e]) - len(text[content_start:e].lstrip()))
-            para_kind = "quote" if content_start != s else "paragraph"
+            self._close_paragraph()
+            self.markup.append((content_start, item.end()))
+            self.para_start = item.end()
+            self.para_kind = "list_item"
+            self.in_list = True
+        elif self.para_start is None:
+            content = self.text[content_start:e]
+            self.para_start = content_start + (len(content) - len(content.lstrip()))
+            self.para_kind = "quote" if content_start != s else "paragraph"
             if not line[:1].isspace():
-                in_list = False
-        para_end = e
-        previous_blank = False
-        i += 1
-
-    close_paragraph()
-
-    inline_opaque, inline_markup, code = _scan_inline(text, blocks, definitions)
-    opaque.extend(inline_opaque)
-    markup.extend(inline_markup)
-    return Layout(
-        headings=tuple(headings),
-        blocks=tuple(blocks),
-        definitions=tuple(definitions),
-        opaque=SpanSet.of(opaque),
-        markup=SpanSet.of(markup),
-        code=SpanSet.of(code),
-    )
+                self.in_list = False
+        self.para_end = e
+        self.previous_blank = False
+        self.line += 1
 
 
 def _table_row(text: str, start: int, end: int, blocks: list[Block], markup: list[Span]) -> None:
