@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from citedesk.core.sentences import Sentence
+from citedesk.core.voice import CAPTION, SIGNPOSTING, is_caption, own_voice, without_addresses
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _NUMBER = re.compile(
@@ -36,6 +37,13 @@ _SOURCES = re.compile(
     r"experiment|experiments)\b(?!\s+(?:area|areas|site|sites|region|period|design)\b)",
     re.IGNORECASE,
 )
+_OWN_SOURCE = re.compile(
+    r"\b(?:our|my|this|these|the present|the current|the same)\s+(?:own\s+)?(?:[\w-]+\s+)?"
+    r"(?:study|studies|survey|surveys|research|analysis|analyses|data|dataset|trial|paper|experiment|experiments)\b",
+    re.IGNORECASE,
+)
+"""The writer's own study or data ("our survey", "this study", "the present analysis"): no source
+is referred to."""
 _FOUND = re.compile(r"\b(?:found|identified|detected)\b", re.IGNORECASE)
 """Reporting only beside a research noun ("testing of soils found lead"), not in a story ("she found
 her keys")."""
@@ -49,6 +57,35 @@ _COMPARISON = re.compile(
     r"|\b(?:increased|decreased|doubled|tripled|halved|rose|fell|grew|declined|dropped|outperform\w*)\b",
     re.IGNORECASE,
 )
+_UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)"
+_TENS = r"(?:ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|one hundred)"
+_ABOUT = r"(?:nearly|almost|about|around|roughly|approximately|over|under|some|only|just|fully|barely|by|than|to|more than|less than|fewer than|at least)"
+_FRACTION = (
+    rf"(?:{_UNIT}[\s-](?:halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?))"
+)
+_FIGURE_WORDS = re.compile(
+    # fractions said as a share: "two thirds of", "a quarter of", "half of", "by a third"
+    rf"\b{_FRACTION}\s+(?:of|the|as|an?\s+(?:million|billion))\b"
+    r"|(?<!first )(?<!second )(?<!latter )(?<!former )(?<!other )(?<!this )\bhalf\s+(?:of|as|the|a\s+(?:million|billion))\b"
+    r"(?!\s+(?:the\s+)?(?:chapter|section|thesis|book|essay|paper|century|decade|day|year|hour|time)\b)"
+    rf"|\b{_ABOUT}\s+half\b"
+    rf"|\b{_ABOUT}\s+{_FRACTION}\b"
+    # multiples: "doubled", "tripled", "twice as", "three times as many"
+    r"|\b(?:doubled|tripled|trebled|quadrupled|halved|twofold|threefold|fourfold|tenfold)\b"
+    rf"|\b(?:twice|{_UNIT} times)\s+(?:as|more|less|higher|lower|larger|smaller|greater|the)\b"
+    # ratios: "one in five", "nine out of ten"
+    rf"|\b{_UNIT}\s+(?:in|out of)\s+(?:{_UNIT}|{_TENS}|a thousand|\d+)\b(?<!\ba in a)(?<!\bone in one)(?<!\ban in an)"
+    # quantities: "nearly a million", "two billion", "tens of thousands", "forty per cent"
+    rf"|\b(?:{_UNIT}|{_TENS}|several|a few)\s+(?:hundred|thousand|million|billion|trillion|dozen)\b"
+    r"|\b(?:tens|hundreds|thousands|millions|billions)\s+of\b"
+    rf"|\b(?:{_UNIT}|{_TENS}|fifteen|twenty-\w+|thirty-\w+|forty-\w+|fifty-\w+)\s+(?:per\s?cent|percent)\b"
+    # a majority with a quantity: "the majority of households", "most of the 40 schools"
+    r"|\b(?:the|a)\s+(?:(?:vast|large|clear|slim|narrow|small|overwhelming|two-thirds)\s+)?majority\s+of\b"
+    rf"|\bmost\s+of\s+(?:the|its|their|these|those)\s+(?:\d|(?:{_UNIT}|{_TENS}|twenty|thirty|forty|fifty)\b)",
+    re.IGNORECASE,
+)
+"""A figure written in words ("nearly two thirds of households", "tripled", "one in five"): as much
+a figure to cite as "64%"."""
 _SUPERLATIVE = re.compile(
     r"\b(?:the\s+(?:most|least|largest|smallest|biggest|highest|lowest|first|last|only|oldest|newest|"
     r"fastest|slowest|best|worst|leading|greatest|longest|shortest|deadliest|richest|poorest)"
@@ -62,8 +99,7 @@ _CAUSAL = re.compile(
     re.IGNORECASE,
 )
 _PREVALENCE = re.compile(
-    r"\b(?:most|majority|minority|half|quarter|third|nearly all|almost all|many|widely|commonly|"
-    r"typically|on average)\b",
+    r"\b(?:most|majority|minority|nearly all|almost all|many|widely|commonly|typically|on average)\b",
     re.IGNORECASE,
 )
 _NAMED = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*|[A-Z]{2,})")
@@ -126,23 +162,40 @@ class Atom:
     end: int
 
 
+_THIRD_PARTY = re.compile(
+    r"\baccording to\b|\b(?:who|which|whose \w+)\s+(?:\w+ly\s+)?(?:found|showed|shows|reported|reports|"
+    r"demonstrated|estimated|estimates|observed|documented|concluded)\b",
+    re.IGNORECASE,
+)
+"""Someone else's finding inside the writer's signposting ("We follow Lee, who found that …"): the
+finding still wants its source."""
+
+
 def assess(sentence_text: str) -> ClaimAssessment:
-    """Judge one sentence (markers already removed)."""
+    """Judge one sentence (markers and inline code already removed)."""
     text = sentence_text.strip()
     words = _WORD.findall(text)
+    if not words:
+        return ClaimAssessment(False, ("no words to check",))
     if text.endswith("?"):
         return ClaimAssessment(False, ("a question",))
+    voice = own_voice(text)
+    if voice is not None and (voice != SIGNPOSTING or not _THIRD_PARTY.search(text)):
+        return ClaimAssessment(False, (voice,))
     if _FRAMING.match(text) or _HEDGE_OPINION.search(text):
         return ClaimAssessment(False, ("the writer's own framing",))
     if len(words) < _MIN_WORDS:
         return ClaimAssessment(False, ("too short to be a factual claim",))
 
     reasons: list[str] = []
-    unlabelled = _LABEL.sub(" ", text)  # "Figure 1", "Section 2.1": the document's own parts
+    plain = without_addresses(text)  # an e-mail address, a link or a file path is none of the below
+    unlabelled = _LABEL.sub(" ", plain)  # "Figure 1", "Section 2.1": the document's own parts
     without_years = _YEAR.sub(" ", unlabelled)
     if _NUMBER.search(without_years) and re.search(r"\d", without_years):
         reasons.append("states a figure")
-    if _YEAR.search(text) or _MONTH_DATE.search(text):
+    if _FIGURE_WORDS.search(unlabelled):
+        reasons.append("states a figure in words")
+    if _YEAR.search(plain) or _MONTH_DATE.search(plain):
         reasons.append("gives a date")
     others = _OWN_WORK.sub(" ", unlabelled)  # "we measured …" reports the writer's own work
     own_work = others != unlabelled
@@ -150,17 +203,17 @@ def assess(sentence_text: str) -> ClaimAssessment:
         _FOUND.search(others) and (_RESEARCH.search(others) or _SOURCES.search(others))
     ):
         reasons.append("reports a finding")
-    if _SOURCES.search(others):
+    if _SOURCES.search(_OWN_SOURCE.sub(" ", others)):
         reasons.append("refers to a study or source")
-    if _QUOTE.search(text):
+    if _QUOTE.search(plain):
         reasons.append("quotes someone")
-    if _COMPARISON.search(text):
+    if _COMPARISON.search(plain):
         reasons.append("makes a comparison")
-    if _SUPERLATIVE.search(text):
+    if _SUPERLATIVE.search(plain):
         reasons.append("makes a superlative claim")
-    if _CAUSAL.search(text):
+    if _CAUSAL.search(plain):
         reasons.append("claims a cause or association")
-    if _PREVALENCE.search(text) and len(reasons) >= 1:
+    if _PREVALENCE.search(plain) and len(reasons) >= 1:
         reasons.append("generalises about prevalence")
     if not reasons and own_work:
         return ClaimAssessment(False, ("the writer's own work",))
@@ -170,9 +223,17 @@ def assess(sentence_text: str) -> ClaimAssessment:
 
 
 def make_claims(sentences: list[Sentence]) -> list[Claim]:
+    """A claim for each sentence, judged on its words without inline code; a block that opens
+    with a caption ("Table 2." "Survey response rates by district.") is a caption throughout."""
     claims: list[Claim] = []
+    caption_block: int | None = None
+    previous_block: int | None = None
     for sentence in sentences:
-        verdict = assess(sentence.text)
+        words = sentence.prose if sentence.prose is not None else sentence.text
+        if sentence.block != previous_block:
+            caption_block = sentence.block if is_caption(words) else None
+            previous_block = sentence.block
+        verdict = ClaimAssessment(False, (CAPTION,)) if caption_block == sentence.block else assess(words)
         claims.append(
             Claim(
                 id=f"c{sentence.index + 1}",

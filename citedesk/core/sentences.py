@@ -49,6 +49,10 @@ class Sentence:
     """Indices into the document's marker list."""
     text: str
     """The sentence as a reader hears it: markers, URLs and markup removed, whitespace collapsed."""
+    prose: str | None = None
+    """`text` with its inline code left out: what claim detection reads, since a code span
+    (`data/2021.csv`, `--survey`) is the writer's instruction to a machine, never a claim to cite;
+    `text` keeps it so the window and the reports show the sentence the writer wrote."""
 
 
 def split_sentences(
@@ -84,8 +88,8 @@ def split_sentences(
     si = 0
     for mi, marker in enumerate(markers):
         block = bisect.bisect_right(block_starts, marker.start) - 1
-        if block < 0 or block not in first_of_block:
-            continue
+        if block < 0 or block not in first_of_block or marker.start >= blocks[block][1]:
+            continue  # in no block (a heading's citation): no sentence's
         si = max(si, first_of_block[block])
         while si + 1 < len(raw) and raw[si + 1][2] == block and raw[si + 1][0] <= marker.start:
             si += 1
@@ -105,6 +109,7 @@ def split_sentences(
                 block=block,
                 markers=tuple(own),
                 text=readable(text, start, end, hidden, code, marker_spans, voiced),
+                prose=readable(text, start, end, hidden, code, marker_spans, voiced, keep_code=False),
             )
         )
     return sentences
@@ -247,13 +252,16 @@ def readable(
     code: SpanSet,
     markers: SpanSet,
     voiced: Sequence[tuple[int, int, str]] = (),
+    *,
+    keep_code: bool = True,
 ) -> str:
-    """The words of [start, end): code content kept, markers and markup dropped (a spoken citation
-    said by its words), spaces collapsed."""
+    """The words of [start, end): code content kept (or, without `keep_code`, each code span said as
+    ` `` `, no word), markers and markup dropped (a spoken citation said by its words), spaces
+    collapsed."""
     pieces: list[str] = []
     cursor = start
     drops = sorted(
-        [(s, e, None) for s, e in code.within(start, end)]
+        [(s, e, None if keep_code else " `` ") for s, e in code.within(start, end)]
         + [(s, e, " ") for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
         + [(s, e, " ") for s, e in markers.within(start, end)]
         + [(s, e, f" {words} ") for s, e, words in _spoken_within(voiced, start, end)]
