@@ -172,6 +172,8 @@ def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[
         elif isinstance(op, RemoveMarker):
             ops.extend(RemoveKey(op.marker, key) for key in groups[op.marker].keys)
         elif isinstance(op, RetargetCitation):
+            if not op.same_work:
+                _refuse_moving_locator(structure, op)
             ops.append(SwapKey(op.marker, op.old, renames.get(op.new, op.new)))
         elif isinstance(op, AddCitation):
             additions.append(CiteAt(op.offset, renames.get(op.key, op.key)))
@@ -184,6 +186,17 @@ def pandoc_edits(structure: Structure, operations: Sequence[Operation]) -> list[
     for duplicate, into in renames.items():
         ops.extend(SwapKey(index, duplicate, into) for index in citing.get(duplicate, ()))
     return key_edits(structure.text, groups, [*ops, *additions])
+
+
+def _refuse_moving_locator(structure: Structure, op: RetargetCitation) -> None:
+    """A swap to another work never carries a locator with it (`p. 45` of the old work)."""
+    for item in structure.citations[op.marker].items:
+        if item.key == op.old and item.locator is not None:
+            written = structure.text[item.suffix[0] : item.suffix[1]].strip(" ,")
+            raise RepairError(
+                f"@{op.old} is cited with a locator ({written}) that belongs to that work; "
+                "swap it by hand and give the locator in the other work"
+            )
 
 
 def new_group_edit(text: str, groups: Sequence[CitationGroup], offset: int, keys: Sequence[str]) -> TextEdit:

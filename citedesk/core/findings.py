@@ -48,6 +48,7 @@ class Kind(StrEnum):
     POSSIBLE_MATCH = "possible_match"
     DIRECTION_MISMATCH = "direction_mismatch"
     UNKNOWN_KEY = "unknown_key"
+    REDUNDANT_CITATION = "redundant_citation"
 
     @property
     def default_severity(self) -> Severity:
@@ -82,6 +83,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.POSSIBLE_MATCH: Severity.INFO,
     Kind.DIRECTION_MISMATCH: Severity.ERROR,
     Kind.UNKNOWN_KEY: Severity.ERROR,
+    Kind.REDUNDANT_CITATION: Severity.INFO,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -108,6 +110,7 @@ _LABELS: dict[Kind, str] = {
     Kind.POSSIBLE_MATCH: "Possible match in an index",
     Kind.DIRECTION_MISMATCH: "Direction differs from the source",
     Kind.UNKNOWN_KEY: "Unknown citation key",
+    Kind.REDUNDANT_CITATION: "Citation adds nothing here",
 }
 
 
@@ -215,6 +218,12 @@ class Finding:
     suggestion: Suggestion | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     """Kind-specific facts for the report (reasons, a figure, a duplicate's key): printed, never read."""
+    confidence: float | None = None
+    """For a judged finding: the judge's probability that what the finding says is so
+    (`evidence.policy.confidence`); None for a structural one, which is exact."""
+    judged_by: str | None = None
+    """For a judged finding: `word-level` or `model` — who decided (the judge's name is on its
+    verdict)."""
 
 
 def make_finding(
@@ -230,6 +239,8 @@ def make_finding(
     suggestion: Suggestion | None = None,
     severity: Severity | None = None,
     details: Mapping[str, Any] | None = None,
+    confidence: float | None = None,
+    judged_by: str | None = None,
 ) -> Finding:
     return Finding(
         kind=kind,
@@ -244,6 +255,8 @@ def make_finding(
         verdict=verdict,
         suggestion=suggestion,
         details=details or {},
+        confidence=confidence,
+        judged_by=judged_by,
     )
 
 

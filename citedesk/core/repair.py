@@ -40,11 +40,17 @@ class RemoveMarker:
 
 @dataclass(frozen=True, slots=True)
 class RetargetCitation:
-    """In marker number `marker`, cite `new` instead of `old` (swap to the right source)."""
+    """In marker number `marker`, cite `new` instead of `old` (swap to the right source).
+
+    A swap cites *another work*: a locator written for the old one (`[@a, p. 45]`) would then
+    point into the wrong book, so a dialect refuses a swap whose citation carries one (RepairError:
+    the writer moves it by hand). `same_work`: `new` names the work `old` meant (a typo in a key,
+    a duplicate entry merged): the locator stays."""
 
     marker: int
     old: str
     new: str
+    same_work: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -228,20 +228,41 @@ class DocumentSession:
             ]
 
     @staticmethod
-    def fixes_of(findings: Iterable[Finding], kinds: frozenset[Kind] | None = None) -> list[Fix]:
-        """The first (most conservative) fix of each finding of these kinds."""
-        return [f.fixes[0] for f in findings if f.fixes and (kinds is None or f.kind in kinds)]
+    def fixes_of(
+        findings: Iterable[Finding], kinds: frozenset[Kind] | None = None, *, unsafe: bool = False
+    ) -> list[Fix]:
+        """The first (most conservative) safe fix of each finding of these kinds; with `unsafe`,
+        its first fix whatever its applicability (a judge's suggestion to verify included)."""
+        chosen = []
+        for finding in findings:
+            if kinds is not None and finding.kind not in kinds:
+                continue
+            usable = [fx for fx in finding.fixes if unsafe or fx.safe]
+            if usable:
+                chosen.append(usable[0])
+        return chosen
 
-    def fix(self, kinds: frozenset[Kind], *, renumber: bool = False, write: bool = True) -> FixOutcome:
-        """Apply every fix of these kinds as checked plans, round after round until nothing more
-        changes (so a second run changes nothing), then write the file atomically with a backup."""
+    def fix(
+        self,
+        kinds: frozenset[Kind],
+        *,
+        renumber: bool = False,
+        write: bool = True,
+        unsafe: bool = False,
+    ) -> FixOutcome:
+        """Apply every safe fix of these kinds (every fix, with `unsafe`) as checked plans, round
+        after round until nothing more changes (so a second run changes nothing), then write the
+        file atomically with a backup. Safe: structural, or driven by a judge that may act on
+        evidence that passed the gate (`evidence.policy`); the word-level judge's never are."""
         structural = kinds <= STRUCTURAL_KINDS
         text = self.text
         plans: list[RepairPlan] = []
         refused: dict[str, str] = {}
         for round_number in range(MAX_FIX_ROUNDS):
             report = self.structure_report(text) if structural else self.audit(text)
-            fixes = [f for f in self.fixes_of(report.findings, kinds) if f.title not in refused]
+            fixes = [
+                f for f in self.fixes_of(report.findings, kinds, unsafe=unsafe) if f.title not in refused
+            ]
             plan, left_out = self.plan_most(report, fixes, renumber=renumber and round_number == 0)
             refused.update((fix.title, why) for fix, why in left_out)
             if not plan.changed:
