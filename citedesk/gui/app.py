@@ -7,6 +7,10 @@ bare start, unsaved text found in the recovery
 folder is offered back — for the file it belongs to, when it had one. Once the window shows, with
 no NLI model installed and the model hub answering (checked in a worker thread), a recommended
 model is offered for download, once.
+
+The window's modules are imported at the top, not inside `run`: this module is itself imported
+only when the window is about to open (`citedesk.main.open_window` imports it lazily, so the CLI
+never pays for Qt), and everything it imports is needed before the window can show.
 """
 
 from __future__ import annotations
@@ -14,20 +18,14 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from citedesk.desk.desk import warm_up
-from citedesk.gui.qt import QObject, QTimer
-
-if TYPE_CHECKING:
-    from citedesk.gui.main_window import MainWindow
+from citedesk.gui.dialogs.settings_dialog import apply_theme
+from citedesk.gui.main_window import MainWindow
+from citedesk.gui.qt import QApplication, QObject, QTimer
 
 
 def run(path: str | None = None) -> int:
-    from citedesk.gui.main_window import MainWindow  # noqa: PLC0415
-    from citedesk.gui.qt import QApplication  # noqa: PLC0415
-    from citedesk.gui.settings_dialog import apply_theme  # noqa: PLC0415
-
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("CiteDesk")
     app.setOrganizationName("CiteDesk")

@@ -30,20 +30,31 @@ from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
 from citedesk.desk.state import DocumentState
 from citedesk.gui.actions import RECENT, SAMPLES, ActionState
-from citedesk.gui.audit_controller import AuditController, Job
-from citedesk.gui.completion import CitationCompleter, ask_bibliography
-from citedesk.gui.consent import AssistConsent
-from citedesk.gui.document_session import DOCUMENT_SUFFIXES, DocumentController
-from citedesk.gui.download_dialog import ModelDownloads
-from citedesk.gui.editor import Editor
-from citedesk.gui.evidence_view import EvidenceView
-from citedesk.gui.find_bar import FindBar
-from citedesk.gui.findings_panel import FindingsPanel
-from citedesk.gui.fix_controller import FixController
-from citedesk.gui.legend import Legend
+from citedesk.gui.controllers.audit_controller import AuditController, Job
+from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, DocumentController
+from citedesk.gui.controllers.fix_controller import FixController
+from citedesk.gui.controllers.review_controller import ReviewController
+from citedesk.gui.controllers.sources_controller import SourcesController
+from citedesk.gui.dialogs.consent import AssistConsent
+from citedesk.gui.dialogs.download_dialog import ModelDownloads
+from citedesk.gui.dialogs.settings_dialog import (
+    ALLOWED_FOLDERS,
+    SettingsDialog,
+    allowed_folders,
+    apply_theme,
+    options_from_settings,
+)
+from citedesk.gui.editor.completion import CitationCompleter, ask_bibliography
+from citedesk.gui.editor.editor import Editor
+from citedesk.gui.editor.find_bar import FindBar
+from citedesk.gui.editor.legend import Legend
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.menus import build_menus
-from citedesk.gui.offsets import Utf16Map
 from citedesk.gui.ops import OpRunner, run_op
+from citedesk.gui.panels.evidence_view import EvidenceView
+from citedesk.gui.panels.findings_panel import FindingsPanel
+from citedesk.gui.panels.sources_panel import SourcesPanel
+from citedesk.gui.panels.status_bar import StatusBar
 from citedesk.gui.qt import (
     QAction,
     QCloseEvent,
@@ -60,17 +71,6 @@ from citedesk.gui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from citedesk.gui.review_controller import ReviewController
-from citedesk.gui.settings_dialog import (
-    ALLOWED_FOLDERS,
-    SettingsDialog,
-    allowed_folders,
-    apply_theme,
-    options_from_settings,
-)
-from citedesk.gui.sources_controller import SourcesController
-from citedesk.gui.sources_panel import SourcesPanel
-from citedesk.gui.status_bar import StatusBar
 from citedesk.gui.view_settings import EDITOR_FONT, GROUPED, LINE_NUMBERS, SOFT_WRAP, ViewSettings
 
 

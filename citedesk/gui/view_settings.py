@@ -7,8 +7,8 @@ in either is the same choice, and a new window starts the way the last one was l
 
 from __future__ import annotations
 
-from citedesk.gui.editor import Editor
-from citedesk.gui.findings_panel import FindingsPanel
+from citedesk.gui.editor.editor import Editor
+from citedesk.gui.panels.findings_panel import FindingsPanel
 from citedesk.gui.qt import QAction, QSettings
 
 LINE_NUMBERS = "line_numbers"

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QApplication
 from citedesk.core.findings import Kind
 from citedesk.core.report import Report
 from citedesk.desk import AuditOptions
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.offsets import Utf16Map
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 EXTRA_SENTENCE = "Paris doubled the canopy of its school yards between 2018 and 2023 [4]."

@@ -28,7 +28,7 @@ started = time.perf_counter()
 import citedesk.main, citedesk.cli  # what `citedesk` imports before it opens the window
 from citedesk.gui.main_window import MainWindow
 from citedesk.gui.qt import QApplication, QSettings
-from citedesk.gui.settings_dialog import apply_theme
+from citedesk.gui.dialogs.settings_dialog import apply_theme
 app = QApplication(sys.argv)
 window = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
 apply_theme("system")

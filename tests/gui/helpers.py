@@ -11,8 +11,8 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.offsets import Utf16Map
 from tests.conftest import SAMPLES
 
 

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
+from citedesk.gui.dialogs.settings_dialog import SettingsDialog, allowed_folders, options_from_settings
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.settings_dialog import SettingsDialog, allowed_folders, options_from_settings
 
 pytestmark = pytest.mark.gui
 

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Kind
 from citedesk.core.review import Decision
-from citedesk.gui.editor import BASE_POINTS
+from citedesk.gui.editor.editor import BASE_POINTS
 from citedesk.gui.main_window import MainWindow
 from tests.conftest import SAMPLES
 from tests.gui.helpers import audited, audited_copy, settled

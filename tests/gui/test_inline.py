@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Finding, Kind
 from citedesk.core.review import Decision
-from citedesk.gui.hover_card import ATTACH, DISMISS, NEEDS_SOURCE, SHOW_EVIDENCE
+from citedesk.gui.editor.hover_card import ATTACH, DISMISS, NEEDS_SOURCE, SHOW_EVIDENCE
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.offsets import Utf16Map
 from tests.conftest import SAMPLES
 from tests.gui.helpers import audited, audited_copy, hover, point_of, settled
 

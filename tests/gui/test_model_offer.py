@@ -13,9 +13,9 @@ from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from citedesk.desk import models
-from citedesk.gui.download_dialog import OFFER_MADE, OfferDialog, offer_line
+from citedesk.gui.dialogs.download_dialog import OFFER_MADE, OfferDialog, offer_line
+from citedesk.gui.dialogs.settings_dialog import SettingsDialog
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.settings_dialog import SettingsDialog
 from tests.evidence.conftest import grounding_model  # noqa: F401 - the tiny model, a fixture
 from tests.helpers.hub import HubRepo, LocalHub, serve_hub
 

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.core.summaries import SourceSummary
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.sources_panel import SourcesPanel
+from citedesk.gui.panels.sources_panel import SourcesPanel
 from tests.conftest import SAMPLES
 from tests.gui.helpers import audited
 

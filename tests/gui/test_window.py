@@ -23,11 +23,11 @@ from citedesk.core.findings import Kind
 from citedesk.desk import AuditOptions
 from citedesk.desk.background import Progress
 from citedesk.gui.app import when_ready
-from citedesk.gui.audit_controller import ProcessAuditRunner
-from citedesk.gui.evidence_view import hover_html
+from citedesk.gui.controllers.audit_controller import ProcessAuditRunner
+from citedesk.gui.dialogs.settings_dialog import SettingsDialog, options_from_settings
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow
-from citedesk.gui.offsets import Utf16Map
-from citedesk.gui.settings_dialog import SettingsDialog, options_from_settings
+from citedesk.gui.panels.evidence_view import hover_html
 from tests.conftest import REPO, SAMPLES
 from tests.gui.helpers import audited, audited_copy, settled
 from tests.helpers.server import _Handler, serve

@@ -325,7 +325,7 @@ def test_one_host_down_while_others_answer(
 
 @pytest.mark.gui
 def test_the_sources_tab_shows_each_outcome_with_its_figure(server: str, tmp_path: Path, qtbot: Any) -> None:
-    from citedesk.gui.sources_panel import SourcesPanel
+    from citedesk.gui.panels.sources_panel import SourcesPanel
 
     links = [f"{server}/{route}" for route in ("boom", "stall", "reset", "missing", "forbidden")]
     document = _doc(tmp_path, *links)

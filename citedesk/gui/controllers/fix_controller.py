@@ -16,7 +16,7 @@ from citedesk.core.plan import RepairPlan
 from citedesk.core.report import Report
 from citedesk.desk import DocumentSession
 from citedesk.errors import CiteDeskError
-from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.qt import QObject, QPlainTextEdit, QTextCursor, Signal
 
 
@@ -50,11 +50,27 @@ class FixController(QObject):
         return self.apply([chosen])
 
     def apply_all_of_kind(self, finding: Finding, findings: Sequence[Finding]) -> bool:
-        fixes = [f.fixes[0] for f in findings if f.kind is finding.kind and f.fixes]
-        return self.apply(fixes)
+        """**Fix all of this kind**: the safe fixes only, as `citedesk fix` applies them. A judge's
+        suggestion to verify (an unsafe fix) is applied only from its own finding."""
+        same = [f for f in findings if f.kind is finding.kind]
+        fixes = DocumentSession.fixes_of(same)
+        suggested = sum(1 for f in same if f.fixes and not any(fx.safe for fx in f.fixes))
+        if not fixes:
+            if suggested:
+                self.message.emit(
+                    f"Nothing applied: the {suggested} fix(es) of this kind are suggestions to verify;"
+                    " apply each from its own finding after reading its evidence."
+                )
+            return False
+        note = (
+            f" Left out {suggested} suggestion(s) to verify: apply each from its own finding."
+            if suggested
+            else ""
+        )
+        return self.apply(fixes, note=note)
 
-    def apply(self, fixes: Sequence[Fix]) -> bool:
-        """Apply `fixes` together, as ONE checked plan and ONE undo step."""
+    def apply(self, fixes: Sequence[Fix], *, note: str = "") -> bool:
+        """Apply `fixes` together, as ONE checked plan and ONE undo step (`note` ends the message)."""
         report = self._report()
         if report is None or not fixes:
             return False
@@ -81,6 +97,7 @@ class FixController(QObject):
                 else f"Applied {len(plan.fixes)} fix(es): " + "; ".join(lines)
             )
             + left_out
+            + note
         )
         self.applied.emit(plan)
         return True

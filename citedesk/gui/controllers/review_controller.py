@@ -14,8 +14,8 @@ from citedesk.core.findings import Finding
 from citedesk.core.report import Report
 from citedesk.core.review import Decision, Review
 from citedesk.desk import DocumentSession
-from citedesk.gui.findings_panel import FindingsPanel
 from citedesk.gui.ops import run_op
+from citedesk.gui.panels.findings_panel import FindingsPanel
 from citedesk.gui.qt import QInputDialog, QObject, QWidget, Signal
 
 

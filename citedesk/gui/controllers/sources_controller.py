@@ -16,8 +16,8 @@ from citedesk.desk import DocumentSession
 from citedesk.desk.attach import match_files
 from citedesk.errors import CiteDeskError
 from citedesk.gui.ops import run_op
+from citedesk.gui.panels.sources_panel import SOURCE_SUFFIXES, SourcesPanel
 from citedesk.gui.qt import QDesktopServices, QFileDialog, QObject, QUrl, QWidget, Signal
-from citedesk.gui.sources_panel import SOURCE_SUFFIXES, SourcesPanel
 
 
 class SourcesController(QObject):

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.gui.actions import AT_A_FINDING, SHOW_EVIDENCE, ActionSpec, ActionState, button_text
-from citedesk.gui.highlighter import FindingHighlighter, Marks
-from citedesk.gui.hover_card import Hits, HoverCard, attach_label
-from citedesk.gui.line_numbers import NumberedEditor
-from citedesk.gui.offsets import Utf16Map
+from citedesk.gui.editor.highlighter import FindingHighlighter, Marks
+from citedesk.gui.editor.hover_card import Hits, HoverCard, attach_label
+from citedesk.gui.editor.line_numbers import NumberedEditor
+from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.qt import (
     QAction,
     QContextMenuEvent,

@@ -23,7 +23,7 @@ from citedesk.core.findings import Finding, Fix
 from citedesk.gui.actions import AT_A_FINDING, FALSE_ALARM, ActionSpec, ActionState, button_text
 from citedesk.gui.actions import NEEDS_SOURCE as NEEDS_SOURCE_ACTION
 from citedesk.gui.actions import SHOW_EVIDENCE as SHOW_EVIDENCE_ACTION
-from citedesk.gui.highlighter import STYLES
+from citedesk.gui.editor.highlighter import STYLES
 from citedesk.gui.qt import (
     QApplication,
     QEnterEvent,

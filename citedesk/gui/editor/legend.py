@@ -8,7 +8,7 @@ for and the words for its line ("orange wavy") — so the legend can never drift
 from __future__ import annotations
 
 from citedesk.core.findings import Finding, Kind, Severity
-from citedesk.gui.highlighter import STYLES, UNCHECKED, char_format, claim_format, unchecked_format
+from citedesk.gui.editor.highlighter import STYLES, UNCHECKED, char_format, claim_format, unchecked_format
 from citedesk.gui.qt import (
     QDialog,
     QDialogButtonBox,

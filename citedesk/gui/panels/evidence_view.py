@@ -15,7 +15,7 @@ from collections.abc import Callable
 from citedesk.core.findings import Evidence, Finding, Fix
 from citedesk.core.review import Decision, Review
 from citedesk.gui.actions import IN_THE_PANE, ActionState, button_text
-from citedesk.gui.hover_card import bracketed
+from citedesk.gui.editor.hover_card import bracketed
 from citedesk.gui.qt import (
     QDesktopServices,
     QHBoxLayout,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from citedesk.core.findings import Finding, Kind
-from citedesk.gui.highlighter import STYLES
+from citedesk.gui.editor.highlighter import STYLES
 from citedesk.gui.qt import QAbstractItemModel, QColor, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 COLUMNS = ("Problem", "Line", "Message")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from citedesk.core.findings import Finding
 from citedesk.gui.actions import APPLY_FIX, FIX_ALL, ActionState, button_text
-from citedesk.gui.findings_model import FindingsModel
+from citedesk.gui.panels.findings_model import FindingsModel
 from citedesk.gui.qt import (
     QCheckBox,
     QHBoxLayout,
