@@ -1,8 +1,15 @@
 """Structural findings of a pandoc document, in its bibliography's terms.
 
-- `fabricated`: a key that no bibliography has (`[see @ghost2020, p. 4]`), on that key; the fix
-  takes it out of its group (the group's other items, prefixes and locators stay). A key cited
-  in the text (`@ghost2020 says`) is part of the sentence: no removal is offered for it.
+- `unknown_key`: a key that no bibliography has but that is close to one it has (`@smiht2020` for
+  `smith2020`: `core.near_keys`), on that key: "did you mean @smith2020?", with a fix **Cite
+  @smith2020** for each of the (at most three) candidates, best first, that re-keys that citation
+  (its prefix and locator stay: the same work is meant). The fix is safe (`fix` applies it) when
+  there is one candidate and it keeps the year the key spells; with several, or a year changed,
+  it is the writer's choice (unsafe).
+- `fabricated`: a key that no bibliography has and that is close to none (`[see @ghost2020, p. 4]`),
+  on that key; the fix takes it out of its group (the group's other items, prefixes and locators
+  stay). A key cited in the text (`@ghost2020 says`) is part of the sentence: no removal is
+  offered for it.
 - `duplicate_reference`: two entries for the same work — the same DOI (ignoring case), or the
   same normalised title and year — and only when the document cites both (a bibliography
   exported whole from a reference manager holds many duplicates no one cites); the fix cites the
@@ -14,11 +21,14 @@ are no malformed markers: what is not a citation to pandoc is text.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from citedesk.core.bibliography import duplicate_entries
 from citedesk.core.citekeys import is_cross_reference
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Kind, make_finding
-from citedesk.core.repair import MergeReference, RemoveCitation, make_fix
+from citedesk.core.findings import Applicability, Finding, Fix, Kind, make_finding
+from citedesk.core.near_keys import NearKey, near_keys
+from citedesk.core.repair import MergeReference, RemoveCitation, RetargetCitation, make_fix
 
 
 def citekey_findings(document: Document) -> list[Finding]:
@@ -37,6 +47,10 @@ def missing_keys(document: Document) -> list[Finding]:
         for key in group.keys:
             if key in known or is_cross_reference(key):
                 continue  # `[@fig-map; @doe99]`: the figure is the document's own
+            near = near_keys(key, document.bibliography or ())
+            if near:
+                findings.append(_unknown_key(document, index, key, near))
+                continue
             claim = document.claim_by_marker.get(index)
             label = document.label(key)
             fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
@@ -52,6 +66,32 @@ def missing_keys(document: Document) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _unknown_key(document: Document, index: int, key: str, near: list[NearKey]) -> Finding:
+    """A missing key close to known ones: a fix per candidate that cites it instead, the locator
+    kept (`same_work`: the writer meant that entry). Safe only when the choice is not a guess."""
+    labels = [document.label(candidate.key) for candidate in near]
+    guess = len(near) > 1 or near[0].year_changed
+    applicability = Applicability.UNSAFE if guess else Applicability.SAFE
+    fixes: list[Fix] = []
+    for candidate, label in zip(near, labels, strict=True):
+        fix = make_fix(
+            f"Cite {label}", document, [RetargetCitation(index, key, candidate.key, same_work=True)]
+        )
+        if fix is not None:
+            fixes.append(replace(fix, applicability=applicability))
+    claim = document.claim_by_marker.get(index)
+    options = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+    return make_finding(
+        Kind.UNKNOWN_KEY,
+        document.markers[index].span_of(key),
+        f"{document.label(key)} is not a key of {_where(document)}: did you mean {options}?",
+        reference=key,
+        claim_id=claim.id if claim else None,
+        fixes=tuple(fixes),
+        details={"did_you_mean": [candidate.key for candidate in near]},
+    )
 
 
 def duplicate_works(document: Document) -> list[Finding]:
@@ -89,3 +129,11 @@ def _bibliographies(document: Document) -> str:
     if not works:
         return "the document's bibliography has no entries"
     return f"{', '.join(names)} ({count})" if names else f"the bibliography has {count}"
+
+
+def _where(document: Document) -> str:
+    """`refs.bib (12 entries)`, or `the bibliography (12 entries)` when no file is named."""
+    works = document.bibliography or ()
+    names = list(dict.fromkeys(w.source for w in works if w.source))
+    count = f"{len(works)} entr{'y' if len(works) == 1 else 'ies'}"
+    return f"{', '.join(names) or 'the bibliography'} ({count})"

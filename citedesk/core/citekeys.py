@@ -139,19 +139,21 @@ class CitationGroup:
 
 
 def find_citations(text: str, layout: Layout | None = None) -> list[CitationGroup]:
-    """Every pandoc citation in the document's prose and footnotes, in order.
+    """Every pandoc citation in the document's prose, footnotes and headings, in order.
 
     `layout` is `scan_markdown(text)` when the caller has it already. Citations are looked for in
-    prose blocks and in footnote definitions (`[^1]: See @doe99.`), never in headings, code, front
-    matter or other opaque spans.
+    prose blocks, in footnote definitions (`[^1]: See @doe99.`) and in headings' titles
+    (`## Results [@doe99]`: pandoc renders them, so they are checked like any other), never in
+    code, front matter or other opaque spans.
     """
     layout = layout or scan_markdown(text)
     regions = sorted(
         [(b.start, b.end) for b in layout.blocks]
         + [(d.body_start, d.end) for d in layout.definitions if d.footnote]
+        + list(layout.titles)
     )
     link_labels = frozenset(d.key.lower() for d in layout.definitions if not d.footnote)
-    return find_citations_in(text, regions, layout.opaque, link_labels=link_labels)
+    return find_citations_in(text, regions, layout.citable_opaque, link_labels=link_labels)
 
 
 def find_citations_in(

@@ -45,6 +45,9 @@ class Heading:
     end: int
     level: int  # 1-6 for ATX and setext headings, 7 for a line that is all bold
     title: str
+    content: Span
+    """Where the title is in the text (`Results [@doe99]` of `## Results [@doe99]`): not prose, but
+    a place a citation may stand (`Layout.titles`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,20 @@ class Layout:
     """Inside prose blocks but not words: list bullets, quote marks, table pipes, link brackets."""
     code: SpanSet
     """Inline code spans (a subset of `opaque`), whose content is shown as words in claims."""
+    title_opaque: SpanSet
+    """Inside headings' titles, what is no text (code, URLs, link targets): what `citable_opaque`
+    keeps of a title."""
+
+    @property
+    def titles(self) -> tuple[Span, ...]:
+        """Each heading's title: never prose (a heading is no claim), but citations there count."""
+        return tuple(h.content for h in self.headings if h.content[1] > h.content[0])
+
+    @property
+    def citable_opaque(self) -> SpanSet:
+        """`opaque` with the headings' titles opened up (but their code, URLs and link targets):
+        what a search for citations in prose and titles skips."""
+        return self.opaque.without(self.titles).union(self.title_opaque)
 
 
 def scan_markdown(text: str) -> Layout:
@@ -85,7 +102,13 @@ def scan_markdown(text: str) -> Layout:
     constructs (code spans, links, images, URLs) inside the prose blocks and definitions it found."""
     scanner = _BlockScanner(text)
     scanner.scan()
-    inline_opaque, inline_markup, code = _scan_inline(text, scanner.blocks, scanner.definitions)
+    link_labels = {d.key.lower() for d in scanner.definitions if not d.footnote}
+    regions = [(b.start, b.end) for b in scanner.blocks] + [
+        (d.body_start, d.end) for d in scanner.definitions
+    ]
+    inline_opaque, inline_markup, code = _scan_inline(text, regions, link_labels)
+    titles = [h.content for h in scanner.headings]
+    title_opaque, _, _ = _scan_inline(text, titles, link_labels)
     return Layout(
         headings=tuple(scanner.headings),
         blocks=tuple(scanner.blocks),
@@ -93,6 +116,7 @@ def scan_markdown(text: str) -> Layout:
         opaque=SpanSet.of(scanner.opaque + inline_opaque),
         markup=SpanSet.of(scanner.markup + inline_markup),
         code=SpanSet.of(code),
+        title_opaque=SpanSet.of(title_opaque),
     )
 
 
@@ -207,7 +231,8 @@ class _BlockScanner:
             return False
         self._close_paragraph()
         title = line[atx.end() :].strip().rstrip("#").strip()
-        self.headings.append(Heading(s, e, len(atx.group(1)), title))
+        begin = s + atx.end() + len(line[atx.end() :]) - len(line[atx.end() :].lstrip())
+        self.headings.append(Heading(s, e, len(atx.group(1)), title, (begin, begin + len(title))))
         self.opaque.append((s, e))
         self.line += 1
         self.previous_blank = False
@@ -232,7 +257,8 @@ class _BlockScanner:
             return False
         level = 1 if line.strip()[0] == "=" else 2
         title = self.text[self.para_start : self.para_end].strip()
-        self.headings.append(Heading(self.para_start, e, level, title))
+        content = (self.para_start, self.para_end)  # a paragraph starts at a word and ends at one
+        self.headings.append(Heading(self.para_start, e, level, title, content))
         self.opaque.append((self.para_start, e))
         self.para_start = None
         self.line += 1
@@ -248,7 +274,9 @@ class _BlockScanner:
         next_blank = i + 1 >= len(self.lines) or not self._line_text(i + 1).strip()
         if not (self.previous_blank or next_blank):
             return False
-        self.headings.append(Heading(s, e, 7, bold.group(2).strip()))
+        title = bold.group(2).strip()
+        begin = s + bold.start(2) + len(bold.group(2)) - len(bold.group(2).lstrip())
+        self.headings.append(Heading(s, e, 7, title, (begin, begin + len(title))))
         self.opaque.append((s, e))
         self.line += 1
         self.previous_blank = False
@@ -368,13 +396,13 @@ def _table_row(text: str, start: int, end: int, blocks: list[Block], markup: lis
 
 
 def _scan_inline(
-    text: str, blocks: list[Block], definitions: list[Definition]
+    text: str, regions: list[Span], link_labels: set[str]
 ) -> tuple[list[Span], list[Span], list[Span]]:
+    """Opaque spans (code, images, autolinks, HTML, URLs, link targets), markup (a link's `[`) and
+    code spans inside the given regions."""
     opaque: list[Span] = []
     markup: list[Span] = []
     code: list[Span] = []
-    link_labels = {d.key.lower() for d in definitions if not d.footnote}
-    regions = [(b.start, b.end) for b in blocks] + [(d.body_start, d.end) for d in definitions]
     for start, end in regions:
         code_spans = _code_spans(text, start, end)
         code.extend(code_spans)

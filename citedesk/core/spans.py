@@ -46,6 +46,23 @@ class SpanSet:
                 yield s, e
             i += 1
 
+    def without(self, spans: Iterable[Span]) -> SpanSet:
+        """These spans with `spans` cut out of them."""
+        cut = SpanSet.of(spans)
+        if not cut:
+            return self
+        kept: list[Span] = []
+        for start, end in self:
+            pos = start
+            for cut_start, cut_end in cut.within(start, end):
+                kept.append((pos, cut_start))
+                pos = cut_end
+            kept.append((pos, end))
+        return SpanSet.of(kept)
+
+    def union(self, spans: Iterable[Span]) -> SpanSet:
+        return SpanSet.of([*self, *spans])
+
     def __iter__(self) -> Iterator[Span]:
         return iter(zip(self.starts, self.ends, strict=True))
 

@@ -266,9 +266,9 @@ def test_dash_before_at_sign() -> None:
     assert keys_and_modes("-@x and foo-@y and a --@z\n") == [("x", S), ("y", T), ("z", T)]
 
 
-def test_citations_in_footnote_definitions_are_found_but_not_in_headings() -> None:
+def test_citations_in_footnote_definitions_and_headings_are_found() -> None:
     text = "# On @nope\n\nText.[^1]\n\n[^1]: See @doe99 [p. 3].\n"
-    assert keys_and_modes(text) == [("doe99", T)]  # pandoc also cites @nope in the heading
+    assert keys_and_modes(text) == [("nope", T), ("doe99", T)]  # pandoc cites @nope in the heading
 
 
 def test_offsets_cover_exact_text() -> None:
