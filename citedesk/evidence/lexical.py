@@ -10,218 +10,37 @@ from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,]\d+)*")
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "either",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "may",
-        "me",
-        "might",
-        "more",
-        "most",
-        "must",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "shall",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "upon",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "one",
-        "ones",
-        "many",
-        "much",
-        "per",
-        "via",
-        "among",
-        "within",
-        "without",
-        "according",
-        "said",
-        "says",
-        "say",
-        "according",
-        "however",
-        "although",
-        "though",
-        "thus",
-        "therefore",
-        "whereas",
-        "since",
-        "like",
-        "well",
-        "even",
-        "still",
-        "yet",
-        "s",
-        "t",
-        "including",
-        "include",
-        "includes",
-        "included",
-    ]
-)
+# fmt: off
+STOPWORDS = frozenset([
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each",
+    "either", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my", "myself",
+    "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours",
+    "ourselves", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these",
+    "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "very",
+    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "one", "ones",
+    "many", "much", "per", "via", "among", "within", "without", "according", "said", "says",
+    "say", "according", "however", "although", "though", "thus", "therefore", "whereas",
+    "since", "like", "well", "even", "still", "yet", "s", "t", "including", "include",
+    "includes", "included"
+])
+# fmt: on
 
 # Not "without": a preposition whose negation stays inside its noun phrase ("households without a
 # plot bought fewer vegetables" says nothing negative about buying fewer).
-NEGATIONS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "none",
-        "nobody",
-        "nothing",
-        "neither",
-        "nor",
-        "cannot",
-        "cant",
-        "can't",
-        "won't",
-        "wont",
-        "don't",
-        "dont",
-        "doesn't",
-        "doesnt",
-        "didn't",
-        "didnt",
-        "isn't",
-        "isnt",
-        "aren't",
-        "arent",
-        "wasn't",
-        "wasnt",
-        "weren't",
-        "werent",
-        "lack",
-        "lacks",
-        "lacked",
-        "lacking",
-        "absence",
-        "absent",
-        "fail",
-        "fails",
-        "failed",
-        "unable",
-    ]
-)
+# fmt: off
+NEGATIONS = frozenset([
+    "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "cant",
+    "can't", "won't", "wont", "don't", "dont", "doesn't", "doesnt", "didn't", "didnt", "isn't",
+    "isnt", "aren't", "arent", "wasn't", "wasnt", "weren't", "werent", "lack", "lacks",
+    "lacked", "lacking", "absence", "absent", "fail", "fails", "failed", "unable"
+])
+# fmt: on
 
 _ANTONYM_PAIRS = [
     ("increase", "decrease"),
@@ -410,6 +229,68 @@ def _content_follows(tokens: list[str]) -> bool:
     return any(t.lower() not in STOPWORDS and t.lower() not in NEGATIONS for t in tokens)
 
 
+# negation read in its clause ------------------------------------------------------------------------
+_SCOPE_BREAK = re.compile(
+    r"[.,;:!?()]|\b(?:and|but|while|whereas|although|though|yet|however|unlike)\b", re.IGNORECASE
+)
+_CONTRASTIVE = (
+    re.compile(r",\s*(?:and\s+|but\s+)?not\s+[^,.;:!?()]+(?:,|(?=[.;:!?)]|$))", re.IGNORECASE),
+    re.compile(r"\bnot\s+(?!only\b)[^,.;:!?()]*?\bbut\b(?:\s+rather\b)?", re.IGNORECASE),
+)
+"""A negated alternative, not a negated claim: "Cars, not buses, are …" (and "…, not buses.")
+claims something about cars; "not buses but cars" likewise."""
+
+
+def scope_clauses(text: str) -> list[str]:
+    """The text cut where a negation's reach ends: at punctuation and at the words that join two
+    clauses ("not expensive, and it is safe", "costs rose while ridership fell")."""
+    return [part for part in _SCOPE_BREAK.split(text) if part.strip()]
+
+
+def without_contrast(text: str) -> str:
+    """The text with its negated alternatives left out ("X, not Y, is the most common" → "X is the
+    most common"): what is negated there is the alternative, not the claim."""
+    for pattern in _CONTRASTIVE:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _negations(tokens: list[str]) -> list[int]:
+    """Where the tokens negate something (an elliptical negation that ends its clause does not;
+    "not only" is emphasis, not negation)."""
+    found = []
+    for index, word in enumerate(tokens):
+        lower = word.lower().replace("’", "'")
+        if not (lower in NEGATIONS or lower.endswith("n't")):
+            continue
+        after = tokens[index + 1 :]
+        if lower == "not" and after and after[0].lower() == "only":
+            continue
+        if _content_follows(after):
+            found.append(index)
+    return found
+
+
+def claim_negations(claim: str) -> int:
+    """Negations of the claim itself: a negated alternative ("X, not Y") and "not only" do not
+    count, nor an elliptical one."""
+    return sum(len(_negations(words(clause))) for clause in _CLAUSE.findall(without_contrast(claim)))
+
+
+def negations_about(text: str, wanted: set[str]) -> int:
+    """Negations in `text` whose reach (the rest of their clause) holds one of the claim's content
+    stems: "not expensive, and it is safe" does not negate "the drug is safe"; "did not reduce
+    costs" negates "reduced costs"."""
+    count = 0
+    for clause in scope_clauses(text):
+        tokens = words(clause)
+        for index in _negations(tokens):
+            reach = {stem(t.lower()) for t in tokens[index + 1 :]}
+            if reach & wanted:
+                count += 1
+    return count
+
+
 def antonyms(word_stem: str) -> frozenset[str]:
     return _ANTONYMS.get(word_stem, frozenset())
 
@@ -430,106 +311,24 @@ def capitalised(text: str) -> set[str]:
     return found
 
 
+# fmt: off
 _UP = [
-    "increase",
-    "increased",
-    "rise",
-    "rose",
-    "raise",
-    "elevate",
-    "elevated",
-    "elevation",
-    "higher",
-    "high",
-    "highest",
-    "greater",
-    "greatest",
-    "more",
-    "enhance",
-    "enhanced",
-    "boost",
-    "promote",
-    "accelerate",
-    "induce",
-    "activate",
-    "activation",
-    "upregulate",
-    "upregulated",
-    "upregulation",
-    "exacerbate",
-    "augment",
-    "amplify",
-    "stimulate",
-    "stimulation",
-    "trigger",
-    "facilitate",
-    "worsen",
-    "worse",
-    "larger",
-    "grow",
-    "growth",
-    "surge",
-    "spike",
-    "double",
-    "doubled",
-    "triple",
-    "tripled",
-    "exceed",
-    "excess",
-    "positively",
+    "increase", "increased", "rise", "rose", "raise", "elevate", "elevated", "elevation", "higher",
+    "high", "highest", "greater", "greatest", "more", "enhance", "enhanced", "boost", "promote",
+    "accelerate", "induce", "activate", "activation", "upregulate", "upregulated", "upregulation",
+    "exacerbate", "augment", "amplify", "stimulate", "stimulation", "trigger", "facilitate",
+    "worsen", "worse", "larger", "grow", "growth", "surge", "spike", "double", "doubled", "triple",
+    "tripled", "exceed", "excess", "positively"
 ]
 _DOWN = [
-    "decrease",
-    "decreased",
-    "reduce",
-    "reduced",
-    "reduction",
-    "lower",
-    "lowest",
-    "low",
-    "less",
-    "fewer",
-    "least",
-    "decline",
-    "drop",
-    "fall",
-    "fell",
-    "cut",
-    "cuts",
-    "diminish",
-    "attenuate",
-    "attenuation",
-    "inhibit",
-    "inhibition",
-    "suppress",
-    "suppression",
-    "block",
-    "prevent",
-    "prevention",
-    "protect",
-    "protective",
-    "protection",
-    "impair",
-    "downregulate",
-    "downregulated",
-    "downregulation",
-    "alleviate",
-    "mitigate",
-    "limit",
-    "slow",
-    "abolish",
-    "eliminate",
-    "minimize",
-    "loss",
-    "lose",
-    "lost",
-    "shrink",
-    "smaller",
-    "halve",
-    "halved",
-    "negatively",
-    "inversely",
+    "decrease", "decreased", "reduce", "reduced", "reduction", "lower", "lowest", "low", "less",
+    "fewer", "least", "decline", "drop", "fall", "fell", "cut", "cuts", "diminish", "attenuate",
+    "attenuation", "inhibit", "inhibition", "suppress", "suppression", "block", "prevent",
+    "prevention", "protect", "protective", "protection", "impair", "downregulate", "downregulated",
+    "downregulation", "alleviate", "mitigate", "limit", "slow", "abolish", "eliminate", "minimize",
+    "loss", "lose", "lost", "shrink", "smaller", "halve", "halved", "negatively", "inversely"
 ]
+# fmt: on
 _UPWARD = frozenset(stem(w) for w in _UP)
 _DOWNWARD = frozenset(stem(w) for w in _DOWN)
 _STATEMENT = re.compile(r"[^.;:!?]+")

@@ -31,9 +31,10 @@ from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec
 from citedesk.evidence.lexical import (
     antonym_clashes,
     capitalised,
+    claim_negations,
     content_stems,
     hedged,
-    negation_count,
+    negations_about,
     opposite_directions,
     with_without_clash,
 )
@@ -97,9 +98,11 @@ POLICY = Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE)
 beside its name). Its verdicts act like any judge's: errors and fixes."""
 
 
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 """Raised when a feature is computed differently (2: "without" no longer negates a clause; 3: "with X"
-against "without X" does), so that judgements cached from the old features are not reused."""
+against "without X" does; 4: a negation counts only in the clause about the claim's words, and the
+claim's "X, not Y" is a claim about X), so that judgements cached from the old features are not
+reused."""
 
 
 @dataclass(frozen=True)
@@ -180,9 +183,13 @@ def read_pair(claim: str, sentences: Sequence[str], dense: Similarity | None) ->
     figures = [q for q in quantities(claim) if not (q.kind == "count" and q.value < 10 and q.decimals == 0)]
     missing = missing_figures(claim, evidence_text) if figures else []
     missing_figure_share = len(missing) / len(figures) if figures else 0.0
-    # the sentence that shares most with the claim decides negation
+    # the sentence that shares most with the claim decides negation: a negation there counts when
+    # its clause speaks of the claim's words ("not expensive, and it is safe" does not negate "safe"),
+    # and the claim's negated alternative ("X, not Y, is …") is not the claim's negation
     best, best_stems = about_the_claim(wanted, sentences)
-    negated = (negation_count(claim) % 2) != (negation_count(best) % 2) or with_without_clash(claim, best)
+    negated = (claim_negations(claim) % 2) != (negations_about(best, wanted) % 2) or with_without_clash(
+        claim, best
+    )
     clash = float(antonym_clashes(wanted, have) > 0)
     opposite = opposite_directions(claim, best)
     antonym_in_best = antonym_clashes(wanted, best_stems) > 0
