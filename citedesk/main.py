@@ -9,13 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from citedesk.cli import main as run_command
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     if getattr(sys, "frozen", False):  # a packaged build: let the audit process start (spawn)
         import multiprocessing  # noqa: PLC0415
 
         multiprocessing.freeze_support()
-    from citedesk.cli import main as run_command  # noqa: PLC0415
 
     return run_command(argv, open_window=open_window)
 

@@ -4,7 +4,10 @@ retrieval, judging, findings). The CLI and the window both call this, and nothin
 `AuditState` is the token handed to a running audit: it carries progress, each stage's new findings
 (`on_stage`, as soon as that stage is done) and partial results out, and a cancellation request in.
 A cancelled audit raises `Cancelled`, which callers never show as an error. The options, the state
-and the stages live in `citedesk.engine`; this module is their front door.
+and the stages live in `citedesk.engine`; this module is their front door, and the one seam between
+what opens the window and what runs an audit: it imports the options and the state, which are
+cheap, and the stages (with them the sources, the store and the evidence layer: httpx,
+sqlite-utils, numpy) only when an audit runs. Below this seam every module imports at top level.
 """
 
 from __future__ import annotations
@@ -15,24 +18,15 @@ from pathlib import Path
 from citedesk.assist import judge as _claude_judge  # noqa: F401 - registers the Claude judge
 from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
 from citedesk.core.report import Report
-from citedesk.engine.sourcing import describe_sources, open_store, source_options, stored_reviews
-from citedesk.engine.stages import STAGES, AuditContext, Stage, run_stages
 from citedesk.engine.state import AuditOptions, AuditState, ProgressCallback, StageResult
 
 __all__ = [
-    "STAGES",
-    "AuditContext",
     "AuditOptions",
     "AuditState",
     "ProgressCallback",
-    "Stage",
     "StageResult",
     "audit",
     "audit_text",
-    "describe_sources",
-    "open_store",
-    "source_options",
-    "stored_reviews",
 ]
 
 
@@ -44,7 +38,7 @@ def audit_text(
     state = state or AuditState()
     options = options or AuditOptions()
     state.progress("parsing")
-    from citedesk.sources.citeworks import (  # noqa: PLC0415 - YAML and Zotero only when needed
+    from citedesk.sources.citeworks import (  # noqa: PLC0415 - the seam: YAML and Zotero when an audit runs
         EMPTY_BIBLIOGRAPHY_NOTICE,
         NO_BIBLIOGRAPHY_NOTICE,
         cited_works,
@@ -76,4 +70,6 @@ def audit_text(
 
 def audit(document: Document, options: AuditOptions, state: AuditState) -> Report:
     """Run the stages on `document`; each publishes its findings to `state.on_stage` when done."""
+    from citedesk.engine.stages import run_stages  # noqa: PLC0415 - the seam (module docstring)
+
     return run_stages(document, options, state)

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from citedesk.assist.atoms import decomposition_requests
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.checks import structural_findings
 from citedesk.core.dialects import dialect_for
@@ -97,8 +98,6 @@ def what_would_be_sent(text: str, path: str | None = None) -> tuple[int, str]:
     """(number of requests, their exact text) that Claude assistance would send first for `text` —
     shown by `--assist-preview` and by the window before the writer turns assistance on: the
     decomposition of long cited sentences, then citation insertion for uncited ones."""
-    from citedesk.assist.atoms import decomposition_requests  # noqa: PLC0415
-
     document = parse_document(text, path)
     uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
     requests = [r for _, r in decomposition_requests(document)] + [

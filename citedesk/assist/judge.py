@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
+from citedesk.core.document import parse_document
 from citedesk.errors import AssistError, UsageError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Judgement, Pair
 from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register
@@ -120,8 +121,7 @@ def what_would_be_judged(text: str, path: str | None = None) -> tuple[int, str]:
     """(cited sentence × reference pairs, the requests' text with the evidence left as a slot) that
     the Claude judge would send for `text`. The passages are known only after retrieval, so the
     preview names where they come from; the evidence pane shows them once the audit has run."""
-    from citedesk.core.document import parse_document  # noqa: PLC0415
-    from citedesk.evidence.verdicts import MODEL_WINDOWS  # noqa: PLC0415
+    from citedesk.evidence.verdicts import MODEL_WINDOWS  # noqa: PLC0415 - numpy: not at start-up (the pipeline imports this module)
 
     document = parse_document(text, path)
     references = {ref.key for ref in document.entries}

@@ -20,7 +20,7 @@ from citedesk.core.citekeys import CitationGroup
 from citedesk.core.claims import Claim, make_claims
 from citedesk.core.markdown import Layout, scan_markdown
 from citedesk.core.markers import MalformedMarker, Marker
-from citedesk.core.references import Reference, ReferenceList
+from citedesk.core.references import LabelStyle, Reference, ReferenceList
 from citedesk.core.sentences import Sentence, split_sentences
 from citedesk.core.spans import SpanSet
 from citedesk.core.text import LineIndex, unify_line_breaks
@@ -114,8 +114,6 @@ class Structure:
     @cached_property
     def unnumbered(self) -> bool:
         """Whether the list has entries keyed by position (removing one shifts the rest)."""
-        from citedesk.core.references import LabelStyle  # noqa: PLC0415
-
         return any(e.style is LabelStyle.NONE for e in self.references.entries)
 
 
@@ -232,11 +230,16 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
 
 def structure_without_bibliography(text: str) -> Structure:
     """How a document that names no bibliography is read: numbered — unless it cites pandoc keys
-    (`[@doe99]`) and has no numbered citations or reference list of its own; then as a pandoc
-    document whose citations are all not checked, instead of a numbered one with nothing to check.
-    Each reading is parsed once."""
+    (`[@doe99]`) and has no numbered citations or reference list of its own (footnotes aside, when
+    a key is cited in brackets: `dialects.notes_only`); then as a pandoc document whose citations
+    are all not checked, instead of a numbered one with nothing to check. Each reading is parsed once."""
+    from citedesk.core.dialects import notes_only  # noqa: PLC0415 - the dialects build on this module
+
     numbered = parse_structure(text)
-    if numbered.markers or numbered.references.entries:
+    if not (numbered.markers or numbered.references.entries):
+        keys = parse_structure(text, ())
+        return keys if keys.markers else numbered
+    if not notes_only(numbered):
         return numbered
     keys = parse_structure(text, ())
-    return keys if keys.markers else numbered
+    return keys if any(group.bracket is not None for group in keys.citations) else numbered

@@ -10,6 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from citedesk.errors import UsageError
+from citedesk.evidence import models
+from citedesk.evidence.judges import registry as judges
+from citedesk.evidence.judges.nli import NliJudge
+from citedesk.evidence.registry import recommended as offered
+
 
 @dataclass(frozen=True)
 class InstalledModel:
@@ -32,14 +38,10 @@ class VerifyOutcome:
 
 
 def models_dir() -> Path:
-    from citedesk.evidence import models  # noqa: PLC0415
-
     return models.models_dir()
 
 
 def installed() -> list[InstalledModel]:
-    from citedesk.evidence import models  # noqa: PLC0415
-
     default = models.default_model()
     return [
         InstalledModel(path.name, path, models.describe(path), default is not None and path == default)
@@ -50,8 +52,6 @@ def installed() -> list[InstalledModel]:
 def recommended() -> list[str]:
     """What `citedesk models list` says about the registry: the recommended models with their
     published accuracy and its source, how each reads its input, and those not offered and why."""
-    from citedesk.evidence import models  # noqa: PLC0415
-
     return models.registry_lines()
 
 
@@ -67,29 +67,25 @@ class Offer:
 
 def download_offers() -> list[Offer]:
     """The recommended models that can be downloaded, most accurate first."""
-    from citedesk.evidence.registry import recommended as offered  # noqa: PLC0415
-
     return [Offer(e.name, e.hub_id, e.size_mb, e.benchmark) for e in offered()]
 
 
 def hub_reachable(timeout: float = 3.0) -> bool:
     """Whether the model hub answers (blocks up to `timeout`: call it off the GUI thread)."""
-    from citedesk.evidence.download import hub_reachable as reachable  # noqa: PLC0415
+    from citedesk.evidence import download  # noqa: PLC0415 - the Hub's door: only when a download is asked for
 
-    return reachable(timeout=timeout)
+    return download.hub_reachable(timeout=timeout)
 
 
 def progress_text(done: int, total: int) -> str:
-    from citedesk.evidence.download import progress_text as text  # noqa: PLC0415
+    from citedesk.evidence import download  # noqa: PLC0415 - see hub_reachable
 
-    return text(done, total)
+    return download.progress_text(done, total)
 
 
 def import_model(
     folder: str | Path, name: str | None = None, registry_name: str | None = None
 ) -> InstalledModel:
-    from citedesk.evidence import models  # noqa: PLC0415
-
     target = models.import_model(Path(folder), name, registry_name)
     return InstalledModel(target.name, target, models.describe(target), False)
 
@@ -112,9 +108,9 @@ def pull_model(
 ) -> Pulled:
     """Download, check and install a registry model (`NoNetwork`, `ModelNotFound`, `DiskFull`:
     `ModelError`s with a message; `DownloadCancelled` when `cancelled` says so)."""
-    from citedesk.evidence.download import pull  # noqa: PLC0415
+    from citedesk.evidence import download  # noqa: PLC0415 - see hub_reachable
 
-    result = pull(name, progress=progress, cancelled=cancelled)
+    result = download.pull(name, progress=progress, cancelled=cancelled)
     return Pulled(
         result.entry.name,
         result.entry.hub_id,
@@ -126,14 +122,10 @@ def pull_model(
 
 
 def remove_model(name: str) -> None:
-    from citedesk.evidence import models  # noqa: PLC0415
-
     models.remove_model(name)
 
 
 def set_default(name: str) -> str:
-    from citedesk.evidence import models  # noqa: PLC0415
-
     chosen = models.find_model(name).name
     models.set_default(chosen)
     return chosen
@@ -141,9 +133,6 @@ def set_default(name: str) -> str:
 
 def verify(name: str) -> VerifyOutcome:
     """Run the known pairs through the model (loads it: torch)."""
-    from citedesk.evidence import models  # noqa: PLC0415
-    from citedesk.evidence.judges.nli import NliJudge  # noqa: PLC0415
-
     path = models.find_model(name)
     result = models.verify(NliJudge(path))
     return VerifyOutcome(path.name, result.correct, result.total, result.rows)
@@ -152,40 +141,29 @@ def verify(name: str) -> VerifyOutcome:
 def judge_choices() -> list[tuple[str, str]]:
     """(setting, label) for a judge chooser, from the judge registry: auto, then each local judge
     (each installed NLI model)."""
-    from citedesk.evidence.judges.registry import chooser  # noqa: PLC0415
-
-    return chooser()
+    return judges.chooser()
 
 
 def judge_sends_text(setting: str) -> bool:
     """Whether this judge setting sends the document's text off the machine (the Claude judge):
     such a judge needs the writer's key and consent. An unknown setting sends nothing (the audit
     says it is unknown, where it needs a judge)."""
-    from citedesk.errors import UsageError  # noqa: PLC0415
-    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415
-
     try:
-        return resolve(setting).sends_text
+        return judges.resolve(setting).sends_text
     except UsageError:
         return False
 
 
 def auto_judge() -> str:
     """The setting that lets the registry pick the judge (`auto`)."""
-    from citedesk.evidence.judges.registry import AUTO  # noqa: PLC0415
-
-    return AUTO
+    return judges.AUTO
 
 
 def sending_judge() -> str:
     """The setting of the judge that Claude assistance's consent turns on (the one that sends text)."""
-    from citedesk.evidence.judges.registry import specs  # noqa: PLC0415
-
-    return next(s.name for s in specs() if s.sends_text)
+    return next(s.name for s in judges.specs() if s.sends_text)
 
 
 def judge_help() -> str:
     """What `--judge` accepts, in words, from the judge registry."""
-    from citedesk.evidence.judges.registry import help_text  # noqa: PLC0415
-
-    return help_text()
+    return judges.help_text()

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from citedesk.files import write_atomic
+
 HEADER = "<!-- citedesk recovery "
 SUFFIX = ".md"
 SEEN = ".md.seen"
@@ -51,8 +53,6 @@ def copy_path(document: Path | None, untitled_id: str, folder: Path | None = Non
 
 def write_copy(document: Path | None, text: str, untitled_id: str, folder: Path | None = None) -> Path:
     """Keep a copy of unsaved text, atomically (a copy is never torn either)."""
-    from citedesk.files import write_atomic  # noqa: PLC0415
-
     target = copy_path(document, untitled_id, folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     meta = {"document": str(document.resolve()) if document else None, "saved": time.time()}

@@ -15,17 +15,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citedesk.assist.judge import what_would_be_judged
 from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.plan import RepairPlan, plan_repairs
-from citedesk.core.report import Report
+from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.errors import OutputError, RepairError, UsageError
-from citedesk.pipeline import AuditOptions, AuditState, StageResult
+from citedesk.errors import InputError, OutputError, RepairError, StoreError, UsageError
+from citedesk.files import FileStamp, read_stamped, why_not_written, write_checked
+from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
     from citedesk.desk.services import DeskServices
-    from citedesk.files import FileStamp
 
 STRUCTURAL_KINDS = frozenset(
     {Kind.FABRICATED, Kind.MALFORMED_MARKER, Kind.ORPHAN_REFERENCE, Kind.DUPLICATE_REFERENCE}
@@ -101,8 +102,6 @@ class DocumentSession:
 
     @classmethod
     def read(cls, desk: DeskServices, path: Path) -> DocumentSession:
-        from citedesk.files import read_stamped  # noqa: PLC0415
-
         decoded, stamp = read_stamped(path)
         return cls(desk, path, decoded.text, decoded.encoding, stamp=stamp)
 
@@ -149,8 +148,6 @@ class DocumentSession:
         options: AuditOptions | None = None,
     ) -> Report:
         """Audit `text` (by default the document as read) with this document's options."""
-        from citedesk.pipeline import audit_text  # noqa: PLC0415
-
         return audit_text(
             self.text if text is None else text,
             self._path_str(),
@@ -162,8 +159,6 @@ class DocumentSession:
         """Audit the document, writing one JSON line per stage the moment it finishes (its new
         findings, as the JSON report writes them), then `{"stage": "done", "summary": …}`."""
         import json  # noqa: PLC0415
-
-        from citedesk.core.report import summary_json  # noqa: PLC0415
 
         def publish(result: StageResult) -> None:
             write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
@@ -283,8 +278,6 @@ class DocumentSession:
         as it was read is kept as NAME.citedesk-backup first. Returns the backup's path."""
         if self.path is None:
             raise UsageError("the document has no file yet; save it under a name first")
-        from citedesk.files import why_not_written, write_checked  # noqa: PLC0415
-
         try:  # a FileChangedError (not an OSError) goes to the caller as it is
             made, self.stamp = write_checked(
                 self.path, text, self.encoding, None if overwrite else self.stamp, backup=backup
@@ -311,8 +304,6 @@ class DocumentSession:
                 store.move_reviews(old_key, self.key)
 
     def render(self, report: Report, fmt: str, *, colour: bool = False) -> str:
-        from citedesk.core.report import RENDERERS, render_text  # noqa: PLC0415
-
         if fmt == "text":
             return render_text(report, colour=colour)
         if fmt not in RENDERERS:
@@ -358,8 +349,6 @@ class DocumentSession:
         return _split(self._attachment_rows())
 
     def _attachment_rows(self) -> list[tuple[str, str]]:
-        from citedesk.errors import StoreError  # noqa: PLC0415
-
         try:
             with self.desk.store() as store:
                 return store.attachments(self.key)
@@ -404,10 +393,8 @@ class DocumentSession:
             with self.desk.store() as store:
                 store.detach(self.key, BIBLIOGRAPHY_SLOT)
             return None
-        from citedesk.sources.citeworks import read_bibliographies  # noqa: PLC0415
-
         resolved = Path(path).resolve()
-        read_bibliographies([resolved])
+        self.desk.jobs().read_bibliographies([resolved])
         with self.desk.store() as store:
             store.attach(self.key, BIBLIOGRAPHY_SLOT, str(resolved))
         return resolved
@@ -416,13 +403,10 @@ class DocumentSession:
         """(key, title) of every entry of the document's bibliographies, by key: what `@` completes
         to as the writer types. Empty for a numbered document, or while a bibliography cannot be
         read (the audit says why)."""
-        from citedesk.errors import InputError  # noqa: PLC0415
-        from citedesk.sources.citeworks import cited_works  # noqa: PLC0415
-
         options = self.options()
         try:
             named = self.path or (self.folder / "Untitled" if self.folder else None)
-            cited = cited_works(
+            cited = self.desk.jobs().cited_works(
                 self.text if text is None else text,
                 named,
                 options.bibliographies,
@@ -442,14 +426,13 @@ class DocumentSession:
     # Claude assistance: what would be sent ------------------------------------------------------------------
     def assist_preview(self, text: str | None = None) -> tuple[int, str]:
         """(requests, their exact text) that Claude assistance would send first for this text."""
+        # deferred: it reads with every dialect (and their fuzzy key matching), not needed to show a window
         from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
 
         return what_would_be_sent(self.text if text is None else text, self._path_str())
 
     def judge_preview(self, text: str | None = None) -> tuple[int, str]:
         """(cited sentence × reference pairs, the requests) the Claude judge would send."""
-        from citedesk.assist.judge import what_would_be_judged  # noqa: PLC0415
-
         return what_would_be_judged(self.text if text is None else text, self._path_str())
 
     def _path_str(self) -> str | None:

@@ -5,22 +5,23 @@ offered for uncited sentences (the local judge's, and Claude's checked proposals
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
+from citedesk.assist.atoms import decompose
+from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient
+from citedesk.assist.insert import can_cite, propose_citations
+from citedesk.core.claims import Atom
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Verdict
+from citedesk.core.findings import Finding, Kind, Verdict
 from citedesk.core.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
-
-if TYPE_CHECKING:
-    from citedesk.assist.client import ClaudeClient
-    from citedesk.core.claims import Atom
-    from citedesk.evidence.embed import Embedder
-    from citedesk.evidence.judges.base import Judge
-    from citedesk.evidence.suggest import EvidenceResult, Offer
-    from citedesk.evidence.verdicts import PreparedSource
-    from citedesk.sources.gather import ResolvedSource
-    from citedesk.store import Store
+from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir
+from citedesk.evidence.judges.base import Judge
+from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
+from citedesk.evidence.policy import restrained
+from citedesk.evidence.suggest import EvidenceResult, Offer, assess_evidence, claude_offer, offer_citations
+from citedesk.evidence.verdicts import PreparedSource, prepare
+from citedesk.sources.gather import ResolvedSource
+from citedesk.store import Store
 
 
 @dataclass
@@ -47,10 +48,6 @@ def load_judging(
     store: Store,
 ) -> Judging:
     """The judge (and Claude), Claude's atomic facts, and every usable source indexed (embedded)."""
-    from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve  # noqa: PLC0415
-    from citedesk.evidence.models import make_judge  # noqa: PLC0415
-    from citedesk.evidence.verdicts import prepare  # noqa: PLC0415
-
     state.progress("loading the judge")
     chosen = resolve(options.judge)
     local, embedder, _note = make_judge(
@@ -84,10 +81,6 @@ def judge_claims(
     """Verdicts: misattributed, unsupported_number and unsupported_part findings, and the references
     offered for uncited sentences (the local judge's, and Claude's). Returns the verdicts and every
     finding (`findings` with the offers joined, then the judge's own)."""
-    from citedesk.core.findings import Kind  # noqa: PLC0415
-    from citedesk.evidence.policy import restrained  # noqa: PLC0415
-    from citedesk.evidence.suggest import assess_evidence, offer_citations  # noqa: PLC0415
-
     judge, local, remote = loaded.judge, loaded.local, loaded.remote
     client, assist = loaded.client, loaded.assist
     uncited = [f for f in findings if f.kind is Kind.UNCITED]
@@ -106,8 +99,6 @@ def judge_claims(
     )
     claude_offers = {}
     if client is not None and assist is not None:
-        from citedesk.assist.insert import can_cite  # noqa: PLC0415
-
         if options.assist == "claude" and not can_cite(document):
             assist.rejected.append(
                 f"Claude does not suggest citations for {document.dialect.name} documents yet"
@@ -127,6 +118,29 @@ def judge_claims(
     return result.verdicts, merged
 
 
+def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Embedder | None, str]:
+    """The embedding model for retrieval (None with `dense` off or the model not installed, with
+    a note saying why)."""
+    if not dense:
+        return None, ""
+    try:
+        return Embedder(default_model_dir(), store=store), ""
+    except ModelMissing as exc:
+        return None, str(exc)
+
+
+def make_judge(
+    spec: str, *, store: Store | None = None, dense: bool = True
+) -> tuple[Judge, Embedder | None, str]:
+    """A local judge setting (`heuristic`, `nli`, `nli:NAME_OR_PATH`, `auto`, any registered judge
+    that needs no client) → the judge, the embedder for retrieval (None without the embedding
+    model) and a note for the report. The judge registry (`judges/registry.py`) says what the
+    setting means."""
+    choice = resolve(spec)
+    embedder, note = make_embedder(store=store, dense=dense)
+    return choice.load(JudgeContext(embedder=embedder, store=store)), embedder, note
+
+
 class _StoredAnswers:
     """Claude's usable answers kept in the store, so a re-audit sends only what changed."""
 
@@ -144,8 +158,6 @@ def _claude_facts(
     document: Document, client: ClaudeClient, assist: AssistSummary, state: AuditState
 ) -> dict[str, list[Atom]]:
     """Claude's checked decomposition of long cited sentences into atomic facts."""
-    from citedesk.assist.atoms import decompose  # noqa: PLC0415
-
     state.progress("asking Claude for atomic facts")
     decomposition = decompose(document, client)
     assist.facts = dict(decomposition.atoms)
@@ -154,14 +166,10 @@ def _claude_facts(
 
 
 def judging_off(options: AuditOptions) -> bool:
-    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415
-
     return resolve(options.judge).off
 
 
 def _claude_client(options: AuditOptions) -> ClaudeClient:
-    from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient  # noqa: PLC0415
-
     return ClaudeClient(options.assist_model or DEFAULT_MODEL)
 
 
@@ -176,9 +184,6 @@ def _claude_citations(
 ) -> dict[str, Offer]:
     """Claude proposes markers for uncited claims; every proposal passes the prose check and the
     local judge before it becomes an offer (shown before the local judge's own suggestion)."""
-    from citedesk.assist.insert import propose_citations  # noqa: PLC0415
-    from citedesk.evidence.suggest import claude_offer  # noqa: PLC0415
-
     open_claims = [f.claim_id for f in uncited if f.claim_id]
     state.progress("asking Claude", 0, len(open_claims))
     confirmations: dict[tuple[str, str], Verdict] = {}

@@ -6,18 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citedesk.core.document import Document
-from citedesk.core.review import Review
+from citedesk.core.review import Decision, Review, document_key
 from citedesk.core.summaries import RetractionSummary, SourceSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import StoreError
-
-if TYPE_CHECKING:
-    from citedesk.sources.gather import ResolvedSource, SourceOptions
-    from citedesk.sources.truth import TruthResult
-    from citedesk.store import Store
+from citedesk.sources.fetch import FetchPolicy
+from citedesk.sources.gather import ResolvedSource, SourceOptions
+from citedesk.sources.indexes import LookupConfig
+from citedesk.sources.quality import assess_quality
+from citedesk.sources.truth import TruthResult, check_entries, entries_to_check, retraction_summary
+from citedesk.sources.truthwords import truth_summary
+from citedesk.store import Store, default_store_path
 
 
 def check_truth(
@@ -27,10 +28,6 @@ def check_truth(
     time budget."""
     if not options.check_references:
         return None
-    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
-    from citedesk.sources.indexes import LookupConfig  # noqa: PLC0415
-    from citedesk.sources.truth import check_entries, entries_to_check  # noqa: PLC0415
-
     state.progress("checking references", 0, 0)
     remaining = state.remaining()
     config = LookupConfig.from_env(
@@ -66,8 +63,6 @@ def retraction_summary_of(truth: TruthResult | None, offline: bool) -> Retractio
     asked either, and the report must not say they were)."""
     if truth is None:
         return None
-    from citedesk.sources.truth import retraction_summary  # noqa: PLC0415
-
     return retraction_summary(truth, offline=offline)
 
 
@@ -86,8 +81,6 @@ def open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> S
 
 def stored_reviews(store: Store, path: str | None) -> dict[str, Review]:
     """The writer's decisions for the document at `path`, by review key."""
-    from citedesk.core.review import Decision, document_key  # noqa: PLC0415
-
     return {
         key: Review(Decision(row["decision"]), row["note"] or "", float(row["at"] or 0.0))
         for key, row in store.reviews(document_key(path)).items()
@@ -102,17 +95,12 @@ def text_hash(text: str) -> str:
 
 
 def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None = None) -> Store:
-    from citedesk.store import Store, default_store_path  # noqa: PLC0415
-
     return Store(options.store_path or default_store_path(), on_wait=on_wait)
 
 
 def source_options(
     options: AuditOptions, document_dir: Path | None = None, budget: float | None = None
 ) -> SourceOptions:
-    from citedesk.sources.fetch import FetchPolicy  # noqa: PLC0415
-    from citedesk.sources.gather import SourceOptions  # noqa: PLC0415
-
     base = SourceOptions(
         offline=options.offline,
         sources_dir=options.sources_dir,
@@ -142,9 +130,6 @@ def source_options(
 def describe_sources(
     document: Document, resolved: dict[str, ResolvedSource], truth: TruthResult | None = None
 ) -> list[SourceSummary]:
-    from citedesk.sources.quality import assess_quality  # noqa: PLC0415
-    from citedesk.sources.truthwords import truth_summary  # noqa: PLC0415
-
     checks = truth.checks if truth is not None else {}
     citing: dict[str, list[str]] = {}
     for claim in document.claims:

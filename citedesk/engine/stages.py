@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.coverage import coverage_of
@@ -24,6 +23,7 @@ from citedesk.core.findings import Finding, Verdict
 from citedesk.core.report import Report
 from citedesk.core.review import Review
 from citedesk.core.summaries import SourceSummary
+from citedesk.core.works import CitedEntry
 from citedesk.engine.judging import Judging, judge_claims, judging_off, load_judging
 from citedesk.engine.sourcing import (
     check_truth,
@@ -35,12 +35,12 @@ from citedesk.engine.sourcing import (
     text_hash,
 )
 from citedesk.engine.state import AuditOptions, AuditState, StageResult
-
-if TYPE_CHECKING:
-    from citedesk.core.works import CitedEntry
-    from citedesk.sources.gather import ResolvedSource
-    from citedesk.sources.truth import TruthResult
-    from citedesk.store import Store
+from citedesk.sources.checks import source_findings, waits_for_truth
+from citedesk.sources.citeworks import works_to_check
+from citedesk.sources.coverage import every_citation, why_not_checked_in
+from citedesk.sources.gather import ResolvedSource, gather_sources
+from citedesk.sources.truth import TruthResult, truth_findings
+from citedesk.store import Store
 
 Found = tuple[list[Finding], list[Finding]]
 """What a stage hands the runner to publish: (findings it added or changed, findings it withdrew)."""
@@ -97,8 +97,6 @@ def _structure(ctx: AuditContext) -> Found:
 def _sources(ctx: AuditContext) -> Found:
     """Which works to read, the store, and the sources gathered; their findings but those the
     reference checks decide."""
-    from citedesk.sources.citeworks import works_to_check  # noqa: PLC0415
-
     document, options, state = ctx.document, ctx.options, ctx.state
     ctx.targets = list(
         works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
@@ -114,9 +112,6 @@ def _sources(ctx: AuditContext) -> Found:
         ctx.notices.extend(ctx.store.notices)
     if not ctx.check_sources:
         return [], []
-    from citedesk.sources.checks import source_findings, waits_for_truth  # noqa: PLC0415 - httpx loads only when needed
-    from citedesk.sources.gather import gather_sources  # noqa: PLC0415
-
     assert ctx.store is not None
     state.progress("fetching sources", 0, len(ctx.targets))
     resolved = gather_sources(
@@ -140,8 +135,6 @@ def _sources(ctx: AuditContext) -> Found:
 
 def _reference_truth(ctx: AuditContext) -> Found:
     """The reference checks; the source findings they decide, and their own."""
-    from citedesk.sources.checks import source_findings  # noqa: PLC0415
-
     assert ctx.store is not None
     assert ctx.resolved is not None
     document = ctx.document
@@ -149,8 +142,6 @@ def _reference_truth(ctx: AuditContext) -> Found:
     checks = ctx.truth.checks if ctx.truth is not None else {}
     found = source_findings(document, ctx.resolved, checks)
     if ctx.truth is not None:
-        from citedesk.sources.truth import truth_findings  # noqa: PLC0415
-
         found.extend(truth_findings(document, checks))
     ctx.findings.extend(found)
     ctx.summaries = describe_sources(document, ctx.resolved, ctx.truth)
@@ -191,8 +182,6 @@ def _findings(ctx: AuditContext) -> Found:
         ctx.reviews = stored_reviews(ctx.store, document.path)
     ctx.close_store()
     state.progress("checking citations")
-    from citedesk.sources.coverage import every_citation, why_not_checked_in  # noqa: PLC0415
-
     resolved, truth = ctx.resolved, ctx.truth
     verdicts = every_citation(
         document, ctx.verdicts, why_not_checked_in(document, resolved, state.out_of_time())

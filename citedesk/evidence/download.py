@@ -27,6 +27,7 @@ from pathlib import Path
 
 from citedesk.evidence.judges.nli import InputFormat, ModelError, write_format
 from citedesk.evidence.judges.registry import model_judge
+from citedesk.evidence.models import models_dir, verify
 from citedesk.evidence.registry import RegistryEntry, find_entry
 
 Progress = Callable[[int, int], None]
@@ -137,8 +138,6 @@ def pull(
     `DownloadCancelled` or `ModelError` (already installed, custom code, a model that fails the
     check); in every case nothing is left behind.
     """
-    from citedesk.evidence.models import models_dir  # noqa: PLC0415 - models imports this module
-
     entry = name if isinstance(name, RegistryEntry) else _entry_for(name)
     if not entry.offered:
         raise ModelError(
@@ -262,8 +261,6 @@ def _fetch(
 def _check(staging: Path, entry: RegistryEntry) -> tuple[int, int]:
     """Load the download as the judge will, and run the known pairs: labels the wrong way round, or
     a model that answers everything alike, fail here instead of misjudging every citation."""
-    from citedesk.evidence.models import verify  # noqa: PLC0415
-
     runner = model_judge(entry.kind)  # `pull` offers only models a registered judge runs
     if runner is None or runner.from_folder is None:
         raise ModelError(f"no judge runs a {entry.kind.value}; {entry.hub_id} was not installed")

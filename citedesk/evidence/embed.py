@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citedesk.errors import ModelError
+from citedesk.evidence.runtime import configure_threads, shared_model
 
 if TYPE_CHECKING:
     from citedesk.store import Store
@@ -85,8 +86,6 @@ class Embedder:
             import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
             from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
             from transformers.utils import logging as hf_logging  # noqa: PLC0415
-
-            from citedesk.evidence.runtime import configure_threads, shared_model  # noqa: PLC0415
 
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             configure_threads(torch, self.threads)

@@ -1,4 +1,4 @@
-"""NLI models: the installed ones, installing and removing them, and loading the judge a setting names.
+"""NLI models: the installed ones, installing and removing them, and the `nli` judge that runs them.
 
 Models live in `<user data>/citedesk/models/<name>/` (a Hugging Face model folder). `import`
 copies a folder the user already has (checked: it loads and its labels say which output means
@@ -14,15 +14,12 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citedesk.errors import ModelError
-from citedesk.evidence.judges.base import Judge, Pair
+from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Pair
+from citedesk.evidence.judges.nli import NliJudge, read_format, write_format
+from citedesk.evidence.judges.spec import JudgeContext, JudgeKind, JudgeSpec, register
 from citedesk.evidence.registry import REGISTRY, RegistryEntry, find_entry, recommended
-
-if TYPE_CHECKING:
-    from citedesk.evidence.embed import Embedder
-    from citedesk.store import Store
 
 __all__ = ["REGISTRY", "RegistryEntry", "find_entry", "recommended"]  # `models.REGISTRY` for the CLI
 
@@ -120,8 +117,6 @@ def import_model(source: Path, name: str | None = None, registry_name: str | Non
     input format, so the judge reads it as it was trained; any other folder is read as a sentence
     pair with labels from its `id2label`.
     """
-    from citedesk.evidence.judges.nli import NliJudge, read_format, write_format  # noqa: PLC0415
-
     source = Path(source).expanduser().resolve()
     if not (source / "config.json").is_file():
         raise ModelError(f"{source} is not a model folder (no config.json)")
@@ -202,33 +197,6 @@ def verify(judge: Judge) -> VerifyResult:
     return VerifyResult(correct, len(rows), rows)
 
 
-def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Embedder | None, str]:
-    """The embedding model for retrieval (None with `dense` off or the model not installed, with
-    a note saying why)."""
-    from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir  # noqa: PLC0415
-
-    if not dense:
-        return None, ""
-    try:
-        return Embedder(default_model_dir(), store=store), ""
-    except ModelMissing as exc:
-        return None, str(exc)
-
-
-def make_judge(
-    spec: str, *, store: Store | None = None, dense: bool = True
-) -> tuple[Judge, Embedder | None, str]:
-    """A local judge setting (`heuristic`, `nli`, `nli:NAME_OR_PATH`, `auto`, any registered judge
-    that needs no client) → the judge, the embedder for retrieval (None without the embedding
-    model) and a note for the report. The judge registry (`judges/registry.py`) says what the
-    setting means."""
-    from citedesk.evidence.judges.registry import JudgeContext, resolve  # noqa: PLC0415
-
-    choice = resolve(spec)
-    embedder, note = make_embedder(store=store, dense=dense)
-    return choice.load(JudgeContext(embedder=embedder, store=store)), embedder, note
-
-
 def describe(path: Path) -> str:
     try:
         config = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -239,3 +207,44 @@ def describe(path: Path) -> str:
     return (
         f"{config.get('model_type', '?')}, labels {', '.join(str(v) for v in labels.values())}, {size:.0f} MB"
     )
+
+
+def _load_nli(context: JudgeContext) -> NliJudge:
+    path = find_model(context.argument) if context.argument else default_model()
+    if path is None:
+        raise ModelError(
+            "no NLI model is installed: `citedesk models import FOLDER` (or `models pull NAME` with a network)"
+        )
+    return NliJudge(path, name=path.name)
+
+
+def _default_nli() -> str | None:
+    chosen = default_model()
+    return None if chosen is None else str(chosen)
+
+
+def _installed_nli() -> list[tuple[str, str]]:
+    return [(f"nli:{m.name}", f"NLI model: {m.name}") for m in installed()]
+
+
+NLI = register(
+    JudgeSpec(
+        "nli",
+        JudgeKind.ENCODER,
+        "NLI model",
+        _load_nli,
+        MODEL_POLICY,
+        argument="MODEL",
+        argument_help="an installed name or a folder",
+        available=_default_nli,
+        preference=10,
+        when_auto="the default NLI model if installed",
+        choices=_installed_nli,
+        from_folder=lambda folder, input_format, name: NliJudge(
+            folder, input_format=input_format, shared=False, name=name
+        ),
+    )
+)
+"""The `nli` judge, registered here rather than in `judges.nli`: its settings name installed models
+(`nli` the default one, `nli:NAME`), which this module keeps, while the judge itself only reads a
+folder it is given."""

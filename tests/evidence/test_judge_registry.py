@@ -16,6 +16,7 @@ from citedesk.cli import main
 from citedesk.cli.parser import JUDGE_HELP
 from citedesk.core.findings import Kind, Severity
 from citedesk.errors import UsageError
+from citedesk.evidence import models
 from citedesk.evidence.judges import heuristic, nli
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
@@ -167,14 +168,14 @@ def test_a_loaded_judge_carries_its_registry_entrys_policy(tmp_path: Path) -> No
     model = resolve(f"nli:{folder}").load()  # built, not loaded: torch only when it judges
     assert isinstance(model, nli.NliJudge)
     assert model.name == "nli:some-model"
-    assert model.policy == nli.SPEC.policy
+    assert model.policy == models.NLI.policy
 
 
 def test_resolve_reads_every_setting() -> None:
     assert resolve(OFF).off
     assert resolve("heuristic").spec is heuristic.SPEC
     choice = resolve("nli:minilm-nli")
-    assert (choice.spec, choice.argument) == (nli.SPEC, "minilm-nli")
+    assert (choice.spec, choice.argument) == (models.NLI, "minilm-nli")
     assert resolve("claude").sends_text
     assert not resolve(AUTO).sends_text
     with pytest.raises(UsageError, match=r"unknown judge 'bogus': use heuristic, nli, nli:MODEL or auto"):
@@ -188,7 +189,7 @@ def test_auto_prefers_the_default_model_else_the_heuristic_judge() -> None:
     (folder / "config.json").write_text("{}", encoding="utf-8")
     set_default("tiny")
     choice = resolve(AUTO)
-    assert choice.spec is nli.SPEC
+    assert choice.spec is models.NLI
     assert choice.argument == str(folder)
 
 
@@ -222,7 +223,7 @@ def test_the_catalogue_offers_only_models_a_registered_judge_runs() -> None:
     assert flan.why_not_offered == "a text-to-text model; no judge CiteDesk has runs one"
     assert flan not in recommended()
     assert all(e.kind is JudgeKind.ENCODER for e in recommended())
-    assert model_judge(JudgeKind.ENCODER) is nli.SPEC
+    assert model_judge(JudgeKind.ENCODER) is models.NLI
     # a text-to-text judge, once registered, makes the catalogue offer the model (and check it)
     seq2seq = replace(
         toy_spec("toy-t5", JudgeKind.TEXT_TO_TEXT),

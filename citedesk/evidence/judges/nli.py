@@ -15,8 +15,9 @@ sentence chunks that each fit (a single over-long sentence is cut at a token bou
 chunk that supports most decides (max aggregation). torch and transformers load on first use, in
 whatever thread judges first.
 
-It registers itself as the `nli` judge (an encoder model: `nli` the default model, `nli:MODEL` an
-installed name or a folder), the one `auto` prefers when a default model is installed.
+`evidence.models` registers it as the `nli` judge (an encoder model: `nli` the default model,
+`nli:MODEL` an installed name or a folder), the one `auto` prefers when a default model is
+installed: which models are installed is that module's business, so this one never imports it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any, Literal
 
 from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
-from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register
+from citedesk.evidence.runtime import configure_threads, shared_model
 
 __all__ = ["ModelError", "NliJudge"]
 
@@ -198,8 +199,6 @@ class NliJudge:
             )
             from transformers.utils import logging as hf_logging  # noqa: PLC0415
 
-            from citedesk.evidence.runtime import configure_threads, shared_model  # noqa: PLC0415
-
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             configure_threads(torch, self.threads)
 
@@ -326,47 +325,3 @@ class NliJudge:
                 if progress is not None:
                     progress(done, len(jobs))
         return [Judgement(s, c) for s, c in zip(support, contradiction, strict=True)]
-
-
-def _load(context: JudgeContext) -> NliJudge:
-    from citedesk.evidence.models import default_model, find_model  # noqa: PLC0415 - models imports this module
-
-    path = find_model(context.argument) if context.argument else default_model()
-    if path is None:
-        raise ModelError(
-            "no NLI model is installed: `citedesk models import FOLDER` (or `models pull NAME` with a network)"
-        )
-    return NliJudge(path, name=path.name)
-
-
-def _default() -> str | None:
-    from citedesk.evidence.models import default_model  # noqa: PLC0415
-
-    chosen = default_model()
-    return None if chosen is None else str(chosen)
-
-
-def _installed() -> list[tuple[str, str]]:
-    from citedesk.evidence.models import installed  # noqa: PLC0415
-
-    return [(f"nli:{m.name}", f"NLI model: {m.name}") for m in installed()]
-
-
-SPEC = register(
-    JudgeSpec(
-        "nli",
-        JudgeKind.ENCODER,
-        "NLI model",
-        _load,
-        MODEL_POLICY,
-        argument="MODEL",
-        argument_help="an installed name or a folder",
-        available=_default,
-        preference=10,
-        when_auto="the default NLI model if installed",
-        choices=_installed,
-        from_folder=lambda folder, input_format, name: NliJudge(
-            folder, input_format=input_format, shared=False, name=name
-        ),
-    )
-)
