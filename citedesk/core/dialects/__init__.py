@@ -19,6 +19,7 @@ from citedesk.core.dialects.base import (
     register,
     registered,
 )
+from citedesk.core.dialects.numbered import notes_only
 
 __all__ = [
     "CitationDialect",
@@ -26,6 +27,7 @@ __all__ = [
     "Reading",
     "dialect_for",
     "dialect_named",
+    "notes_only",
     "numbered",
     "pandoc",
     "register",

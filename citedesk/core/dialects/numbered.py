@@ -18,8 +18,8 @@ from citedesk.core.checks import (
 )
 from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.marker_repair import marker_edits
-from citedesk.core.markers import find_markers
-from citedesk.core.references import parse_references
+from citedesk.core.markers import MarkerStyle, find_markers
+from citedesk.core.references import LabelStyle, parse_references
 
 if TYPE_CHECKING:
     from citedesk.core.document import Document, Structure
@@ -64,6 +64,19 @@ class NumberedDialect(PlainDialect):
 
     def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
         return marker_edits(structure, operations)
+
+
+def notes_only(structure: Structure) -> bool:
+    """Whether a numbered reading of a document found footnotes and nothing else: `[^1]` markers
+    and `[^1]: …` definitions, no `[3]` and no reference section. In a document that also cites
+    pandoc keys in brackets (`[@doe99]`) they are pandoc's notes, not a reference list: reading
+    it as numbered would call every sentence with a key uncited (`core.document`'s choice)."""
+    references = structure.references
+    return (
+        references.section is None
+        and all(m.style is MarkerStyle.FOOTNOTE for m in structure.markers)
+        and all(e.style is LabelStyle.FOOTNOTE for e in references.entries)
+    )
 
 
 NUMBERED = register(NumberedDialect())
