@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     from citedesk.desk.services import DeskServices
 
 STRUCTURAL_KINDS = frozenset(
-    {Kind.FABRICATED, Kind.MALFORMED_MARKER, Kind.ORPHAN_REFERENCE, Kind.DUPLICATE_REFERENCE}
+    {
+        Kind.FABRICATED,
+        Kind.UNKNOWN_KEY,
+        Kind.MALFORMED_MARKER,
+        Kind.ORPHAN_REFERENCE,
+        Kind.DUPLICATE_REFERENCE,
+    }
 )
 """Kinds whose fixes need no source: `fix` runs only the structural checks for them."""
 MAX_FIX_ROUNDS = 3
