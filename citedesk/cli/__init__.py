@@ -15,7 +15,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from citedesk.cli.commands import COMMANDS
 from citedesk.cli.output import printable
 from citedesk.cli.parser import build_parser
 from citedesk.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CiteDeskError
@@ -32,13 +31,15 @@ __all__ = ["BUG_HINT", "build_parser", "main"]
 def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = None) -> int:
     """Run one command; `open_window` is how the entry point opens the window (no command)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # `--version`, `--help` and usage errors end here, instantly
     try:
         if args.command is None or args.command == "open":
             if open_window is None:
                 parser.print_help()
                 return EXIT_USAGE
             return open_window(getattr(args, "file", None))
+        from citedesk.cli.commands import COMMANDS  # noqa: PLC0415 - the desk, only once a command runs
+
         return COMMANDS[args.command](args)
     except CiteDeskError as exc:
         if not exc.silent:  # a cancellation is no error: nothing to say

@@ -6,95 +6,124 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+from citedesk import config
+from citedesk.cli.output import printable
+from citedesk.config import Configuration
+from citedesk.core.batch import render_batch
 from citedesk.core.report import FailPolicy
+from citedesk.core.review import Decision
+from citedesk.desk import Desk, DocumentSession, models, parse_kinds
 from citedesk.errors import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
-    InputError,
     UsageError,
 )
 
-if TYPE_CHECKING:
-    from citedesk.desk import Desk, DocumentSession
+SETTING_FLAGS = {
+    "judge": "judge",
+    "offline": "offline",
+    "timeout": "timeout",
+    "dense": "dense",
+    "sources": "sources",
+    "bibliography": "bibliography",
+    "allow_folders": "allow_folder",
+    "allow_local_paths": "allow_local_path",
+    "allow_private_network": "allow_private_network",
+    "zotero": "zotero",
+    "zotero_dir": "zotero_dir",
+    "store": "store",
+    "fail_on": "fail_on",
+    "fix_kinds": "kinds",
+    "format": "format",
+    "assist": "assist",
+    "assist_model": "assist_model",
+    "contact_email": "contact_email",
+    "recheck_days": "recheck_days",
+}
+"""Each setting (`citedesk.config.Settings`) and the argument that gives it on the command line."""
 
-from citedesk.cli.output import printable
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given as flags, typed as the settings are (None: not given, so a settings file
+    or the default shows through)."""
+    given: dict[str, Any] = {name: getattr(args, attr, None) for name, attr in SETTING_FLAGS.items()}
+    for name in ("sources", "zotero_dir", "store"):
+        if given[name] is not None:
+            given[name] = Path(given[name])
+    for name in ("bibliography", "allow_folders"):
+        if given[name] is not None:
+            given[name] = tuple(Path(p) for p in given[name])
+    return given
 
 
-def _desk(args: argparse.Namespace, *, sending: bool = True) -> Desk:
-    from citedesk.desk import AuditOptions, Desk, models  # noqa: PLC0415 - keeps `--version` instant
+def _notice(message: str) -> None:
+    print(f"citedesk: {printable(message)}", file=sys.stderr)
 
-    def notice(message: str) -> None:
-        print(f"citedesk: {printable(message)}", file=sys.stderr)
 
-    if not hasattr(args, "judge"):  # `sources`, `retractions`: only the network and the store matter
-        return Desk.from_environment(
-            AuditOptions(
-                allow_private_network=getattr(args, "allow_private_network", False),
-                store_path=Path(args.store) if args.store else None,
-            ),
-            notice=notice,
+def _configuration(args: argparse.Namespace, where: Path | None) -> Configuration:
+    """The settings for a document (or folder) `where`: the layers, and the flags on top. What a
+    project file was refused is said on standard error, and the rest goes on."""
+    configuration = config.load(where, _given(args))
+    for notice in configuration.notices:
+        _notice(notice)
+    return configuration
+
+
+def _documents_configuration(args: argparse.Namespace, files: Sequence[str]) -> Configuration:
+    """One configuration for the documents of one run: they must share their project file."""
+    projects = {config.find_project_file(Path(name)) for name in files}
+    if len(projects) > 1:
+        named = ", ".join(str(p) if p else "none" for p in sorted(projects, key=str))
+        raise UsageError(
+            f"these documents have different project settings files ({named}): audit each project on its own"
         )
-    if sending and (args.assist == "claude" or models.judge_sends_text(args.judge)):
+    return _configuration(args, Path(files[0]))
+
+
+def _desk(configuration: Configuration, args: argparse.Namespace, *, sending: bool = True) -> Desk:
+    """A desk for audit, review and fix: the settings, and what belongs to this run."""
+    settings = configuration.settings
+    if sending and (settings.assist == "claude" or models.judge_sends_text(settings.judge)):
         Desk.require_assist_key()  # no key: exit 2 with how to set one, before any work
-    sources_dir = Path(args.sources) if args.sources else None
-    if sources_dir is not None and not sources_dir.is_dir():
-        raise InputError(f"--sources {args.sources}: no such folder")
-    allowed = tuple(Path(d) for d in args.allow_folder or ())
-    for folder in allowed:
-        if not folder.is_dir():
-            raise InputError(f"--allow-folder {folder}: no such folder")
-    zotero_dir = Path(args.zotero_dir) if args.zotero_dir else None
-    if zotero_dir is not None and not zotero_dir.is_dir():
-        raise InputError(f"--zotero-dir {args.zotero_dir}: no such folder")
-    options = AuditOptions(
-        offline=args.offline,
-        check_sources=not args.no_sources,
-        sources_dir=sources_dir,
-        allow_private_network=args.allow_private_network,
-        fetch_timeout=min(60.0, args.timeout),
-        time_budget=args.timeout,
-        allow_local_paths=args.allow_local_path,
-        local_roots=allowed,
+    options = configuration.audit_options(
         refresh=args.refresh,
-        store_path=Path(args.store) if args.store else None,
-        judge=args.judge,
-        dense=not args.no_dense,
+        check_sources=not args.no_sources,
         reviews=not getattr(args, "ignore_reviews", False),
-        assist=args.assist,
-        assist_model=args.assist_model,
-        bibliographies=tuple(Path(p) for p in args.bibliography or ()),
-        zotero_dir=zotero_dir,
-        zotero=not args.no_zotero,
-        contact_email=args.contact_email,
-        recheck_days=args.recheck_days,
     )
-    return Desk.from_environment(options, notice=notice)
+    return Desk.from_environment(options, notice=_notice)
+
+
+def _store_desk(args: argparse.Namespace) -> Desk:
+    """`sources`, `retractions`: only the network and the store matter (this folder's project)."""
+    return Desk.from_environment(_configuration(args, Path.cwd()).store_options(), notice=_notice)
 
 
 # --- commands ---------------------------------------------------------------------------------------
 def _audit(args: argparse.Namespace) -> int:
-    policy = FailPolicy.parse(args.fail_on)
+    configuration = _documents_configuration(args, args.file)
+    form = configuration.settings.format
+    policy = FailPolicy.parse(configuration.settings.fail_on)
     if len(args.file) > 1:
-        return _audit_many(args, policy)
+        return _audit_many(args, configuration, policy)
     (name,) = args.file
-    session = _desk(args, sending=not args.assist_preview).open(name)
+    session = _desk(configuration, args, sending=not args.assist_preview).open(name)
     if args.assist_preview:
-        return _assist_preview(session, args.judge)
-    if args.format == "jsonl":
+        return _assist_preview(session, configuration.settings.judge)
+    if form == "jsonl":
         return _audit_streaming(session, args, policy)
     report = session.audit()
-    colour = _colour(args)
-    output = session.render(report, args.format, colour=colour)
+    colour = _colour(args, form)
+    output = session.render(report, form, colour=colour)
     if args.out:
-        session.export(report, args.out, args.format)
+        session.export(report, args.out, form)
         print(f"{name}: report written to {args.out}", file=sys.stderr)
     else:
-        sys.stdout.write(output if args.format != "text" else printable(output, keep_colour=colour))
+        sys.stdout.write(output if form != "text" else printable(output, keep_colour=colour))
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
 
 
@@ -117,25 +146,24 @@ def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy:
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
 
 
-def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
+def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: FailPolicy) -> int:
     """Each file audited on its own, then one summary table (`core.batch`)."""
-    from citedesk.core.batch import render_batch  # noqa: PLC0415
-
-    if args.format in ("html", "jsonl"):
+    form = configuration.settings.format
+    if form in ("html", "jsonl"):
         raise UsageError(
-            f"--format {args.format} holds one document: use --format text, markdown or json for several"
+            f"--format {form} holds one document: use --format text, markdown or json for several"
         )
     if args.assist_preview:
         raise UsageError("--assist-preview shows what one document would send: give one file")
-    desk = _desk(args)
+    desk = _desk(configuration, args)
     audits = desk.audit_files(args.file)
-    colour = _colour(args)
-    output = render_batch(audits, args.format, colour=colour)
+    colour = _colour(args, form)
+    output = render_batch(audits, form, colour=colour)
     if args.out:
         desk.write_report(args.out, output)
         print(f"{len(audits)} files: report written to {args.out}", file=sys.stderr)
     else:
-        sys.stdout.write(output if args.format != "text" else printable(output, keep_colour=colour))
+        sys.stdout.write(output if form != "text" else printable(output, keep_colour=colour))
     for audit in audits:
         if audit.report is None:
             error = audit.error or ""
@@ -148,8 +176,8 @@ def _audit_many(args: argparse.Namespace, policy: FailPolicy) -> int:
     )
 
 
-def _colour(args: argparse.Namespace) -> bool:
-    return args.format == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+def _colour(args: argparse.Namespace, form: str) -> bool:
+    return form == "text" and not args.out and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def _alarms(n: int) -> str:
@@ -158,9 +186,7 @@ def _alarms(n: int) -> str:
 
 def _review(args: argparse.Namespace) -> int:
     """List every finding (dismissed ones too) with its decision, or record / clear one."""
-    from citedesk.core.review import Decision  # noqa: PLC0415
-
-    session = _desk(args).open(args.file)
+    session = _desk(_configuration(args, Path(args.file)), args).open(args.file)
     report = session.audit()
     everything = sorted([*report.findings, *report.dismissed], key=lambda f: (f.start, f.kind.value))
     if args.mark or args.clear is not None:
@@ -194,8 +220,6 @@ def _assist_preview(session: DocumentSession, judge: str) -> int:
     count, preview = session.assist_preview()
     print(f"With --assist claude, up to {count} request(s) would be sent first (nothing was sent):\n")
     print(printable(preview))
-    from citedesk.desk import models  # noqa: PLC0415
-
     pairs, judged = session.judge_preview()
     if models.judge_sends_text(judge):
         print(f"\nWith --judge claude, {pairs} cited (sentence, reference) pair(s) are judged:\n")
@@ -208,8 +232,6 @@ def _assist_preview(session: DocumentSession, judge: str) -> int:
 
 
 def _assist(args: argparse.Namespace) -> int:
-    from citedesk.desk import Desk  # noqa: PLC0415
-
     if args.action == "status":
         found = Desk.assist_key_available()
         print(
@@ -222,10 +244,13 @@ def _assist(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from citedesk.desk import parse_kinds  # noqa: PLC0415
-
-    kinds = parse_kinds(args.kinds)
-    session = _desk(args).open(args.file)
+    configuration = _configuration(args, Path(args.file))
+    if configuration.settings.fix_kinds is None:
+        raise UsageError(
+            "`citedesk fix` needs --kinds (or `fix_kinds` in a settings file): all, or finding kinds"
+        )
+    kinds = parse_kinds(configuration.settings.fix_kinds)
+    session = _desk(configuration, args).open(args.file)
     outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run)
     for title, why in outcome.refused:
         print(f"{args.file}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
@@ -244,7 +269,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _sources(args: argparse.Namespace) -> int:
-    desk = _desk(args)
+    desk = _store_desk(args)
     if args.action == "list":
         for cached in desk.cached_sources():
             print(
@@ -286,7 +311,7 @@ def _sources(args: argparse.Namespace) -> int:
 
 
 def _retractions(args: argparse.Namespace) -> int:
-    desk = _desk(args)
+    desk = _store_desk(args)
     if args.action == "status":
         status = desk.retraction_status()
         if status is None:
@@ -318,16 +343,12 @@ def _retractions(args: argparse.Namespace) -> int:
 
 
 def _samples(args: argparse.Namespace) -> int:
-    from citedesk.desk import Desk  # noqa: PLC0415
-
     for name, path in Desk.samples().items():
         print(f"{name}\t{path}")
     return EXIT_OK
 
 
 def _models(args: argparse.Namespace) -> int:
-    from citedesk.desk import models  # noqa: PLC0415
-
     if args.action == "list":
         found = models.installed()
         print(
@@ -376,6 +397,29 @@ def _models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _config(args: argparse.Namespace) -> int:
+    """`config show`: every setting, its value and where it came from; `config path`: the files."""
+    where = Path(args.file) if args.file else Path.cwd()
+    if args.action == "path":
+        user, project = config.user_file(), config.find_project_file(where)
+        print(printable(f"user file:    {user}" + ("" if user.is_file() else " (none there)")))
+        print(
+            printable(
+                f"project file: {project}"
+                if project
+                else f"project file: none for {where} (a {config.PROJECT_FILE} in its folder or a parent, "
+                "up to a .git folder, below your home folder)"
+            )
+        )
+        return EXIT_OK
+    rows = _configuration(args, where).rows()
+    name_width = max(len(name) for name, _, _ in rows)
+    value_width = min(40, max(len(value) for _, value, _ in rows))
+    for name, value, origin in rows:
+        print(printable(f"{name:{name_width}}  {value:{value_width}}  {origin}"))
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "audit": _audit,
     "fix": _fix,
@@ -385,4 +429,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "retractions": _retractions,
     "samples": _samples,
     "models": _models,
+    "config": _config,
 }

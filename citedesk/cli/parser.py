@@ -1,4 +1,7 @@
-"""The command line's grammar: every command, its flags, and the flags audit, review and fix share."""
+"""The command line's grammar: every command, its flags, and the flags audit, review and fix share.
+
+A flag that is also a setting (`citedesk.config`) has no default here: None means "not given", so the
+settings files below it show through (`--judge`, `--timeout`, `--offline/--no-offline`, …)."""
 
 from __future__ import annotations
 
@@ -36,14 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--format",
         choices=[*sorted(RENDERERS), "jsonl"],
-        default="text",
         help="report format (default: text); jsonl: one JSON line per stage of the audit as it "
         "finishes (structure first), then the summary",
     )
     audit.add_argument("--out", metavar="PATH", help="write the report to PATH instead of standard output")
     audit.add_argument(
         "--fail-on",
-        default="warning",
         metavar="KINDS",
         help="exit 1 on findings of this severity or worse (error, warning, info, none) "
         "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
@@ -93,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("file")
     fix.add_argument(
         "--kinds",
-        required=True,
         metavar="KINDS",
-        help="`all`, or comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,misattributed",
+        help="`all`, or comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,misattributed "
+        "(default: the `fix_kinds` setting; one of the two is needed)",
     )
     fix.add_argument("--renumber", action="store_true", help="also renumber the reference list 1…n")
     fix.add_argument(
@@ -109,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "locator", nargs="?", help="a cached source (as `list` prints it) for show / refresh / forget"
     )
     sources.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
-    sources.add_argument("--allow-private-network", action="store_true")
+    sources.add_argument("--allow-private-network", action=argparse.BooleanOptionalAction)
 
     retractions = commands.add_parser(
         "retractions",
@@ -136,6 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="import: the folder is this registry model (its format)",
     )
+    config = commands.add_parser(
+        "config",
+        help="the settings in force and where each comes from (show), or where the settings files are (path)",
+        description="Settings come in layers, each replacing the one before: defaults, your settings file "
+        "(`citedesk config path` says where; $CITEDESK_CONFIG names another), the project's citedesk.toml "
+        "(in the document's folder or a parent, up to a .git folder), and the command line. A project file "
+        "cannot widen the folders CiteDesk may read, name paths outside its project, or hold a key.",
+    )
+    config.add_argument("action", choices=["show", "path"])
+    config.add_argument(
+        "file", nargs="?", help="the document (or folder) whose project file applies (default: this folder)"
+    )
+    _add_source_flags(config)
+
     for command in commands.choices.values():  # `citedesk audit FILE --debug` works too
         command.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
@@ -173,7 +188,9 @@ JUDGE_HELP = (
 def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     """What audit, review and fix share: where sources come from and which judge reads them."""
     parser.add_argument(
-        "--offline", action="store_true", help="fetch nothing; use local files and the cache only"
+        "--offline",
+        action=argparse.BooleanOptionalAction,
+        help="fetch nothing; use local files and the cache only",
     )
     parser.add_argument(
         "--sources",
@@ -196,12 +213,15 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         help="Zotero's data folder, for the attachments of cited keys (default: ~/Zotero when it "
         "holds a library); read-only",
     )
-    parser.add_argument("--no-zotero", action="store_true", help="do not look for attachments in Zotero")
+    parser.add_argument(
+        "--zotero",
+        action=argparse.BooleanOptionalAction,
+        help="look for attachments in Zotero (default; --no-zotero: do not)",
+    )
     parser.add_argument("--refresh", action="store_true", help="fetch again even what is cached")
     parser.add_argument(
         "--timeout",
         type=_positive_seconds,
-        default=300.0,
         metavar="SECONDS",
         help="time for the whole audit, sources and judging together (default: 300; one source gets at "
         "most 60): what is not done by then is reported as not checked",
@@ -216,31 +236,31 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--allow-local-path",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="read files named in the document or its bibliography wherever they are (default: only "
         "below the document's folder, --sources, --allow-folder, the folders of --bibliography files "
         "and Zotero's)",
     )
     parser.add_argument(
         "--allow-private-network",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="allow links to loopback and private addresses (off: a document cannot probe your network)",
     )
     parser.add_argument(
         "--judge",
-        default="auto",
         metavar="JUDGE",
         # the judge registry's `help_text()`, written out so that `--help` loads no judge module
         # (tests/evidence/test_judge_registry.py keeps the two the same)
         help=JUDGE_HELP,
     )
     parser.add_argument(
-        "--no-dense", action="store_true", help="retrieve and judge by words only (no embedding model)"
+        "--dense",
+        action=argparse.BooleanOptionalAction,
+        help="use the embedding model when installed (default); --no-dense: retrieve and judge by words only",
     )
     parser.add_argument(
         "--assist",
         choices=["none", "claude"],
-        default="none",
         help="claude: send long cited sentences (split into facts, each judged locally) and uncited "
         "sentences with reference titles (citation suggestions, each checked locally) to Claude with "
         "your Anthropic key; default none: nothing leaves the machine",
