@@ -26,8 +26,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from citedesk.evidence.embed import Embedder
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
-from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register
+from citedesk.evidence.judges.spec import JudgeContext, JudgeKind, JudgeSpec, register
 from citedesk.evidence.lexical import (
     antonym_clashes,
     capitalised,
@@ -285,8 +286,6 @@ class HeuristicJudge:
     def _dense(self, pairs: Sequence[Pair]) -> list[Similarity] | None:
         if self.embedder is None or not pairs:
             return None
-        from citedesk.evidence.embed import Embedder  # noqa: PLC0415
-
         assert isinstance(self.embedder, Embedder)
         claims = self.embedder.encode([p.claim for p in pairs])
         flat = [s for p in pairs for s in (p.sentences or (p.evidence,))]
