@@ -6,16 +6,23 @@
 - `unsupported_number` — a figure of the claim that none of its cited sources states (`[1] … 30%
   … [2]` is fine when [2] says 30%).
 
-`suggest.assess_evidence` runs both, alongside the misattributed and unsupported-part findings.
+- `direction_mismatch` — a direction word the cited source gives the other way for the same
+  quantity ("the source says fell, not rose": `direction.py`), made with the number mismatches
+  and in the same way: the sentence is judged again with the source's words in place.
+
+`suggest.assess_evidence` runs them, alongside the misattributed and unsupported-part findings.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Kind, Verdict, VerdictLabel, make_finding
-from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures
+from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
+from citedesk.evidence.direction import Flip, flips
+from citedesk.evidence.direction import corrected as with_directions
+from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures, states
 from citedesk.evidence.verdicts import Judging, PreparedSource
 
 
@@ -46,13 +53,16 @@ def number_mismatches(
             conflicts = [
                 (figure, stated)
                 for figure, stated in figure_conflicts(claim.text, verdict.evidence.window)
-                if all(figure.text in {q.text for q in missing_figures(claim.text, text)} for text in sources)
+                if not any(states(text, figure) for text in sources)
             ]  # a figure counts as stated when any citation of the sentence states it
-            if not conflicts:
+            turned = flips(claim.text, verdict.evidence.window)
+            if not conflicts and not turned:
                 continue
             corrected = claim.text
             for figure, stated in sorted(conflicts, key=lambda c: -c[0].start):
                 corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
+            if turned:  # figures and direction words do not overlap: both are put right
+                corrected = with_directions(corrected, flips(corrected, verdict.evidence.window))
             if verdict.label is not VerdictLabel.SUPPORTED:
                 question = judging.ask(claim_id, corrected, verdict.reference)
                 again = judging.verdict(question, judging.answer([question])[0])
@@ -65,7 +75,40 @@ def number_mismatches(
             findings.extend(
                 _number_mismatch(document, claim_id, verdict, figure, stated) for figure, stated in conflicts
             )
+            findings.extend(_direction_mismatch(document, claim_id, verdict, flip) for flip in turned)
     return findings, explained
+
+
+def _direction_mismatch(document: Document, claim_id: str, verdict: Verdict, flip: Flip) -> Finding:
+    """ "The cited source [1] says fell, not rose": an error where the same figure or subject stands
+    beside both words, a warning where the two share only words of their clauses."""
+    claim = document.claim_by_id[claim_id]
+    sentence = claim.sentence
+    raw = document.text[sentence.start : sentence.end]
+    # the same occurrence of the word in the document's text (the claim's text may lack markers)
+    word = re.compile(rf"\b{re.escape(flip.claim.word)}\b")
+    nth = len(word.findall(claim.text[: flip.claim.start]))
+    found = list(word.finditer(raw))
+    span = (
+        (sentence.start + found[nth].start(), sentence.start + found[nth].end())
+        if nth < len(found)
+        else (sentence.start, sentence.end)
+    )
+    return make_finding(
+        Kind.DIRECTION_MISMATCH,
+        span,
+        f"The cited source {document.label(verdict.reference)} says {flip.evidence.word.lower()}, "
+        f"not {flip.claim.word.lower()}.",
+        reference=verdict.reference,
+        claim_id=claim_id,
+        evidence=verdict.evidence,
+        severity=None if flip.explicit else Severity.WARNING,
+        details={
+            "word": flip.claim.word,
+            "source_word": flip.evidence.word,
+            "explicit": flip.explicit,
+        },
+    )
 
 
 _UNIT_WORDS = frozenset(
@@ -236,6 +279,8 @@ def _number_mismatch(
             "value": figure.value,
             "source_figure": stated.text,
             "source_value": stated.value,
+            **({"high": figure.high} if figure.high is not None else {}),
+            **({"source_high": stated.high} if stated.high is not None else {}),
         },
     )
 

@@ -8,6 +8,7 @@ evidence when a figure there has the same value, allowing for rounding to the cl
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -92,6 +93,8 @@ class Quantity:
     end: int
     decimals: int = 0
     """Digits after the point as written: the precision to which the writer rounded."""
+    high: float | None = None
+    """The upper end of a range ("10-20%": `value` 10, `high` 20); None for a single figure."""
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -174,18 +177,96 @@ def missing_figures(claim_text: str, evidence_text: str) -> list[Quantity]:
     return missing
 
 
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|—|to)\s*|\s+and\s+")
+
+
+def ranges(text: str) -> list[Quantity]:
+    """The ranges of the text ("10-20%", "10 to 20 percent", "between 10% and 20%") as one figure
+    each, from its low to its `high` end, of the high end's kind (years aside: "2010-2015" is a
+    period)."""
+    found = []
+    figures = quantities(text)
+    for low, high in itertools.pairwise(figures):
+        join = _RANGE_JOIN.fullmatch(text[low.end : high.start])
+        if join is None or high.kind == "year" or not low.value < high.value:
+            continue
+        before = text[: low.start].rstrip()
+        if "and" in join.group(0) and not before.lower().endswith("between"):
+            continue  # "10 and 20" is a range only after "between"
+        if low.kind != high.kind and not (low.kind == "count" and high.kind in ("percent", "ratio")):
+            continue  # "10-20 million" and the like: the low end's scale is not written
+        opening = len(before) - len("between") if "and" in join.group(0) else low.start
+        written = text[opening : high.end]
+        start = opening + len(written) - len(written.lstrip())
+        decimals = max(low.decimals, high.decimals)
+        found.append(Quantity(low.value, high.kind, written.strip(), start, high.end, decimals, high.value))
+    return found
+
+
+def _ends(q: Quantity) -> tuple[Quantity, Quantity]:
+    return Quantity(q.value, q.kind, q.text, q.start, q.end, q.decimals), Quantity(
+        q.high if q.high is not None else q.value, q.kind, q.text, q.start, q.end, q.decimals
+    )
+
+
+def same_range(claim: Quantity, evidence: Quantity) -> bool:
+    """Both ends of the claim's range state the evidence's (to the claim's precision)."""
+    (low, high), (their_low, their_high) = _ends(claim), _ends(evidence)
+    return same_figure(low, their_low) and same_figure(high, their_high)
+
+
+def states(text: str, figure: Quantity) -> bool:
+    """Does the text state the figure (a range: a range with the same ends)?"""
+    if figure.high is not None:
+        return any(same_range(figure, r) for r in ranges(text))
+    return any(same_figure(figure, q) for q in quantities(text))
+
+
 def figure_conflicts(claim_text: str, evidence_text: str) -> list[tuple[Quantity, Quantity]]:
     """(the claim's figure, the evidence's figure) for each figure the evidence gives differently
     for the same thing: a figure of the same kind followed by the same word (its unit or noun:
-    "2.5 °C cooler" against "1.5 °C cooler"), while the claim's own value is not there at all."""
-    stated = quantities(evidence_text)
+    "2.5 °C cooler" against "1.5 °C cooler"), while the claim's own value is not there at all.
+    A range against a range is one conflict ("15-25%, not 10-20%"), not one per end; a figure
+    inside a range the evidence gives is not a conflict with the range's ends."""
+    their_ranges = ranges(evidence_text)
+    stated = [
+        q for q in quantities(evidence_text) if not any(r.start <= q.start < r.end for r in their_ranges)
+    ]
     conflicts = []
+    read: list[Quantity] = []
+    for span in ranges(claim_text):
+        unit = word_after(claim_text, span.end)
+        if any(same_range(span, r) for r in their_ranges):
+            read.append(span)
+            continue
+        other = next(
+            (
+                r
+                for r in their_ranges
+                if r.kind == span.kind and unit and word_after(evidence_text, r.end) == unit
+            ),
+            None,
+        )
+        if other is not None:
+            conflicts.append((span, other))
+            read.append(span)
     for figure in missing_figures(claim_text, evidence_text):
+        if any(r.start <= figure.start < r.end for r in read):
+            continue
         unit = word_after(claim_text, figure.end)
         if not unit:
             continue
+        if any(
+            r.kind == figure.kind and r.value <= figure.value <= (r.high or r.value) for r in their_ranges
+        ):
+            continue  # within the source's range: not a different figure
         other = next(
-            (q for q in stated if q.kind == figure.kind and word_after(evidence_text, q.end) == unit), None
+            (
+                q
+                for q in (*stated, *their_ranges)
+                if q.kind == figure.kind and word_after(evidence_text, q.end) == unit
+            ),
+            None,
         )
         if other is not None:
             conflicts.append((figure, other))
