@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
+from citedesk.cli.parser import build_parser
 from tests.conftest import REPO, SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -182,3 +183,50 @@ def test_version_and_module_entry_point() -> None:
     code, out, _ = run_cli("--version")
     assert code == 0
     assert out.startswith("citedesk ")
+
+
+def test_a_setting_not_given_on_the_command_line_is_none_so_the_files_show_through() -> None:
+    """Layering (citedesk.config) needs "not given" apart from "given as the default"."""
+    args = build_parser().parse_args(["audit", "draft.md"])
+    unset = ("judge", "timeout", "offline", "dense", "zotero", "format", "fail_on", "assist", "allow_folder")
+    assert {name: getattr(args, name) for name in unset} == dict.fromkeys(unset)
+    args = build_parser().parse_args(
+        ["audit", "d.md", "--offline", "--no-dense", "--no-zotero", "--no-offline"]
+    )
+    assert (args.offline, args.dense, args.zotero) == (False, False, False)  # the last flag wins
+    assert build_parser().parse_args(["fix", "d.md"]).kinds is None
+
+
+def test_config_commands_in_a_real_process(tmp_path: Path) -> None:
+    """`config show` and a settings file that is wrong, through the real entry point: exit 2 and one
+    line naming the file and the key, never a traceback."""
+    settings = tmp_path / "config.toml"
+    settings.write_text('judge = "heuristic"\n', encoding="utf-8")
+    env = {**os.environ, "CITEDESK_CONFIG": str(settings)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "citedesk", "config", "show", "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0
+    lines = {line.split()[0]: line.split()[-2:] for line in proc.stdout.splitlines()}
+    assert lines["judge"] == ["file", str(settings)]
+    assert lines["offline"] == ["command", "line"]
+    settings.write_text("judge = heuristic\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "citedesk", "audit", str(SAMPLES / "clean.md"), "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"citedesk: {settings}: not valid TOML: ")
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""

@@ -356,3 +356,22 @@ def test_documents_of_different_projects_are_audited_apart(
     code, _, err = run(["audit", str(chapter(project)), str(stray), "--no-sources"], capsys)
     assert code == 2
     assert "different project settings files" in err
+
+
+def test_the_readme_example_is_a_valid_project_file(project: Path) -> None:
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    section = readme.read_text(encoding="utf-8").split("### Settings files", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    (project / "citedesk.toml").write_text(example, encoding="utf-8")
+    (project / "sources").mkdir()
+    loaded = config.load(chapter(project))
+    assert loaded.notices == ()
+    assert {name for name, origin in loaded.origins.items() if origin.layer == "project"} == {
+        "judge",
+        "timeout",
+        "sources",
+        "bibliography",
+        "fail_on",
+        "fix_kinds",
+        "format",
+    }

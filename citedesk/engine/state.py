@@ -22,6 +22,11 @@ ProgressCallback = Callable[[str, int, int], None]
 
 @dataclass(frozen=True)
 class AuditOptions:
+    """What one audit is asked to do: the engine's resolved view of the writer's settings. The
+    command line builds it only through `citedesk.config.Configuration.audit_options` (defaults <
+    user file < project file < flags, plus what belongs to the run: refresh, reviews); the defaults
+    here are the engine's own, for callers that set nothing (tests, an untitled document)."""
+
     offline: bool = False
     check_sources: bool = True
     """Resolve every reference (local files, cache, network unless offline)."""
