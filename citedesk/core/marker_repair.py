@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from citedesk.core.document import Structure
 from citedesk.core.entries import entry_holding
@@ -37,19 +38,60 @@ from citedesk.core.spans import SpanSet
 from citedesk.errors import RepairError
 
 
+@dataclass
+class _Gathered:
+    """The operations of many fixes, merged by what they change: one key list per marker touched,
+    the keys added at each sentence end, the entries removed or merged, the rewrites."""
+
+    per_marker: dict[int, list[str]] = field(default_factory=dict)
+    additions: dict[int, list[str]] = field(default_factory=dict)
+    removed_entries: set[str] = field(default_factory=set)
+    renames: dict[str, str] = field(default_factory=dict)
+    """A merged duplicate's key → the key it was merged into."""
+    malformed_fixes: list[FixMalformed] = field(default_factory=list)
+    entry_edits: list[EditReference] = field(default_factory=list)
+    renumber: bool = False
+    numbering: dict[str, str] = field(default_factory=dict)
+    """Old key → new number when renumbering (empty otherwise)."""
+
+    def final(self, key: str) -> str:
+        """What `key` is written as after the repair: merged, then renumbered."""
+        key = self.renames.get(key, key)
+        return self.numbering.get(key, key)
+
+
 def marker_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
     """The operations on a numbered document: markers rewritten or removed, reference entries
     removed, renumbered or corrected (the numbered dialect's `edits`)."""
-    text = structure.text
+    gathered = _gather(structure, operations)
+    rewritten = [(op, _parse_marker(op.replacement)) for op in gathered.malformed_fixes]
+    if gathered.renumber:
+        gathered.numbering = _renumbering(structure, gathered, rewritten)
+    edits, marker_removals = _marker_changes(structure, gathered)
+    edits = _with_additions(structure, gathered, edits)
+    edits.extend(_entry_changes(structure, gathered))
+    for op, rewrite in rewritten:  # a rewritten marker cites what it meant, renumbered like the rest
+        keys = _dedupe(gathered.final(k) for k in rewrite.keys) if rewrite is not None else []
+        replacement = (
+            render_marker(rewrite, keys)
+            if rewrite is not None and keys != list(rewrite.keys)
+            else op.replacement
+        )
+        edits.append(TextEdit(op.start, op.end, replacement))
+    edits.extend(_reference_corrections(structure, gathered))
+    for edit in marker_removals:
+        if exposes_structure(structure.text, edit):
+            raise RepairError(
+                "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
+            )
+    return normalise_edits(edits)
+
+
+def _gather(structure: Structure, operations: Sequence[Operation]) -> _Gathered:
+    """Each operation folded into what it changes (later operations on a marker see earlier ones)."""
     markers = structure.markers
-    entries = structure.references.entries
-    removed_entries: set[str] = set()
-    renames: dict[str, str] = {}
-    per_marker: dict[int, list[str]] = {}
-    additions: dict[int, list[str]] = {}
-    malformed_fixes: list[FixMalformed] = []
-    entry_edits: list[EditReference] = []
-    renumber = False
+    gathered = _Gathered()
+    per_marker = gathered.per_marker
 
     def keys_of(index: int) -> list[str]:
         return per_marker.setdefault(index, list(markers[index].keys))
@@ -62,46 +104,51 @@ def marker_edits(structure: Structure, operations: Sequence[Operation]) -> list[
         elif isinstance(op, RetargetCitation):
             per_marker[op.marker] = [op.new if k == op.old else k for k in keys_of(op.marker)]
         elif isinstance(op, AddCitation):
-            additions.setdefault(op.offset, []).append(op.key)
+            gathered.additions.setdefault(op.offset, []).append(op.key)
         elif isinstance(op, RemoveReference):
-            removed_entries.add(op.key)
+            gathered.removed_entries.add(op.key)
         elif isinstance(op, MergeReference):
-            removed_entries.add(op.duplicate)
-            renames[op.duplicate] = op.into
+            gathered.removed_entries.add(op.duplicate)
+            gathered.renames[op.duplicate] = op.into
         elif isinstance(op, FixMalformed):
-            malformed_fixes.append(op)
+            gathered.malformed_fixes.append(op)
         elif isinstance(op, Renumber):
-            renumber = True
+            gathered.renumber = True
         elif isinstance(op, EditReference):
-            entry_edits.append(op)
+            gathered.entry_edits.append(op)
+    if gathered.removed_entries and structure.unnumbered:
+        gathered.renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
+    return gathered
 
-    if removed_entries and structure.unnumbered:
-        renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
-    kept_entries = [e for e in entries if e.key not in removed_entries] if renumber else []
-    rewritten = [(op, _parse_marker(op.replacement)) for op in malformed_fixes]
-    cited_after = (
-        [[renames.get(k, k) for k in per_marker.get(i, list(m.keys))] for i, m in enumerate(markers)]
-        + [[renames.get(k, k) for k in marker.keys] for _, marker in rewritten if marker is not None]
-        if renumber
-        else []
-    )
-    numbering = _numbering(kept_entries, cited_after) if renumber else {}
 
-    def final(key: str) -> str:
-        key = renames.get(key, key)
-        return numbering.get(key, key)
+def _renumbering(
+    structure: Structure, gathered: _Gathered, rewritten: list[tuple[FixMalformed, Marker | None]]
+) -> dict[str, str]:
+    """The new numbers, in order of first citation after the repair (markers as changed, then the
+    malformed markers' rewrites), of the entries that stay."""
+    renames = gathered.renames
+    kept_entries = [e for e in structure.references.entries if e.key not in gathered.removed_entries]
+    cited_after = [
+        [renames.get(k, k) for k in gathered.per_marker.get(i, list(m.keys))]
+        for i, m in enumerate(structure.markers)
+    ] + [[renames.get(k, k) for k in marker.keys] for _, marker in rewritten if marker is not None]
+    return _numbering(kept_entries, cited_after)
 
+
+def _marker_changes(structure: Structure, gathered: _Gathered) -> tuple[list[TextEdit], list[TextEdit]]:
+    """(every marker edit, the removals among them): markers whose keys change are rewritten,
+    emptied ones deleted, neighbours as one run."""
+    text, markers = structure.text, structure.markers
     edits: list[TextEdit] = []
-    # markers: rewrite those whose keys change; delete emptied ones, neighbours as one run
     deleted: list[int] = []
-    if numbering:
+    if gathered.numbering:
         touched: Iterable[int] = range(len(markers))
     else:  # only the markers these operations change: each fix costs what it touches
         citing = structure.markers_citing
-        touched = sorted(set(per_marker).union(*(citing.get(k, ()) for k in renames)))
+        touched = sorted(set(gathered.per_marker).union(*(citing.get(k, ()) for k in gathered.renames)))
     for index in touched:
         marker = markers[index]
-        keys = _dedupe(final(k) for k in per_marker.get(index, list(marker.keys)))
+        keys = _dedupe(gathered.final(k) for k in gathered.per_marker.get(index, list(marker.keys)))
         if keys == list(marker.keys):
             continue
         if keys:
@@ -124,52 +171,58 @@ def marker_edits(structure: Structure, operations: Sequence[Operation]) -> list[
         _run_removal(structure, gone, markers[first].start, markers[last].end) for first, last in runs
     ]
     edits.extend(marker_removals)
-    # citations added at sentence ends: join a marker that ends exactly there, else insert one
-    ends = structure.marker_ending_at if additions else {}
-    for offset, keys in sorted(additions.items()):
-        new_keys = [final(k) for k in keys]
+    return edits, marker_removals
+
+
+def _with_additions(structure: Structure, gathered: _Gathered, edits: list[TextEdit]) -> list[TextEdit]:
+    """`edits` with the citations added at sentence ends: joined to a marker that ends exactly
+    there (replacing that marker's own edit), else inserted as a new marker."""
+    markers = structure.markers
+    ends = structure.marker_ending_at if gathered.additions else {}
+    for offset, keys in sorted(gathered.additions.items()):
+        new_keys = [gathered.final(k) for k in keys]
         if offset in ends:
             index = ends[offset]
             marker = markers[index]
-            existing = [final(k) for k in per_marker.get(index, list(marker.keys))]
+            existing = [gathered.final(k) for k in gathered.per_marker.get(index, list(marker.keys))]
             merged = _dedupe([*existing, *new_keys])
             edits = [e for e in edits if not (e.start <= marker.start and e.end >= marker.end)]
             edits.append(TextEdit(marker.start, marker.end, render_marker(marker, merged)))
         else:
             edits.append(TextEdit(offset, offset, " " + _render_new(new_keys, structure)))
-    # reference entries: the removed ones, and every label when renumbering
+    return edits
+
+
+def _entry_changes(structure: Structure, gathered: _Gathered) -> list[TextEdit]:
+    """Reference entries: the removed ones, and every label when renumbering."""
+    edits = []
     by_key = structure.entries_by_key
-    for entry in (e for key in sorted(removed_entries) for e in by_key.get(key, ())):
-        start, end = entry_removal_span(text, entry)
+    removed, numbering = gathered.removed_entries, gathered.numbering
+    for entry in (e for key in sorted(removed) for e in by_key.get(key, ())):
+        start, end = entry_removal_span(structure.text, entry)
         edits.append(TextEdit(start, end, ""))
-    for entry in entries if numbering else ():
+    for entry in structure.references.entries if numbering else ():
         if (
-            entry.key not in removed_entries
+            entry.key not in removed
             and entry.key in numbering
             and numbering[entry.key] != entry.key
             and entry.label_end > entry.label_start
         ):
             edits.append(TextEdit(entry.label_start, entry.label_end, numbering[entry.key]))
-    for op, rewrite in rewritten:  # a rewritten marker cites what it meant, renumbered like the rest
-        keys = _dedupe(final(k) for k in rewrite.keys) if rewrite is not None else []
-        replacement = (
-            render_marker(rewrite, keys)
-            if rewrite is not None and keys != list(rewrite.keys)
-            else op.replacement
-        )
-        edits.append(TextEdit(op.start, op.end, replacement))
-    for op in entry_edits:
+    return edits
+
+
+def _reference_corrections(structure: Structure, gathered: _Gathered) -> list[TextEdit]:
+    """Corrections of reference entries' text, each kept on its entry after the label (an entry
+    that goes needs none)."""
+    edits = []
+    for op in gathered.entry_edits:
         holder = entry_holding(structure, op.start, op.end)
         if holder is None or "\n" in op.replacement or "\r" in op.replacement:
             raise RepairError("an edit of a reference entry must stay on the entry's text, after its label")
-        if holder.key not in removed_entries:  # an entry that goes needs no correction
+        if holder.key not in gathered.removed_entries:
             edits.append(TextEdit(op.start, op.end, op.replacement))
-    for edit in marker_removals:
-        if exposes_structure(text, edit):
-            raise RepairError(
-                "removing this marker would turn the rest of its line into Markdown structure; edit it by hand"
-            )
-    return normalise_edits(edits)
+    return edits
 
 
 def _parse_marker(text: str) -> Marker | None:
