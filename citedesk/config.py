@@ -107,9 +107,12 @@ class _Refused(ConfigError):
     the file and the key are known, and said again with them."""
 
 
-def _type_name(value: object) -> str:
+def _described(value: object) -> str:
+    """What a refused value is: a number is shown (out of range, it is the point); anything else
+    only by its type, so a pasted secret in the wrong key is never repeated."""
     names = {bool: "a boolean", str: "a string", int: "a number", float: "a number", list: "a list"}
-    return names.get(type(value), "a table" if isinstance(value, dict) else f"a {type(value).__name__}")
+    kind = names.get(type(value), "a table" if isinstance(value, dict) else f"a {type(value).__name__}")
+    return f"{value} ({kind})" if isinstance(value, int | float) and not isinstance(value, bool) else kind
 
 
 def _boolean(value: object, _: Path) -> bool:
@@ -264,7 +267,7 @@ def read_file(path: Path, layer: Layer, *, user_file: Path | None = None) -> Fil
         try:
             value = key.read(raw, path.parent)
         except _Refused as exc:
-            raise ConfigError(f"{path}: `{name}` must be {exc.message}, not {_type_name(raw)}") from None
+            raise ConfigError(f"{path}: `{name}` must be {exc.message}, not {_described(raw)}") from None
         refusal = _project_refusal(name, key, value, path.parent, user_file) if layer == "project" else None
         if refusal is not None:
             notices.append(f"{path}: `{name}` ignored: {refusal}")

@@ -145,7 +145,10 @@ def test_a_folder_anyone_may_write_to_ends_the_search(tmp_path: Path) -> None:
             'timeout = "fast"\n',
             "`timeout` must be a number of seconds above 0 and at most 3600, not a string",
         ),
-        ("timeout = 7200\n", "`timeout` must be a number of seconds above 0 and at most 3600, not a number"),
+        (
+            "timeout = 7200\n",
+            "`timeout` must be a number of seconds above 0 and at most 3600, not 7200 (a number)",
+        ),
         ('offline = "yes"\n', "`offline` must be true or false, not a string"),
         ("allow_folders = [1]\n", "`allow_folders` must be a path or a list of paths (strings), not a list"),
         (
@@ -172,7 +175,7 @@ def test_a_wrong_project_file_is_exit_2_too(project: Path, capsys: pytest.Captur
     (project / "citedesk.toml").write_text("dense = 1\n", encoding="utf-8")
     code, _, err = run(["config", "show", str(chapter(project))], capsys)
     assert code == 2
-    assert f"{project / 'citedesk.toml'}: `dense` must be true or false, not a number" in err
+    assert f"{project / 'citedesk.toml'}: `dense` must be true or false, not 1 (a number)" in err
 
 
 def test_a_missing_file_named_by_the_variable_or_a_missing_folder_is_exit_2(
@@ -187,6 +190,9 @@ def test_a_missing_file_named_by_the_variable_or_a_missing_folder_is_exit_2(
     assert f"{user_file}: `sources`: {user_file.parent / 'nowhere'}: no such folder" in err
     with pytest.raises(ConfigError):
         config.load(None)
+    user_file.write_text("", encoding="utf-8")
+    code, _, err = run(["config", "show", "--sources", "nowhere"], capsys)  # said as it was given
+    assert (code, err) == (2, "citedesk: --sources nowhere: no such folder\n")
 
 
 # --- a project file is untrusted input ---------------------------------------------------------------------
