@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.assets import sample_paths
-from citedesk.assist.keys import HOW_TO_SET, api_key, require_key, store_key
+from citedesk.assist import keys
 from citedesk.core.batch import FileAudit
 from citedesk.desk.records import (
     CachedSource,
@@ -184,19 +184,19 @@ class Desk:
     # Claude assistance: the key ---------------------------------------------------------------------------
     @staticmethod
     def assist_key_available() -> bool:
-        return api_key() is not None
+        return keys.api_key() is not None
 
     @staticmethod
     def require_assist_key() -> None:
         """Raise KeyMissing (with how to set one) when there is no Anthropic key."""
-        require_key()
+        keys.require_key()
 
     @staticmethod
     def store_assist_key(key: str) -> None:
         if not key.strip():
             raise UsageError("no key given (nothing stored)")
-        store_key(key)
+        keys.store_key(key)
 
     @staticmethod
     def how_to_set_assist_key() -> str:
-        return HOW_TO_SET
+        return keys.HOW_TO_SET
