@@ -55,6 +55,9 @@ BEFORE, AFTER = 5, 3
 "bus ridership across the network fell") and after (its object: "increased the fare"), are its
 quantity."""
 
+_SEASON = frozenset(["in", "this", "last", "next", "early", "late", "during", "that", "each", "every"])
+"""Words before "fall" that make it the season."""
+_YEAR_AFTER = re.compile(r"\s+(?:of\s+)?\d{4}\b")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*[A-Za-z]|[A-Za-z]")
 _BREAK = re.compile(
     r"[,;:!?()]|\.(?!\d)|\b(?:and|but|while|whereas|although|though|yet|however|unlike)\b", re.IGNORECASE
@@ -125,6 +128,10 @@ def mentions(text: str) -> list[Mention]:
                 continue
             if index + 1 < len(lowered) and lowered[index + 1] in ("than", "or"):
                 continue  # a bound ("more than 20%") or "more or less", not a change
+            if word == "fall" and (
+                (index and lowered[index - 1] in _SEASON) or _YEAR_AFTER.match(clause, tokens[index].end())
+            ):
+                continue  # the season ("opened in fall 2016", "last fall")
             if any(w in NEGATIONS or w.endswith("n't") for w in lowered[max(0, index - 3) : index]):
                 continue  # "did not rise" is not "fell"
             before = [s for s in stems[:index] if s][-BEFORE:]

@@ -95,6 +95,10 @@ def test_the_sentence_put_right_takes_the_sources_word() -> None:
         ("Ridership did not rise in 2023.", "Ridership fell in 2023."),  # a negated word is not its opposite
         ("More than 20% of riders were students.", "Less than 30% of riders were students."),  # bounds
         ("Ridership rose in 2023.", "Ridership fell in 2020 and rose in 2023."),  # said the claim's way too
+        (
+            "The school opened in fall 2016 with 400 students.",
+            "Enrolment increased to 400 students.",
+        ),  # a season
     ],
 )
 def test_no_flip_when_the_quantities_differ_or_nothing_is_turned(claim: str, evidence: str) -> None:
