@@ -148,7 +148,7 @@ def test_uncited_entries_are_no_orphans_and_duplicates_count_only_when_both_are_
 
 
 def test_swaps_and_additions_are_written_in_citation_syntax() -> None:
-    text = "Shade cools streets [see @moreau2021, p. 3]. @moreau2021 [p. 2] says canopy grew. It rained.\n"
+    text = "Shade cools streets [see @moreau2021, p. 3]. @moreau2021 says canopy grew. It rained.\n"
     doc = parse_document(text, None, BIB)
     swap = make_fix("swap", doc, [RetargetCitation(1, "moreau2021", "forestry2019")])
     add = make_fix("add", doc, cite_sentence(doc, doc.claims[2].sentence, ["smith04"]))
@@ -158,12 +158,24 @@ def test_swaps_and_additions_are_written_in_citation_syntax() -> None:
     assert join is not None
     plan = plan_repairs(doc, [swap, add, join])
     assert plan.result == (
-        "Shade cools streets [see @moreau2021, p. 3; @smith04]. @forestry2019 [p. 2] says canopy grew. "
+        "Shade cools streets [see @moreau2021, p. 3; @smith04]. @forestry2019 says canopy grew. "
         "It rained [@smith04].\n"
     )
     assert citation_prose(plan.result, find_citations(plan.result)) == citation_prose(
         text, find_citations(text)
     )
+
+
+def test_a_swap_to_another_work_never_carries_the_locator_and_a_key_fixed_in_place_keeps_it() -> None:
+    text = "Shade cools streets [see @moreau2021, p. 3]. @moreau2021 [p. 2] says canopy grew.\n"
+    doc = parse_document(text, None, BIB)
+    for marker in (0, 1):  # page 3 / page 2 of Moreau's book are not pages of another work
+        with pytest.raises(RepairError, match=r"locator \(p\. [23]\) that belongs to that work"):
+            build_edits(doc, [RetargetCitation(marker, "moreau2021", "forestry2019")])
+        assert make_fix("swap", doc, [RetargetCitation(marker, "moreau2021", "forestry2019")]) is None
+    same = make_fix("rekey", doc, [RetargetCitation(0, "moreau2021", "forestry2019", same_work=True)])
+    assert same is not None
+    assert plan_repairs(doc, [same]).result.startswith("Shade cools streets [see @forestry2019, p. 3].")
 
 
 def test_the_bibliography_is_never_edited_and_there_is_nothing_to_renumber() -> None:
