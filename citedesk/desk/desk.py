@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from citedesk.assets import sample_paths
 from citedesk.assist import keys
-from citedesk.core.batch import FileAudit
 from citedesk.desk.records import (
     CachedSource,
     CachedSourceDetail,
@@ -30,11 +29,12 @@ from citedesk.desk.records import (
     SnapshotStatus,
 )
 from citedesk.desk.session import DocumentSession
-from citedesk.errors import InputError, OutputError, UsageError
+from citedesk.errors import OutputError, UsageError
 from citedesk.files import why_not_written, write_atomic
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
+    from citedesk.core.batch import FileAudit
     from citedesk.desk.jobs import Jobs
     from citedesk.store import Store
 
@@ -124,17 +124,7 @@ class Desk:
         the options are read first (one that cannot be read stops everything: InputError) and
         parsed once for all the files; a file that cannot be audited gets a row saying why, and
         the others are still audited. `done` hears each file's result as it comes."""
-        self.jobs().read_bibliographies(self.options.bibliographies)
-        audits = []
-        for path in paths:
-            try:
-                audit = FileAudit(str(path), self.open(path).audit())
-            except InputError as exc:  # the document, or a bibliography of its own, cannot be read
-                audit = FileAudit(str(path), None, exc.message)
-            audits.append(audit)
-            if done is not None:
-                done(audit)
-        return audits
+        return self.jobs().audit_files(paths, lambda path: self.open(path).audit(), done=done)
 
     @staticmethod
     def write_report(path: str | os.PathLike[str], text: str) -> None:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from citedesk.core.batch import FileAudit
+from citedesk.core.report import Report
 from citedesk.desk.records import (
     CachedSource,
     CachedSourceDetail,
@@ -24,7 +26,7 @@ from citedesk.desk.records import (
 )
 from citedesk.engine.sourcing import open_store, source_options
 from citedesk.engine.state import AuditOptions
-from citedesk.errors import UsageError
+from citedesk.errors import InputError, UsageError
 from citedesk.sources.citeworks import cited_works, read_bibliographies
 from citedesk.sources.gather import refresh_source
 from citedesk.sources.retractions import import_into, snapshot_age_days
@@ -116,6 +118,29 @@ class Jobs:
             snapshot_age_days(info, time.time()),
             answers,
         )
+
+    # many documents ---------------------------------------------------------------------------------------
+    def audit_files(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        audit: Callable[[str | os.PathLike[str]], Report],
+        *,
+        done: Callable[[FileAudit], None] | None = None,
+    ) -> list[FileAudit]:
+        """`Desk.audit_files`: the options' bibliographies read first (one that cannot be read
+        stops everything: InputError), then `audit` on each file in turn; a file that cannot be
+        audited gets a row saying why, and the others are still audited."""
+        read_bibliographies(self.options.bibliographies)
+        audits = []
+        for path in paths:
+            try:
+                row = FileAudit(str(path), audit(path))
+            except InputError as exc:  # the document, or a bibliography of its own, cannot be read
+                row = FileAudit(str(path), None, exc.message)
+            audits.append(row)
+            if done is not None:
+                done(row)
+        return audits
 
     # bibliographies ---------------------------------------------------------------------------------------
     read_bibliographies = staticmethod(read_bibliographies)
