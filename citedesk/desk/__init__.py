@@ -5,6 +5,8 @@
 - `DocumentSession` — one per document: read, audit, plan and apply repairs, decisions,
   attachments, what Claude would be sent, save and export.
 - `desk.services` — what a session needs of its desk (a protocol: no import back to `desk.desk`).
+- `desk.jobs` — the jobs on the store and the sources (the source cache, the retraction snapshot,
+  bibliographies): imported on the first such job, never to open the window (`Desk.jobs()`).
 - `desk.background` — audits in a child process, typed messages each way (the window's runner,
   Qt-free); the window's other slow work (store writes, look-ups, exports) runs on `gui.ops`.
 - `desk.recovery` — recovery copies of unsaved text.
