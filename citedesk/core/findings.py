@@ -154,6 +154,7 @@ class Fix:
     def to_json(self) -> dict[str, Any]:
         return {
             "title": self.title,
+            "applicability": self.applicability.value,
             "changes_prose": self.changes_prose,
             "edits": [e.to_json() for e in self.edits],
         }

@@ -113,7 +113,13 @@ Operation = (
 
 
 def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
-    """A fix for these operations, or None when they cannot be applied safely.
+    """A fix for these operations, or None when they cannot be applied safely (`try_fix` says why)."""
+    made = try_fix(title, structure, operations)
+    return made if isinstance(made, Fix) else None
+
+
+def try_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | str:
+    """A fix for these operations, or why they cannot be applied safely.
 
     Marker edits are made safe by local rules (`removal_edit`, `exposes_structure`); fixes that
     touch the reference list, rewrite a malformed marker, or bring text to the start of a line are
@@ -122,12 +128,12 @@ def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) 
     """
     try:
         edits = build_edits(structure, operations)
-    except RepairError:
-        return None
+    except RepairError as exc:
+        return exc.message
     if _needs_proof(structure, operations, edits):
         result = apply_edits(structure.text, edits)
         if prose_of(reparse(structure, result)) != prose_of(structure):
-            return None
+            return "it would change the prose"
     return Fix(title, tuple(edits), tuple(operations))
 
 

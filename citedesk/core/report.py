@@ -222,6 +222,10 @@ def details_json(finding: Finding) -> dict[str, Any]:
     reports (label, support `score`, `contradiction`, judge), and the reference it offers (`suggested`, with that reference's
     evidence where a verdict is reported, else its score; `suggested_by` when not the local judge)."""
     out = dict(finding.details)
+    if finding.judged_by is not None:
+        out.update(judged_by=finding.judged_by)
+    if finding.confidence is not None:
+        out.update(confidence=round(finding.confidence, 4))
     if finding.verdict is not None:
         out.update(
             verdict=finding.verdict.label.value,

@@ -11,7 +11,7 @@ from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient
 from citedesk.assist.insert import can_cite, propose_citations
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Kind, Verdict
+from citedesk.core.findings import Applicability, Finding, Kind, Verdict
 from citedesk.core.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir
@@ -108,10 +108,15 @@ def judge_claims(
         if remote is not None:
             assist.rejected.extend(getattr(remote, "errors", ()))
         assist.usage = client.usage.describe()
-    # a judge whose policy lets it only suggest names the better reference but offers no fix, and
-    # raises no error (`Policy.acts`, declared in its registry entry)
+    # a judge whose policy lets it only suggest (`Policy.acts`, declared in its registry entry)
+    # raises no error, and its fixes are unsafe: suggestions to verify, never applied by `fix`
     offers = (
-        result.offers if judge.policy.acts else {k: replace(o, fix=None) for k, o in result.offers.items()}
+        result.offers
+        if judge.policy.acts
+        else {
+            k: replace(o, fix=replace(o.fix, applicability=Applicability.UNSAFE) if o.fix else None)
+            for k, o in result.offers.items()
+        }
     )
     merged = offer_citations(document, findings, offers, claude_offers)
     merged.extend(restrained(result.findings, judge.policy))

@@ -1,4 +1,4 @@
-"""Policy: how a judge's numbers become verdicts, and when another reference is worth offering.
+"""Policy: how a judge's numbers become verdicts, what a verdict may do, and when another reference is worth offering.
 
 Each judge carries its own `Policy` (its thresholds, whether it reads the retrieved windows
 together or one by one, and whether its verdicts may act or only suggest), the one its entry in the
@@ -7,6 +7,17 @@ constants decide when a better reference is offered: a partly supporting citatio
 when another reference scores `CLEARLY_BETTER` higher, and an uncited sentence is offered its best
 reference on partial support only when that reference `STANDS_OUT` from the rest. Both were chosen
 on WiCE documents (`tests/bench/eval_documents.py`).
+
+What a judged finding may do follows from who judged it and the evidence it rests on:
+- **Severity.** A word-level judge (`Policy.acts` False) never raises an error: its contradiction
+  is a warning. A model judge's contradiction is an error only when the passage it read is body
+  text (`body.not_body`): never a title, heading, metadata or reference-list line. Figures and
+  direction words that differ (number and direction findings) are explicit, and keep their level.
+- **Action.** Another reference is proposed (a swap, an added citation, a removal from a group)
+  only when it passes `swap_gate`: itself judged *supported* (not merely better), on body text,
+  by `SWAP_MARGIN` over the citation it would replace. The fix is *safe* (applied by `fix` and
+  **Fix all**) when the judge may act; a word-level judge's is *unsafe*: a suggestion to verify,
+  applied only with `--unsafe-fixes` or a click on its own finding (`restrained`).
 """
 
 from __future__ import annotations
@@ -14,13 +25,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citedesk.core.findings import Finding, Severity, Verdict, VerdictLabel
+from citedesk.core.findings import Applicability, Finding, Kind, Severity, Verdict, VerdictLabel
+from citedesk.evidence.body import not_body
 
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
 STANDS_OUT = 0.04
 """An uncited claim's best reference is suggested on partial support when it leads every other
 reference by this much."""
+SWAP_MARGIN = 0.10
+"""A reference is proposed instead of a cited one only when its support is this much above the
+cited one's (and it is itself judged supported, on body text): `swap_gate`."""
+EXPLICIT = frozenset({Kind.NUMBER_MISMATCH, Kind.DIRECTION_MISMATCH})
+"""Findings that rest on what both texts state outright (a figure, a direction word), not on a
+judge's reading: their severity is their own whichever judge found the passage."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +58,11 @@ class Policy:
     """What produced the judge's numbers (its weights, for the heuristic judge): judgements cached
     under another fingerprint are not reused."""
     acts: bool = True
-    """True: its verdicts may raise errors and carry fixes (which `fix` applies). False: it may only
-    suggest — its findings are at most warnings, and name the better reference without a fix
-    (`restrained`)."""
+    """True: its verdicts may raise errors and carry safe fixes (which `fix` and **Fix all**
+    apply) where the evidence passes the gate. False (the word-level judge): it may only suggest —
+    its findings are at most warnings and its fixes unsafe (`restrained`)."""
+    kind: str = "model"
+    """Who judged, as reports say it: `model` or `word-level`."""
 
     def label(self, support: float, contradiction: float) -> VerdictLabel:
         if contradiction >= self.contradicted and contradiction > support:
@@ -61,14 +81,65 @@ MODEL_POLICY = Policy()
 
 def restrained(findings: Sequence[Finding], policy: Policy) -> list[Finding]:
     """The findings a judge's verdicts produced, as its policy allows: unchanged for a judge that
-    may act; for one that may only suggest, no error (a warning instead) and no fix (the suggested
-    reference stays, with its passage)."""
+    may act; for one that may only suggest, no error (a warning instead) and every fix unsafe (a
+    suggestion to verify) — but a figure or direction that differs (`EXPLICIT`) keeps its level."""
     if policy.acts:
         return list(findings)
-    return [
-        replace(f, severity=Severity.WARNING if f.severity is Severity.ERROR else f.severity, fixes=())
-        for f in findings
-    ]
+    return [f if f.kind in EXPLICIT else _suggested_only(f) for f in findings]
+
+
+def _suggested_only(finding: Finding) -> Finding:
+    return replace(
+        finding,
+        severity=Severity.WARNING if finding.severity is Severity.ERROR else finding.severity,
+        fixes=tuple(replace(fix, applicability=Applicability.UNSAFE) for fix in finding.fixes),
+    )
+
+
+def confidence(verdict: Verdict) -> float:
+    """How sure the judge is of what the finding says: its probability of contradiction for a
+    contradiction, of support for a support, else of the claim *not* being supported (one minus
+    its support). The heuristic judge's numbers come from a logistic model fitted on labelled
+    pairs, a model judge's from its softmax: both are read as probabilities."""
+    if verdict.label is VerdictLabel.CONTRADICTED:
+        return verdict.contradiction
+    if verdict.label is VerdictLabel.SUPPORTED:
+        return verdict.score
+    return 1.0 - verdict.score
+
+
+def judged_severity(verdict: Verdict, policy: Policy, source_text: str) -> Severity:
+    """A judged finding's severity: an error only for a contradiction read by a judge that may act,
+    on body text; every other judged finding a warning."""
+    if (
+        verdict.label is VerdictLabel.CONTRADICTED
+        and policy.acts
+        and verdict.evidence is not None
+        and not_body(verdict.evidence, source_text) is None
+    ):
+        return Severity.ERROR
+    return Severity.WARNING
+
+
+def swap_gate(proposed: Verdict, current: Verdict | None, source_text: str) -> str | None:
+    """Why `proposed` (another reference's verdict on the claim) may not be offered in place of
+    (or beside) `current`; None when it may: it is itself judged supported, its passage is body
+    text, and — against a cited reference — its support is `SWAP_MARGIN` above that one's."""
+    if proposed.label is not VerdictLabel.SUPPORTED:
+        return f"it matches only in part ({proposed.strength()})"
+    if proposed.evidence is None:
+        return "the judge found no passage of it"
+    where = not_body(proposed.evidence, source_text)
+    if where is not None:
+        return f"its best match is {where}, not its text"
+    if current is not None and proposed.score < current.score + SWAP_MARGIN:
+        return f"it is not clearly better ({proposed.strength()} against {current.score:.2f})"
+    return None
+
+
+def applicability(policy: Policy) -> Applicability:
+    """A gated fix's applicability under this judge: safe when it may act, else unsafe."""
+    return Applicability.SAFE if policy.acts else Applicability.UNSAFE
 
 
 def clearly_better(best: tuple[str, Verdict] | None, than: Verdict) -> tuple[str, Verdict] | None:

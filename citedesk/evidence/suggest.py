@@ -28,20 +28,29 @@ from typing import TYPE_CHECKING, Any
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
 from citedesk.core.findings import (
+    Applicability,
     Finding,
     Fix,
     Kind,
-    Severity,
     Suggestion,
     Verdict,
     VerdictLabel,
     make_finding,
 )
-from citedesk.core.repair import AddCitation, RetargetCitation, citation_offset, cite_sentence, make_fix
+from citedesk.core.repair import (
+    AddCitation,
+    RemoveCitation,
+    RetargetCitation,
+    citation_offset,
+    cite_sentence,
+    make_fix,
+    try_fix,
+)
+from citedesk.evidence.body import not_body
 from citedesk.evidence.figures import number_mismatches, unsupported_figures
 from citedesk.evidence.judges.base import Judge
 from citedesk.evidence.numbers import missing_figures
-from citedesk.evidence.policy import clearly_better, suggestion
+from citedesk.evidence.policy import clearly_better, confidence, judged_severity, suggestion, swap_gate
 from citedesk.evidence.verdicts import (
     JudgementCache,
     Judging,
@@ -206,14 +215,17 @@ def _misattributions(
     judging: Judging,
     explained: set[tuple[str, str]],
 ) -> tuple[list[Finding], set[tuple[str, str]]]:
-    """Citations whose source does not support their sentence, with a swap where another reference
-    does; a partly supporting source counts only when another reference clearly does better. A
-    citation whose only fault is a figure (`explained`) is a number finding, not a misattribution."""
+    """Citations whose source does not support their sentence; a partly supporting source counts
+    only when another reference clearly does better. A citation whose only fault is a figure
+    (`explained`) is a number finding, not a misattribution. In a group (`[4-5]`, `[@a; @b]`)
+    whose other member supports the sentence, a member that adds nothing is that (info, with its
+    removal), never a swap. Another reference is proposed only through `policy.swap_gate`."""
     claims = document.claim_by_id
     findings: list[Finding] = []
     misattributed: set[tuple[str, str]] = set()
     for claim_id, claim_verdicts in verdicts.items():
         claim = claims[claim_id]
+        by_key = {v.reference: v for v in claim_verdicts}
         for verdict in claim_verdicts:
             if verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.UNCHECKED):
                 continue
@@ -222,13 +234,20 @@ def _misattributions(
             claim_parts = parts.get(claim_id, [])
             if claim_parts and _judged_by_part(claim_parts, verdict.reference):
                 continue
-            cited = {v.reference for v in claim_verdicts}
-            better = clearly_better(judging.best_other(claim.text, claim_id, cited, partial_ok=True), verdict)
+            partner = _supporting_partner(document, claim_id, verdict.reference, by_key)
+            if partner is not None and verdict.label is not VerdictLabel.CONTRADICTED:
+                if verdict.label is VerdictLabel.NOT_SUPPORTED:
+                    findings.append(_adds_nothing(document, claim_id, verdict, partner, judging))
+                continue
+            candidate = judging.best_other(claim.text, claim_id, set(by_key), partial_ok=True)
+            better = clearly_better(candidate, verdict)
             if verdict.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
                 continue
             source_text = judging.prepared[verdict.reference].source.text
             figures = [q.text for q in missing_figures(claim.text, source_text)]
-            findings.append(_misattributed(document, claim_id, verdict, better, figures, claim_parts))
+            findings.append(
+                _misattributed(document, claim_id, verdict, candidate, judging, figures, claim_parts)
+            )
             misattributed.add((claim_id, verdict.reference))
     return findings, misattributed
 
@@ -243,18 +262,60 @@ def _judged_by_part(parts: list[Part], key: str) -> bool:
     return any(supported) and not all(supported)
 
 
+def _marker_of(document: Document, claim_id: str, key: str) -> int:
+    claim = document.claim_by_id[claim_id]
+    return next(i for i in claim.sentence.markers if key in document.markers[i].keys)
+
+
+def _supporting_partner(
+    document: Document, claim_id: str, key: str, by_key: Mapping[str, Verdict]
+) -> Verdict | None:
+    """Another member of `key`'s own group (the same marker) that supports the sentence."""
+    group = document.markers[_marker_of(document, claim_id, key)].keys
+    partners = [by_key[k] for k in group if k != key and k in by_key]
+    supporting = [v for v in partners if v.label is VerdictLabel.SUPPORTED]
+    return max(supporting, key=lambda v: v.score) if supporting else None
+
+
+def _adds_nothing(
+    document: Document, claim_id: str, verdict: Verdict, partner: Verdict, judging: Judging
+) -> Finding:
+    """A group member the sentence does not need: its partner supports the sentence, its own
+    source does not. The fix takes it out of the group; a judge that may act offers it as safe
+    only when the partner's support rests on body text."""
+    index = _marker_of(document, claim_id, verdict.reference)
+    marker = document.markers[index]
+    name, other = document.label(verdict.reference), document.label(partner.reference)
+    fix = make_fix(f"Remove {name} from this group", document, [RemoveCitation(index, verdict.reference)])
+    partner_text = judging.prepared[partner.reference].source.text
+    gated = partner.evidence is not None and not_body(partner.evidence, partner_text) is None
+    fixes = () if fix is None else (fix if gated else replace(fix, applicability=Applicability.UNSAFE),)
+    return make_finding(
+        Kind.REDUNDANT_CITATION,
+        (marker.start, marker.end),
+        f"{name} adds nothing here: {other} supports this sentence ({partner.strength()}) and the source of"
+        f" {name} does not ({verdict.judge} judge, {verdict.strength()}).",
+        reference=verdict.reference,
+        claim_id=claim_id,
+        fixes=fixes,
+        evidence=verdict.evidence,
+        verdict=verdict,
+        confidence=confidence(verdict),
+        judged_by=judging.judge.policy.kind,
+    )
+
+
 def _misattributed(
     document: Document,
     claim_id: str,
     verdict: Verdict,
-    better: tuple[str, Verdict] | None,
+    candidate: tuple[str, Verdict] | None,
+    judging: Judging,
     missing: Sequence[str] = (),
     parts: Sequence[Part] = (),
 ) -> Finding:
-    claim = document.claim_by_id[claim_id]
-    marker_index = next(i for i in claim.sentence.markers if verdict.reference in document.markers[i].keys)
+    marker_index = _marker_of(document, claim_id, verdict.reference)
     marker = document.markers[marker_index]
-    contradicted = verdict.label is VerdictLabel.CONTRADICTED
     what = {
         VerdictLabel.CONTRADICTED: "contradicts",
         VerdictLabel.PARTIALLY_SUPPORTED: "supports only part of",
@@ -268,11 +329,13 @@ def _misattributed(
     details: dict[str, Any] = {"parts": [p.to_json() for p in parts]} if parts else {}
     fixes, offered, why = _offer(
         document,
-        better,
+        candidate,
         lambda key: f"Cite {document.label(key)} instead of {document.label(verdict.reference)}",
         marker_index,
         verdict,
+        judging,
     )
+    source_text = judging.prepared[verdict.reference].source.text
     return make_finding(
         Kind.MISATTRIBUTED,
         (marker.start, marker.end),
@@ -283,31 +346,49 @@ def _misattributed(
         evidence=verdict.evidence,
         verdict=verdict,
         suggestion=offered,
-        severity=Severity.ERROR if contradicted else Severity.WARNING,
+        severity=judged_severity(verdict, judging.judge.policy, source_text),
         details=details,
+        confidence=confidence(verdict),
+        judged_by=judging.judge.policy.kind,
     )
 
 
 def _offer(
     document: Document,
-    better: tuple[str, Verdict] | None,
+    candidate: tuple[str, Verdict] | None,
     title: Callable[[str], str],
     where: int,
     verdict: Verdict,
+    judging: Judging,
     *,
     swap: bool = True,
 ) -> tuple[tuple[Fix, ...], Suggestion | None, str]:
-    """The fix that cites the better reference (a swap of the marker at index `where`, or an
-    added citation at offset `where`), the suggestion, and the sentence of the message that says
-    why."""
-    if better is None:
+    """The fix that cites the other reference (a swap of the marker at index `where`, or an added
+    citation at offset `where`), the suggestion, and the sentence of the message that says why —
+    only when the candidate passes `policy.swap_gate` (against the cited verdict, for a swap);
+    otherwise no fix, and the message says why the closer match is not proposed."""
+    if candidate is None:
         return (), None, ""
-    key, supporting = better
+    key, supporting = candidate
+    source_text = judging.prepared[key].source.text
+    refused = swap_gate(supporting, verdict if swap else None, source_text)
+    if refused is not None:
+        if supporting.score <= verdict.score:
+            return (), None, ""
+        return (), None, f" {document.label(key)} is closer, but is not proposed: {refused}."
     operation = RetargetCitation(where, verdict.reference, key) if swap else AddCitation(where, key)
-    fix = make_fix(title(key), document, [operation])
+    fix = try_fix(title(key), document, [operation])
     offered = Suggestion(key, supporting.score, supporting.evidence)
     why = f" Reference {document.label(key)} supports it (support {supporting.score:.2f})."
-    return ((fix,) if fix is not None else ()), offered, why
+    if isinstance(fix, str):
+        return (), offered, f"{why} It is not cited for you: {fix}."
+    if document.dialect.works_in_text and not document.markers_citing.get(key):
+        why += (
+            f" {document.label(key)} is cited nowhere else: citing it here also settles its orphan"
+            " finding — check that this is the work you meant."
+        )
+        fix = replace(fix, applicability=Applicability.UNSAFE)
+    return (fix,), offered, why
 
 
 # facts of a decomposed sentence ----------------------------------------------------------------------
@@ -338,6 +419,7 @@ def _unsupported_part(
     better = clearly_better(judging.best_other(part.atom.text, claim_id, cited), best)
     if best.label is VerdictLabel.PARTIALLY_SUPPORTED and better is None:
         return None
+    source_text = judging.prepared[best.reference].source.text
     who = (
         "A citation of this sentence contradicts"
         if best.label is VerdictLabel.CONTRADICTED
@@ -350,6 +432,7 @@ def _unsupported_part(
         lambda key: f"Cite {document.label(key)} for this part",
         _part_offset(document, claim_id, part),
         best,
+        judging,
         swap=False,
     )
     return make_finding(
@@ -362,8 +445,10 @@ def _unsupported_part(
         evidence=best.evidence,
         verdict=best,
         suggestion=offered,
-        severity=Severity.ERROR if best.label is VerdictLabel.CONTRADICTED else None,
+        severity=judged_severity(best, judging.judge.policy, source_text),
         details={"fact": part.atom.text, "parts": [part.to_json()]},
+        confidence=confidence(best),
+        judged_by=judging.judge.policy.kind,
     )
 
 
@@ -396,6 +481,12 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
             continue
         key, verdict = best
         suggested = Suggestion(key, verdict.score, verdict.evidence)
+        refused = swap_gate(verdict, None, judging.prepared[key].source.text)
+        if verdict.label is VerdictLabel.SUPPORTED and refused is not None:
+            offers[claim.id] = Offer(
+                suggested, None, f" {document.label(key)} matches it, but is not proposed: {refused}."
+            )
+            continue
         if verdict.label is not VerdictLabel.SUPPORTED:
             offers[claim.id] = Offer(
                 suggested,

@@ -5,7 +5,10 @@ Wikipedia sentences), with their cited evidence as local sources 1..10 (WiCE: th
 page). In every document three sentences cite the wrong source (the marker swapped to another
 reference) and two lose their marker. Printed: precision and recall of `misattributed` on the
 swapped markers, and F1 of `uncited` on the unmarked sentences counting a hit only when the right
-reference is suggested.
+reference is suggested; then every judged finding by kind and severity (true: on a swapped
+citation or an unmarked sentence; false: on a sentence cited correctly), and the false-alarm rate
+of *clean* documents — the same claims, every one cited correctly — at error level and at warning
+level or above (the share of sentences with such a finding).
 
 The document constants (`CLEARLY_BETTER`, `STANDS_OUT`) and the judge's weights were chosen on
 WiCE dev, so the default run is in-sample. A held-out run: choose the constants on documents built
@@ -25,13 +28,13 @@ import contextlib
 import random
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from citedesk.core.findings import Kind
+from citedesk.core.findings import Kind, Severity
 from citedesk.evidence import policy
 from citedesk.evidence.judges import heuristic
 from citedesk.pipeline import AuditOptions, audit_text
@@ -51,6 +54,12 @@ class Figures:
     uncited_right: int = 0
     uncited_wrong: int = 0
     uncited_false: int = 0
+    judged: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    """(kind, severity) → [true, false] judged findings."""
+    correct_sentences: int = 0
+    alarmed_error: int = 0
+    alarmed_warning: int = 0
+    """Correctly cited sentences with a judged finding at error level / at warning level or above."""
 
     @property
     def precision(self) -> float:
@@ -68,7 +77,34 @@ class Figures:
 
     def add(self, other: Figures) -> None:
         for name in vars(self):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            if name == "judged":
+                for key, (true, false) in other.judged.items():
+                    mine = self.judged.setdefault(key, [0, 0])
+                    mine[0] += true
+                    mine[1] += false
+            else:
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def judged_lines(self) -> list[str]:
+        lines = []
+        for (kind, severity), (true, false) in sorted(self.judged.items()):
+            lines.append(
+                f"  {kind:<20} {severity:<8} precision {true / max(1, true + false):.2f} ({true} true, {false} false)"
+            )
+        for severity in ("error", "warning"):
+            true = sum(t for (k, s), (t, f) in self.judged.items() if s == severity)
+            false = sum(f for (k, s), (t, f) in self.judged.items() if s == severity)
+            lines.append(
+                f"  all judged at {severity}: precision {true / max(1, true + false):.2f} ({true} true, {false} false)"
+            )
+        return lines
+
+    def alarm_line(self) -> str:
+        n = max(1, self.correct_sentences)
+        return (
+            f"false alarms on {self.correct_sentences} correctly cited sentences: error {self.alarmed_error / n:.1%}"
+            f" ({self.alarmed_error}), warning or above {self.alarmed_warning / n:.1%} ({self.alarmed_warning})"
+        )
 
     def line(self) -> str:
         return (
@@ -107,8 +143,10 @@ def run(
     documents: int,
     verbose: bool = False,
     store: Path | None = None,
+    clean: bool = False,
 ) -> Figures:
-    """Audits `documents` documents of 10 claims each (the rows in a seeded order) and counts."""
+    """Audits `documents` documents of 10 claims each (the rows in a seeded order) and counts;
+    `clean`: every claim cited correctly."""
     rng = random.Random(3)
     rows = list(rows)
     rng.shuffle(rows)
@@ -125,6 +163,8 @@ def run(
                 (folder / f"{n}.txt").write_text(source_text(name, row), encoding="utf-8")
             roles = ["ok"] * 5 + ["swap"] * 3 + ["drop"] * 2
             rng.shuffle(roles)
+            if clean:
+                roles = ["ok"] * 10
             sentences = []
             cited: dict[int, int] = {}
             for n, (row, role) in enumerate(zip(group, roles, strict=True), start=1):
@@ -195,6 +235,7 @@ def _count(
                 print(
                     f"  false alarm d{d} s{n}: {_scores(by_position.get(n, []))} {group[n - 1]['claim'][:90]}"
                 )
+    _count_judged(figures, report, roles, cited, piece_of)
     uncited = {piece_of[f.claim_id]: f for f in report.findings if f.kind is Kind.UNCITED and f.claim_id}
     for n, role in enumerate(roles, start=1):
         if role == "drop":
@@ -213,6 +254,42 @@ def _count(
         elif n in uncited:
             figures.uncited_false += 1
     return figures
+
+
+JUDGED = {
+    Kind.MISATTRIBUTED,
+    Kind.REDUNDANT_CITATION,
+    Kind.NUMBER_MISMATCH,
+    Kind.UNSUPPORTED_NUMBER,
+    Kind.UNSUPPORTED_PART,
+    Kind.DIRECTION_MISMATCH,
+    Kind.UNCITED,
+}
+
+
+def _count_judged(
+    figures: Figures, report: Any, roles: list[str], cited: dict[int, int], piece_of: dict[str, int]
+) -> None:
+    """Each judged finding true or false by where it lies: true on a swapped citation (any judged
+    kind but uncited) or on an unmarked sentence (uncited); false on a sentence cited correctly."""
+    alarmed: dict[int, set[Severity]] = {}
+    for f in report.findings:
+        if f.kind not in JUDGED or f.claim_id not in piece_of:
+            continue
+        n = piece_of[f.claim_id]
+        role = roles[n - 1]
+        if role == "ok":
+            true = False
+            alarmed.setdefault(n, set()).add(f.severity)
+        elif role == "swap":
+            true = f.kind is not Kind.UNCITED
+        else:
+            true = f.kind is Kind.UNCITED
+        counts = figures.judged.setdefault((f.kind.value, f.severity.value), [0, 0])
+        counts[0 if true else 1] += 1
+    figures.correct_sentences += roles.count("ok")
+    figures.alarmed_error += sum(1 for s in alarmed.values() if Severity.ERROR in s)
+    figures.alarmed_warning += sum(1 for s in alarmed.values() if s & {Severity.ERROR, Severity.WARNING})
 
 
 def _marked_or_last(document: Any, claim_id: str, n: int, position: dict[str, int]) -> bool:
@@ -350,6 +427,12 @@ def main() -> None:
                 f" CLEARLY_BETTER {policy.CLEARLY_BETTER}, STANDS_OUT {policy.STANDS_OUT}"
             )
             print(figures.line())
+            print("judged findings by kind and severity:")
+            print("\n".join(figures.judged_lines()))
+            print(figures.alarm_line())
+            clean = run(args.data, rows, options, documents, clean=True)
+            print(f"clean documents (every claim cited correctly): {clean.alarm_line()}")
+            print("\n".join(clean.judged_lines()))
 
 
 if __name__ == "__main__":

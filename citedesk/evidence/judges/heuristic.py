@@ -94,7 +94,7 @@ PARTIAL = 0.3
 """A score at or above this (and below SUPPORTED) is `partially_supported`, below it
 `not_supported`. The fit places here the threshold that best separates its supported claims from
 claims paired with another claim's evidence (a misattributed citation)."""
-POLICY = Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE)
+POLICY = Policy(SUPPORTED, PARTIAL, reads_together=True, note=HEURISTIC_NOTE, acts=False, kind="word-level")
 """Calibrated at claim level: the top windows are read together; its accuracy is limited (said
 beside its name). Its verdicts act like any judge's: errors and fixes."""
 
