@@ -61,7 +61,7 @@ def test_fix_all_never_fabricates_a_citation_and_a_second_run_changes_nothing(
     assert kinds[("misattributed", "2")]["fixes"][0]["title"] == "Cite [3] instead of [2]"
     assert kinds[("orphan_reference", "3")]["fixes"][0]["title"] == "Remove reference [3]"
 
-    flags = ["--renumber"] if renumber else []
+    flags = ["--renumber", "--unsafe-fixes"] if renumber else ["--unsafe-fixes"]
     assert main(["fix", str(document), "--kinds", "all", *flags, *LOCAL]) == 0
     said = capsys.readouterr().err
     assert "Cite [3] instead of [2]" in said

@@ -251,9 +251,17 @@ def _fix(args: argparse.Namespace) -> int:
         )
     kinds = parse_kinds(configuration.settings.fix_kinds)
     session = _desk(configuration, args).open(args.file)
-    outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run)
+    outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run, unsafe=args.unsafe_fixes)
     for title, why in outcome.refused:
         print(f"{args.file}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
+    if outcome.suggestions:
+        shown = "; ".join(printable(t) for t in outcome.suggestions[:5])
+        more = f" and {len(outcome.suggestions) - 5} more" if len(outcome.suggestions) > 5 else ""
+        print(
+            f"{args.file}: {len(outcome.suggestions)} suggestion(s) to verify not applied ({shown}{more}):"
+            " read each finding's evidence, then apply it in the window or with --unsafe-fixes",
+            file=sys.stderr,
+        )
     if not outcome.changed:
         named = "any kind" if len(kinds) > 3 else ", ".join(sorted(k.value for k in kinds))
         print(f"{args.file}: nothing to fix ({named})", file=sys.stderr)

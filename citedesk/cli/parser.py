@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fix.add_argument("--renumber", action="store_true", help="also renumber the reference list 1…n")
     fix.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply the judge's suggestions to verify (swaps and added citations the word-level "
+        "judge proposes, or a model's that did not pass the evidence gate); read them first",
+    )
+    fix.add_argument(
         "--dry-run", action="store_true", help="print the changed document instead of writing it"
     )
     _add_source_flags(fix)

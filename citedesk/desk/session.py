@@ -56,6 +56,9 @@ class FixOutcome:
     backup: Path | None = None
     refused: tuple[tuple[str, str], ...] = ()
     """(fix title, why it was left out)."""
+    suggestions: tuple[str, ...] = ()
+    """The unsafe fixes left for the writer to verify (a judge's suggestions), by title: applied
+    only with `unsafe`."""
 
     @property
     def changed(self) -> bool:
@@ -243,6 +246,15 @@ class DocumentSession:
                 chosen.append(usable[0])
         return chosen
 
+    @staticmethod
+    def suggestions_of(findings: Iterable[Finding], kinds: frozenset[Kind] | None = None) -> tuple[str, ...]:
+        """The first fix of each finding of these kinds whose fixes are all unsafe, by title."""
+        return tuple(
+            f.fixes[0].title
+            for f in findings
+            if f.fixes and (kinds is None or f.kind in kinds) and not any(fx.safe for fx in f.fixes)
+        )
+
     def fix(
         self,
         kinds: frozenset[Kind],
@@ -259,8 +271,10 @@ class DocumentSession:
         text = self.text
         plans: list[RepairPlan] = []
         refused: dict[str, str] = {}
+        suggestions: tuple[str, ...] = ()
         for round_number in range(MAX_FIX_ROUNDS):
             report = self.structure_report(text) if structural else self.audit(text)
+            suggestions = () if unsafe else self.suggestions_of(report.findings, kinds)
             fixes = [
                 f for f in self.fixes_of(report.findings, kinds, unsafe=unsafe) if f.title not in refused
             ]
@@ -270,7 +284,9 @@ class DocumentSession:
                 break
             plans.append(plan)
             text = plan.result
-        outcome = FixOutcome(self.text, text, tuple(plans), refused=tuple(refused.items()))
+        outcome = FixOutcome(
+            self.text, text, tuple(plans), refused=tuple(refused.items()), suggestions=suggestions
+        )
         if write and outcome.changed:
             backup = self.write(text, backup=True)
             outcome = replace(outcome, backup=backup)

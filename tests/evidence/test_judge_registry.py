@@ -60,7 +60,10 @@ class ToyJudge:
 
 
 def toy_spec(name: str, kind: JudgeKind, **policy: Any) -> JudgeSpec:
-    calibrated = replace(heuristic.POLICY, note="", **policy)
+    # the heuristic judge's numbers, read as a model's would be unless `policy` says otherwise
+    calibrated = replace(replace(heuristic.POLICY, note="", acts=True, kind="model"), **policy)
+    if not calibrated.acts:
+        calibrated = replace(calibrated, kind="word-level")
     return JudgeSpec(name, kind, f"Toy judge {name}", lambda _: ToyJudge(calibrated, name), calibrated)
 
 
@@ -115,8 +118,10 @@ def test_a_judge_that_may_only_suggest_raises_no_error_and_drives_no_fix(
     assert report.judge == "toy-words"
     judged = [f for f in report.findings if f.kind in EVIDENCE_KINDS]
     assert {f.kind for f in judged} >= {Kind.MISATTRIBUTED, Kind.NUMBER_MISMATCH, Kind.UNCITED}
-    assert all(f.severity is not Severity.ERROR for f in judged)
-    assert all(f.fixes == () for f in judged)
+    # no error from its reading; a figure the source gives otherwise is explicit, and keeps its level
+    assert all(f.severity is not Severity.ERROR for f in judged if f.kind is not Kind.NUMBER_MISMATCH)
+    assert all(not fix.safe for f in judged for fix in f.fixes)  # suggestions to verify
+    assert {f.judged_by for f in judged if f.kind is Kind.MISATTRIBUTED} == {"word-level"}
     misattributed = next(f for f in judged if f.kind is Kind.MISATTRIBUTED)
     assert misattributed.suggestion is not None
     assert misattributed.suggestion.key == "2"  # it still says which reference supports the sentence
@@ -153,9 +158,10 @@ def test_the_built_in_judges_register_themselves_with_their_kind_and_policy() ->
     assert not by_name["nli"].sends_text
     assert by_name["heuristic"].threshold == heuristic.SUPPORTED
     assert by_name["nli"].threshold == 0.5
-    # today every built-in judge's verdicts may act (the heuristic's limited accuracy is said in
-    # its note, beside its name, not by holding back its findings)
-    assert all(s.may_act for s in by_name.values())
+    # the word-level judge may only suggest: no error from its reading, no safe fix (issue 25);
+    # model judges may act where their evidence passes the gate
+    assert not by_name["heuristic"].may_act
+    assert all(s.may_act for name, s in by_name.items() if name != "heuristic")
     assert by_name["heuristic"].policy.note
 
 
