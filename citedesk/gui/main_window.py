@@ -40,9 +40,10 @@ from citedesk.gui.dialogs.download_dialog import ModelDownloads
 from citedesk.gui.dialogs.settings_dialog import (
     ALLOWED_FOLDERS,
     SettingsDialog,
-    allowed_folders,
+    WindowConfiguration,
     apply_theme,
-    options_from_settings,
+    audit_options,
+    window_configuration,
 )
 from citedesk.gui.editor.completion import CitationCompleter, ask_bibliography
 from citedesk.gui.editor.editor import Editor
@@ -94,7 +95,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("CiteDesk")
         self.resize(1200, 800)
         self.settings = settings or QSettings("CiteDesk", "CiteDesk")
-        self.desk = desk or Desk.from_environment(options or options_from_settings(self.settings))
+        self.desk = desk or Desk.from_environment(options)
+        self._base_options = self.desk.options
+        """What the layered settings are laid on (service addresses, what a caller gave)."""
+        self.layers: WindowConfiguration = window_configuration(self.settings)
+        """The settings in force for the open document (`_apply_layers`)."""
+        self._noticed: set[Path | None] = set()
+        """The documents whose settings notices the writer has been shown (once each)."""
+        self.desk.options = audit_options(self.layers.configuration, self._base_options)
         self.confirm_allow_folder: Callable[[str], bool] = self._ask_allow_folder
         """Asked when a bibliography the document names is outside the folders CiteDesk may read."""
 
@@ -271,7 +279,19 @@ class MainWindow(QMainWindow):
     def _opened(self) -> None:
         self.assist.load()
         self.completion.refresh()
+        place = self._apply_layers()
         self.audits.start()
+        if self.layers.notices and place not in self._noticed:  # once per document, not every audit
+            self._noticed.add(place)
+            self.show_message(" · ".join(self.layers.notices))
+
+    def _apply_layers(self) -> Path | None:
+        """The open document's settings: the user's file, its project file, the window's choices."""
+        place = self.document.session.path or self.document.session.folder
+        self.layers = window_configuration(self.settings, place)
+        self.desk.options = audit_options(self.layers.configuration, self._base_options)
+        self.offline_action.setChecked(self.options.offline)
+        return place
 
     def choose_bibliography(self) -> None:
         """File ▸ Bibliography…: the current one read, the new one read and kept, off the GUI thread."""
@@ -505,15 +525,14 @@ class MainWindow(QMainWindow):
 
     # --- settings and view --------------------------------------------------------------------------
     def settings_dialog(self) -> None:
-        dialog = SettingsDialog(self.settings, self)
+        dialog = SettingsDialog(self.settings, self, self.layers.configuration)
         dialog.download_requested.connect(self.downloads.offer)
         if dialog.exec():
             dialog.save()
             self.apply_settings()
 
     def apply_settings(self) -> None:
-        self.desk.options = options_from_settings(self.settings, self.options)
-        self.offline_action.setChecked(self.options.offline)
+        self._apply_layers()
         self.view_settings.restore(
             **{
                 LINE_NUMBERS: self.line_numbers_action,
@@ -536,7 +555,7 @@ class MainWindow(QMainWindow):
         )
         if not self.confirm_allow_folder(question):
             return False
-        folders = allowed_folders(self.settings)
+        folders = [str(p) for p in self.layers.configuration.settings.allow_folders]
         if failure.folder not in folders:
             self.settings.setValue(ALLOWED_FOLDERS, [*folders, failure.folder])
         self.apply_settings()  # audits again
@@ -547,10 +566,8 @@ class MainWindow(QMainWindow):
         return box == QMessageBox.StandardButton.Yes
 
     def toggle_offline(self, checked: bool) -> None:
-        from dataclasses import replace  # noqa: PLC0415
-
-        self.desk.options = replace(self.options, offline=checked)
         self.settings.setValue("offline", checked)
+        self._apply_layers()
         self.audits.start()
 
     def focus_filter(self) -> None:

@@ -1,16 +1,25 @@
 """Settings: judge and model, offline mode, fetch permissions, the folders a document may name files
 in, retrieval, the editor's font, theme.
 
-Kept in QSettings; `options_from_settings` turns them into the engine's `AuditOptions`, so the window
-and a fresh start read them the same way.
+The audit settings come in layers (`citedesk.config`): defaults < the user's `config.toml` < the
+open document's `citedesk.toml` < the writer's choices made here, which play the part of the
+command line. Only a choice the writer actually made in the window (a key present in QSettings)
+is laid on top: an absent key leaves the files' value in force, so a project that sets its judge
+keeps it until the writer picks another one here. The view (theme, font, wrap) stays in QSettings
+alone. `window_configuration` and `options_from_settings` are the one way the window and a fresh
+start read them.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from citedesk import config
+from citedesk.config import COMMAND_LINE, DEFAULT, Configuration, Settings
 from citedesk.desk import AuditOptions, models
+from citedesk.errors import CiteDeskError
 from citedesk.gui.qt import (
     QApplication,
     QCheckBox,
@@ -41,19 +50,126 @@ def allowed_folders(settings: QSettings) -> list[str]:
     return [str(p) for p in (stored if isinstance(stored, list) else [stored]) if str(p)]
 
 
-def options_from_settings(settings: QSettings, base: AuditOptions | None = None) -> AuditOptions:
+WINDOW_KEYS = ("judge", "offline", "dense", "allow_private_network")
+"""The audit settings the window offers (with ALLOWED_FOLDERS, kept as a list of its own)."""
+
+AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
+    "judge": ("judge",),
+    "offline": ("offline",),
+    "timeout": ("fetch_timeout", "time_budget"),
+    "dense": ("dense",),
+    "sources": ("sources_dir",),
+    "bibliography": ("bibliographies",),
+    "allow_folders": ("local_roots",),
+    "allow_local_paths": ("allow_local_paths",),
+    "allow_private_network": ("allow_private_network",),
+    "zotero": ("zotero",),
+    "zotero_dir": ("zotero_dir",),
+    "store": ("store_path",),
+    "assist_model": ("assist_model",),
+    "contact_email": ("contact_email",),
+    "recheck_days": ("recheck_days",),
+}
+"""The AuditOptions fields each setting gives (`Configuration.audit_options`). `assist` is not
+here: in the window, sending text to Claude is the per-document consent's (`AssistConsent`), and
+`fail_on`, `fix_kinds` and `format` belong to the command line's reports."""
+
+
+def window_choices(settings: QSettings) -> dict[str, Any]:
+    """The audit settings the writer chose in the window, typed as `config.load` wants them; a
+    key never set is left out, so the files' value stays in force."""
+    choices: dict[str, Any] = {}
+    for name in WINDOW_KEYS:
+        if not settings.contains(name):
+            continue
+        if name == "judge":
+            judge = settings.value(name)
+            if judge:
+                choices[name] = str(judge)
+        else:
+            choices[name] = bool(settings.value(name, False, type=bool))
+    return choices
+
+
+@dataclass(frozen=True)
+class WindowConfiguration:
+    """The settings in force for one document in the window, and why the files could not all be
+    used (`problem`: a file that is not valid TOML, an unknown key…; the window still opens)."""
+
+    configuration: Configuration
+    problem: str | None = None
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """What the writer is told once per document: keys a project file was refused, a file
+        that could not be read."""
+        return (*self.configuration.notices, *((self.problem,) if self.problem else ()))
+
+
+def window_configuration(settings: QSettings, document: Path | None = None) -> WindowConfiguration:
+    """The layers for `document` (None: the user's file only) with the window's choices on top.
+    A settings file that cannot be used is set aside (the project's first, then the user's), so
+    a broken file never keeps the window from auditing; the writer is told why."""
+    choices = window_choices(settings)
+    problem: str | None = None
+    loaded: Configuration | None = None
+    for where in (document, None) if document is not None else (None,):
+        try:
+            loaded = config.load(where, choices)
+            break
+        except CiteDeskError as exc:
+            problem = problem or f"Settings file not used: {exc.message}"
+    if loaded is None:
+        loaded = Configuration(
+            replace(Settings(), **choices),
+            dict.fromkeys(choices, COMMAND_LINE),
+            (),
+            config.user_file(),
+            None,
+        )
+    if settings.contains(ALLOWED_FOLDERS):
+        # Laid on here rather than given to `config.load`: a folder the writer allowed and later
+        # removed from disk is kept in the list (as before), not an error that stops the window.
+        loaded = replace(
+            loaded,
+            settings=replace(
+                loaded.settings, allow_folders=tuple(Path(p) for p in allowed_folders(settings))
+            ),
+            origins={**loaded.origins, "allow_folders": COMMAND_LINE},
+        )
+    return WindowConfiguration(loaded, problem)
+
+
+def audit_options(configuration: Configuration, base: AuditOptions | None = None) -> AuditOptions:
+    """`base` (the window's own options: service addresses, what a caller gave) with every setting
+    that a file or the window set laid on top; a setting left at its default keeps `base`'s value."""
     base = base or AuditOptions()
-    folders = tuple(Path(p) for p in allowed_folders(settings))
-    return replace(
-        base,
-        local_roots=folders,
-        offline=bool(settings.value("offline", base.offline, type=bool)),
-        judge=str(settings.value("judge", base.judge)),
-        allow_private_network=bool(
-            settings.value("allow_private_network", base.allow_private_network, type=bool)
-        ),
-        dense=bool(settings.value("dense", base.dense, type=bool)),
-    )
+    configured = configuration.audit_options()
+    fields = [
+        field
+        for name, origin in configuration.origins.items()
+        if origin != DEFAULT
+        for field in AUDIT_FIELDS.get(name, ())
+    ]
+    return replace(base, **{field: getattr(configured, field) for field in fields})
+
+
+def options_from_settings(
+    settings: QSettings, base: AuditOptions | None = None, document: Path | None = None
+) -> AuditOptions:
+    """The options for an audit of `document` in the window (see `window_configuration`)."""
+    return audit_options(window_configuration(settings, document).configuration, base)
+
+
+def origin_note(configuration: Configuration, name: str) -> str:
+    """Where a setting's value comes from, when that is a settings file ("from ~/proj/citedesk.toml");
+    empty for a default or the window's own choice."""
+    path = configuration.origin(name).path
+    if path is None:
+        return ""
+    home = Path.home()
+    shown = f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+    return f"from {shown}"
 
 
 def apply_theme(theme: str, app: QApplication | None = None) -> None:
@@ -94,11 +210,16 @@ class SettingsDialog(QDialog):
     download_requested = Signal()
     """ "Download a judge model…": the window offers the recommended models."""
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: QSettings, parent: QWidget | None = None, configuration: Configuration | None = None
+    ) -> None:
+        """`configuration`: the settings in force for the open document (the user's file alone
+        when not given); what the dialog shows, and what a choice left alone stays."""
         super().__init__(parent)
         self.setWindowTitle("CiteDesk settings")
         self.settings = settings
-        options = options_from_settings(settings)
+        self.configuration = configuration or window_configuration(settings).configuration
+        options = self.configuration.settings
         self.judge = QComboBox()
         for spec, label in models.judge_choices():
             self.judge.addItem(label, spec)
@@ -114,7 +235,7 @@ class SettingsDialog(QDialog):
         self.dense = QCheckBox("Use the embedding model for retrieval (all-MiniLM-L6-v2, when installed)")
         self.dense.setChecked(options.dense)
         self.folders = QListWidget()
-        self.folders.addItems(allowed_folders(settings))
+        self.folders.addItems([str(p) for p in options.allow_folders])
         self.folders.setToolTip(
             "A document may name files (sources, its bibliography, that bibliography's attachments) "
             "in its own folder and in these; anything else is not read."
@@ -134,17 +255,20 @@ class SettingsDialog(QDialog):
         self.theme.addItems(list(THEMES))
         self.theme.setCurrentText(str(settings.value("theme", "system")))
         form = QFormLayout(self)
-        form.addRow("Judge", self.judge)
+        self.origins: dict[str, QLabel] = {}
+        """Beside each audit setting a settings file gave: which file (empty when none did)."""
+        form.addRow("Judge", self._noted("judge", self.judge))
         self.download_button = QPushButton("Download a judge model…")
         self.download_button.setAutoDefault(False)
         self.download_button.clicked.connect(self._download)
         form.addRow("", self.download_button)
         form.addRow("", QLabel("Or install one with `citedesk models import FOLDER`."))
-        form.addRow("Offline", self.offline)
-        form.addRow("Network", self.private)
-        form.addRow("Folders CiteDesk may read", self.folders)
+        form.addRow("Offline", self._noted("offline", self.offline))
+        form.addRow("Network", self._noted("allow_private_network", self.private))
+        form.addRow("Folders CiteDesk may read", self._noted("allow_folders", self.folders))
         form.addRow("", folder_buttons)
-        form.addRow("Retrieval", self.dense)
+        form.addRow("Retrieval", self._noted("dense", self.dense))
+        self.initial = self._audit_choices()
         self.font_choice = QComboBox()
         self.font_choice.addItem("Proportional (reads like prose)", "proportional")
         self.font_choice.addItem("Monospaced", "monospace")
@@ -163,14 +287,33 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
+    def _noted(self, name: str, widget: QWidget) -> QWidget:
+        """The widget with a small grey note beside it saying which settings file gave its value."""
+        note = QLabel(origin_note(self.configuration, name))
+        note.setStyleSheet("color: gray; font-size: small;")
+        self.origins[name] = note
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(widget, 1)
+        row.addWidget(note)
+        return box
+
+    def _audit_choices(self) -> dict[str, object]:
+        return {
+            "judge": self.judge.currentData(),
+            "offline": self.offline.isChecked(),
+            "allow_private_network": self.private.isChecked(),
+            "dense": self.dense.isChecked(),
+            ALLOWED_FOLDERS: [self.folders.item(i).text() for i in range(self.folders.count())],
+        }
+
     def save(self) -> None:
-        self.settings.setValue("judge", self.judge.currentData())
-        self.settings.setValue("offline", self.offline.isChecked())
-        self.settings.setValue("allow_private_network", self.private.isChecked())
-        self.settings.setValue("dense", self.dense.isChecked())
-        self.settings.setValue(
-            ALLOWED_FOLDERS, [self.folders.item(i).text() for i in range(self.folders.count())]
-        )
+        """Keep what the writer changed here. An audit setting left as it was is not written: it
+        would become the window's choice and hide a later change to a settings file."""
+        for key, value in self._audit_choices().items():
+            if value != self.initial[key]:
+                self.settings.setValue(key, value)
         self.settings.setValue("theme", self.theme.currentText())
         self.settings.setValue(EDITOR_FONT, self.font_choice.currentData())
         self.settings.setValue(SOFT_WRAP, self.wrap.isChecked())
