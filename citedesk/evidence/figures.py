@@ -34,6 +34,9 @@ def number_mismatches(
     source says "1.5 °C cooler"). The sentence is judged again with the source's figure in place:
     when that reads as supported, the citation is right and the number is wrong — one number
     finding naming both figures, and no misattribution (the judge's contradiction was the number).
+    A direction word the source gives the other way for the same quantity ("rose" where it says
+    "fell", `direction.flips`) is read the same way, put right together with the figures: one
+    `direction_mismatch` naming both words.
 
     Returns the findings and the (claim, reference) citations they explain."""
     findings: list[Finding] = []
@@ -56,26 +59,34 @@ def number_mismatches(
                 if not any(states(text, figure) for text in sources)
             ]  # a figure counts as stated when any citation of the sentence states it
             turned = flips(claim.text, verdict.evidence.window)
-            if not conflicts and not turned:
-                continue
-            corrected = claim.text
-            for figure, stated in sorted(conflicts, key=lambda c: -c[0].start):
-                corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
-            if turned:  # figures and direction words do not overlap: both are put right
-                corrected = with_directions(corrected, flips(corrected, verdict.evidence.window))
-            if verdict.label is not VerdictLabel.SUPPORTED:
-                question = judging.ask(claim_id, corrected, verdict.reference)
-                again = judging.verdict(question, judging.answer([question])[0])
-                if again.label not in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED):
-                    continue  # the source does not say this with its own figure either
-                claim_verdicts[claim_verdicts.index(verdict)] = replace(
-                    again, reference=verdict.reference, evidence=verdict.evidence
-                )  # the citation is right: its verdict is the one with the source's figure
-            explained.add((claim_id, verdict.reference))
-            findings.extend(
-                _number_mismatch(document, claim_id, verdict, figure, stated) for figure, stated in conflicts
-            )
-            findings.extend(_direction_mismatch(document, claim_id, verdict, flip) for flip in turned)
+            readings = [(conflicts, turned)]
+            if conflicts and turned:
+                readings.append((conflicts, []))  # the figures alone, should the words not be the fault
+            for wrong_figures, wrong_words in readings:
+                if not wrong_figures and not wrong_words:
+                    continue
+                corrected = claim.text
+                for figure, stated in sorted(wrong_figures, key=lambda c: -c[0].start):
+                    corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
+                if wrong_words:  # figures and direction words do not overlap: both are put right
+                    corrected = with_directions(corrected, flips(corrected, verdict.evidence.window))
+                if verdict.label is not VerdictLabel.SUPPORTED:
+                    question = judging.ask(claim_id, corrected, verdict.reference)
+                    again = judging.verdict(question, judging.answer([question])[0])
+                    if again.label not in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED):
+                        continue  # the source does not say this with its own figures and words either
+                    claim_verdicts[claim_verdicts.index(verdict)] = replace(
+                        again, reference=verdict.reference, evidence=verdict.evidence
+                    )  # the citation is right: its verdict is the one with the source's figure
+                explained.add((claim_id, verdict.reference))
+                findings.extend(
+                    _number_mismatch(document, claim_id, verdict, figure, stated)
+                    for figure, stated in wrong_figures
+                )
+                findings.extend(
+                    _direction_mismatch(document, claim_id, verdict, flip) for flip in wrong_words
+                )
+                break
     return findings, explained
 
 
@@ -223,7 +234,6 @@ _UNIT_WORDS = frozenset(
         "mm",
         "mi",
         "ft",
-        "in",
         "yd",
         "ha",
         "l",
@@ -264,8 +274,8 @@ def _number_mismatch(
     window = verdict.evidence.window if verdict.evidence else ""
     following = window[stated.end : stated.end + 40].split()
     unit = following[0].strip(".,;:()") if following else ""
-    if unit.isalpha() and unit.lower() not in _UNIT_WORDS:
-        unit = ""  # a noun ("30% tree canopy") or a word ("20% of"), not a unit ("1.5 °C", "12 km")
+    if (unit.isalpha() and unit.lower() not in _UNIT_WORDS) or stated.kind == "percent":
+        unit = ""  # a noun ("30% tree canopy"), a word ("20% of", "12 in"), not a unit ("1.5 °C", "12 km")
     said, written = f"{stated.text} {unit}".strip(), f"{figure.text} {unit}".strip()
     return make_finding(
         Kind.NUMBER_MISMATCH,

@@ -169,3 +169,11 @@ def test_an_audit_gives_one_finding_for_a_range_against_a_range(tmp_path: Path) 
     ]
     assert findings[0].details["high"] == 20.0
     assert findings[0].details["source_high"] == 25.0
+
+
+def test_a_wrong_figure_and_a_wrong_direction_are_two_findings(tmp_path: Path) -> None:
+    text, findings = audit(tmp_path, "Ridership on the city's buses rose by 10% in 2023 [1].", TRANSIT)
+    assert sorted((text[f.start : f.end], f.kind, f.message) for f in findings) == [
+        ("10%", Kind.NUMBER_MISMATCH, "The cited source [1] says 12%, not 10%."),
+        ("rose", Kind.DIRECTION_MISMATCH, "The cited source [1] says fell, not rose."),
+    ]
