@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from citedesk.core.findings import Finding
+from citedesk.core.findings import Finding, Fix
 from citedesk.core.review import Decision
 from citedesk.gui.qt import QKeySequence
 
@@ -52,6 +52,31 @@ def has_fix(state: ActionState) -> bool:
 def button_text(label: str) -> str:
     """A label shown as is on a button or in a menu (an `&` is not a keyboard mnemonic)."""
     return label.replace("&", "&&")
+
+
+VERIFY_FIRST = (
+    "A suggestion to verify: the judge that proposed it may only suggest (or its evidence was not "
+    "strong enough to act on). Read the evidence before applying it; Fix all and `citedesk fix` leave it."
+)
+
+
+def fix_label(fix: Fix) -> str:
+    """What a fix's button says: its title, and for an unsafe fix (a suggestion to verify) that
+    it is one, so a writer never applies a judge's guess thinking it was checked."""
+    return fix.title if fix.safe else f"{fix.title} (verify first)"
+
+
+def judged_line(finding: Finding) -> str:
+    """The judgement under a judged finding: its strength, the judge, and who judged with how
+    much confidence (`support 0.23 · heuristic · word-level, confidence 0.77`)."""
+    if finding.verdict is None:
+        return ""
+    parts = [finding.verdict.strength()]
+    if finding.verdict.judge:
+        parts.append(finding.verdict.judge)
+    if finding.judged_by is not None and finding.confidence is not None:
+        parts.append(f"{finding.judged_by}, confidence {finding.confidence:.2f}")
+    return " · ".join(parts)
 
 
 @dataclass(frozen=True)

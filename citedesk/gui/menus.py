@@ -20,6 +20,7 @@ from citedesk.gui.actions import (
     ActionState,
     always,
     button_text,
+    fix_label,
 )
 from citedesk.gui.qt import QAction, QMainWindow, QMenu
 
@@ -77,7 +78,7 @@ class MenuBuilder:
         apply_fix = self.actions.get("apply_fix")
         if apply_fix is not None:
             finding = state.finding
-            title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+            title = fix_label(finding.fixes[0]) if finding is not None and finding.fixes else ""
             label = BY_ID["apply_fix"].label
             apply_fix.setText(f"{label}: {button_text(title)}" if title else label)
 

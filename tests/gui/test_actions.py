@@ -55,8 +55,9 @@ def test_the_menu_the_context_menu_and_the_card_show_one_label_and_one_shortcut(
     window.findings.select(wrong)
     for spec in actions.IN_THE_PANE:
         assert spec.text in pane
-    assert card[0] == wrong.fixes[0].title  # a fix is named as the fix
-    assert window.menus.actions["apply_fix"].text() == f"&Apply fix: {wrong.fixes[0].title}"
+    # a fix is named as the fix; the word-level judge's says it is a suggestion to verify
+    assert card[0] == f"{wrong.fixes[0].title} (verify first)"
+    assert window.menus.actions["apply_fix"].text() == f"&Apply fix: {wrong.fixes[0].title} (verify first)"
     assert window.findings.fix_button.text().startswith("Apply: ")
 
 

@@ -58,15 +58,16 @@ def test_the_hover_card_names_each_fix_and_applies_the_one_clicked(
     hover(window, point_of(window, wrong.start, wrong.end))
     card = window.editor.card
     assert card.isVisible()
-    assert card.labels() == ["Cite [2] instead of [3]", *REVIEW_LABELS]
+    assert card.labels() == ["Cite [2] instead of [3] (verify first)", *REVIEW_LABELS]
     assert card.current() is wrong
     assert wrong.message in card.text()
     assert wrong.verdict is not None
     assert wrong.verdict.strength() in card.text()  # "support 0.23": the score read the right way
     assert wrong.evidence is not None
     assert wrong.evidence.passage.split()[1] in card.text()  # a piece of the evidence
-    button = card.button("Cite [2] instead of [3]")
+    button = card.button("Cite [2] instead of [3] (verify first)")
     assert button is not None
+    assert "Read the evidence before applying it" in button.toolTip()  # a suggestion to verify
     audited(qtbot, window, lambda: qtbot.mouseClick(button, Qt.MouseButton.LeftButton))
     assert "less than 10% canopy [2]." in window.editor.toPlainText()
     assert not card.isVisible()
@@ -345,8 +346,9 @@ def test_the_evidence_pane_offers_the_fixes_as_buttons(
     wrong = misattributed(window)
     window.findings.select(wrong)
     buttons = window.evidence.fix_buttons()
-    assert [b.text() for b in buttons] == [f.title for f in wrong.fixes] == ["Cite [2] instead of [3]"]
-    assert window.findings.fix_button.text() == "Apply: Cite [2] instead of [3]"  # "Apply fix" says which
+    assert [f.title for f in wrong.fixes] == ["Cite [2] instead of [3]"]
+    assert [b.text() for b in buttons] == ["Cite [2] instead of [3] (verify first)"]  # word-level: unsafe
+    assert window.findings.fix_button.text() == "Apply: Cite [2] instead of [3] (verify first)"
     audited(qtbot, window, lambda: qtbot.mouseClick(buttons[0], Qt.MouseButton.LeftButton))
     assert "less than 10% canopy [2]." in window.editor.toPlainText()
 

@@ -79,6 +79,23 @@ def test_fix_all_of_a_kind_is_one_undo_step(qtbot: QtBot, window: MainWindow) ->
     assert window.editor.toPlainText() == original
 
 
+def test_fix_all_applies_no_suggestion_of_the_word_level_judge(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    shutil.copy(SAMPLES / "evidence.md", tmp_path / "evidence.md")
+    audited(qtbot, window, lambda: window.load_file(tmp_path / "evidence.md"))
+    original = window.editor.toPlainText()
+    wrong = next(f for f in window.findings.model.findings() if f.kind is Kind.MISATTRIBUTED)
+    assert wrong.fixes and not wrong.fixes[0].safe
+    window.findings.tree.setCurrentIndex(window.findings.model.index_of(wrong))
+    said: list[str] = []
+    window.fixes.message.connect(said.append)
+    window.apply_fix_all_of_kind()
+    assert window.editor.toPlainText() == original  # a suggestion to verify is applied from its finding only
+    assert said and "suggestions to verify" in said[-1]
+
+
 def test_evidence_and_swap_fix_for_a_misattributed_citation(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

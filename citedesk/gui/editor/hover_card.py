@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 
 from citedesk.core.coverage import UncheckedCitation
 from citedesk.core.findings import Finding, Fix
-from citedesk.gui.actions import AT_A_FINDING, FALSE_ALARM, ActionSpec, ActionState, button_text
+from citedesk.gui.actions import (
+    AT_A_FINDING,
+    FALSE_ALARM,
+    VERIFY_FIRST,
+    ActionSpec,
+    ActionState,
+    button_text,
+    fix_label,
+    judged_line,
+)
 from citedesk.gui.actions import NEEDS_SOURCE as NEEDS_SOURCE_ACTION
 from citedesk.gui.actions import SHOW_EVIDENCE as SHOW_EVIDENCE_ACTION
 from citedesk.gui.editor.highlighter import STYLES
@@ -194,8 +203,7 @@ class HoverCard(QFrame):
         column.addLayout(header)
         column.addWidget(self._wrapped(html.escape(finding.message)))
         if finding.verdict is not None:
-            judge = f" · {finding.verdict.judge}" if finding.verdict.judge else ""
-            score = self._wrapped(f"<i>{html.escape(finding.verdict.strength() + judge)}</i>")
+            score = self._wrapped(f"<i>{html.escape(judged_line(finding))}</i>")
             score.setObjectName("score")
             column.addWidget(score)
         passage = finding.evidence.passage if finding.evidence else ""
@@ -209,7 +217,10 @@ class HoverCard(QFrame):
             quote.setObjectName("snippet")
             column.addWidget(quote)
         for fix in finding.fixes:
-            column.addWidget(self._button(fix.title, lambda _=False, f=fix: self._fix(f)))
+            button = self._button(fix_label(fix), lambda _=False, f=fix: self._fix(f))
+            if not fix.safe:
+                button.setToolTip(VERIFY_FIRST)
+            column.addWidget(button)
         row = QHBoxLayout()
         row.setSpacing(4)
         state = ActionState(finding)

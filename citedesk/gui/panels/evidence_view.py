@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from citedesk.core.findings import Evidence, Finding, Fix
 from citedesk.core.review import Decision, Review
-from citedesk.gui.actions import IN_THE_PANE, ActionState, button_text
+from citedesk.gui.actions import IN_THE_PANE, VERIFY_FIRST, ActionState, button_text, fix_label
 from citedesk.gui.editor.hover_card import bracketed
 from citedesk.gui.qt import (
     QDesktopServices,
@@ -66,7 +66,10 @@ class EvidenceView(QWidget):
             decided = f"<p><i>Your review: {review.decision.label}{note}</i></p>"
         self.browser.setHtml(evidence_html(finding, self.cite) + decided)
         for fix in finding.fixes:
-            self._buttons_layout.addWidget(self._button(fix.title, lambda _=False, f=fix: self._fix(f)))
+            button = self._button(fix_label(fix), lambda _=False, f=fix: self._fix(f))
+            if not fix.safe:
+                button.setToolTip(VERIFY_FIRST)
+            self._buttons_layout.addWidget(button)
         row = QHBoxLayout()
         state = ActionState(finding)
         for spec in IN_THE_PANE:
@@ -78,12 +81,12 @@ class EvidenceView(QWidget):
 
     def fix_buttons(self) -> list[QPushButton]:
         """One button per fix of the finding shown, in order."""
-        titles = {button_text(f.title) for f in self._finding.fixes} if self._finding else set()
+        titles = {button_text(fix_label(f)) for f in self._finding.fixes} if self._finding else set()
         return [b for b in self._buttons.findChildren(QPushButton) if b.text() in titles]
 
     def toPlainText(self) -> str:  # noqa: N802 - as QTextBrowser names it
         """What the pane says, the fixes' buttons included."""
-        fixes = [f"Fix: {f.title}" for f in self._finding.fixes] if self._finding else []
+        fixes = [f"Fix: {fix_label(f)}" for f in self._finding.fixes] if self._finding else []
         return "\n".join([self.browser.toPlainText(), *fixes])
 
     def _button(self, label: str, slot: object) -> QPushButton:

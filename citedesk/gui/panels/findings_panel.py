@@ -8,7 +8,7 @@ applies; the list follows the editor's cursor through `select(finding)`.
 from __future__ import annotations
 
 from citedesk.core.findings import Finding
-from citedesk.gui.actions import APPLY_FIX, FIX_ALL, ActionState, button_text
+from citedesk.gui.actions import APPLY_FIX, FIX_ALL, VERIFY_FIRST, ActionState, button_text, fix_label
 from citedesk.gui.panels.findings_model import FindingsModel
 from citedesk.gui.qt import (
     QCheckBox,
@@ -138,8 +138,9 @@ class FindingsPanel(QWidget):
         fixable = APPLY_FIX.enabled_when(ActionState(finding))
         self.fix_button.setEnabled(fixable)
         self.fix_all_button.setEnabled(fixable)
-        title = finding.fixes[0].title if finding is not None and finding.fixes else ""
+        first = finding.fixes[0] if finding is not None and finding.fixes else None
+        title = fix_label(first) if first is not None else ""
         shown = title if len(title) <= 42 else title[:41] + "…"
         self.fix_button.setText(button_text(f"Apply: {shown}") if title else APPLY_FIX.text)
-        self.fix_button.setToolTip(title)
+        self.fix_button.setToolTip(title if first is None or first.safe else f"{title}. {VERIFY_FIRST}")
         self.selection_changed.emit(finding)
