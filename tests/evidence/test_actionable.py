@@ -99,19 +99,17 @@ def of_kind(findings: list[dict[str, Any]], kind: Kind) -> list[dict[str, Any]]:
 def test_a_group_that_supports_its_sentence_loses_a_member_that_adds_nothing_never_gains_a_title_match(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    document = essay(
-        tmp_path,
-        f"{TREE_CLAIM} [1, 4].\n\n{BUS_CLAIM} [8].",
-        {k: v for k, v in REFERENCES.items() if k != "2"},
-    )
+    # the reported case: a correct [4-5] became [4, 8] because [8]'s title line matched better
+    references = {"4": REFERENCES["4"], "5": REFERENCES["1"], "8": REFERENCES["8"]}
+    document = essay(tmp_path, f"{TREE_CLAIM} [4-5].\n\n{BUS_CLAIM} [8].", references)
     findings = audit(document, capsys)
     assert not of_kind(findings, Kind.MISATTRIBUTED)  # the group is right: no swap, no warning
     [redundant] = of_kind(findings, Kind.REDUNDANT_CITATION)
     assert redundant["severity"] == "info"
-    assert redundant["reference"] == "1"
-    assert redundant["message"].startswith("[1] adds nothing here: [4] supports this sentence")
+    assert redundant["reference"] == "5"
+    assert redundant["message"].startswith("[5] adds nothing here: [4] supports this sentence")
     assert [(f["title"], f["applicability"]) for f in redundant["fixes"]] == [
-        ("Remove [1] from this group", "unsafe")  # the word-level judge's: a suggestion to verify
+        ("Remove [5] from this group", "unsafe")  # the word-level judge's: a suggestion to verify
     ]
     assert redundant["details"]["judged_by"] == "word-level"
     assert 0.5 < redundant["details"]["confidence"] <= 1
@@ -120,7 +118,12 @@ def test_a_group_that_supports_its_sentence_loses_a_member_that_adds_nothing_nev
     before = document.read_text(encoding="utf-8")
     assert main(["fix", str(document), "--kinds", "all", *OFFLINE]) == 0
     assert document.read_text(encoding="utf-8") == before  # nothing structural to fix, nothing judged applied
-    assert "suggestion(s) to verify not applied (Remove [1] from this group)" in capsys.readouterr().err
+    assert "suggestion(s) to verify not applied (Remove [5] from this group)" in capsys.readouterr().err
+    # asked for, the removal keeps the rest of the group and every other byte (the entry it leaves
+    # cited by nothing goes with it, as in every plan)
+    assert main(["fix", str(document), "--kinds", "redundant_citation", *OFFLINE, "--unsafe-fixes"]) == 0
+    expected = before.replace("[4-5].", "[4].", 1).replace("5. Parks and public health. parks.txt\n", "")
+    assert document.read_text(encoding="utf-8") == expected
 
 
 def test_a_title_line_that_matches_better_is_named_but_never_proposed(
