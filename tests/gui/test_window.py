@@ -89,6 +89,8 @@ def test_fix_all_applies_no_suggestion_of_the_word_level_judge(
     wrong = next(f for f in window.findings.model.findings() if f.kind is Kind.MISATTRIBUTED)
     assert wrong.fixes and not wrong.fixes[0].safe
     window.findings.tree.setCurrentIndex(window.findings.model.index_of(wrong))
+    assert window.findings.fix_button.isEnabled()  # one click on its own finding applies it
+    assert not window.findings.fix_all_button.isEnabled()  # no safe fix of this kind
     said: list[str] = []
     window.fixes.message.connect(said.append)
     window.apply_fix_all_of_kind()

@@ -137,7 +137,16 @@ class FindingsPanel(QWidget):
         finding = self.selected_finding()
         fixable = APPLY_FIX.enabled_when(ActionState(finding))
         self.fix_button.setEnabled(fixable)
-        self.fix_all_button.setEnabled(fixable)
+        # Fix all applies safe fixes only: a kind whose fixes are all suggestions to verify has none
+        safe_of_kind = finding is not None and any(
+            fx.safe for f in self.model.all_findings() if f.kind is finding.kind for fx in f.fixes
+        )
+        self.fix_all_button.setEnabled(fixable and safe_of_kind)
+        self.fix_all_button.setToolTip(
+            ""
+            if safe_of_kind or not fixable
+            else "Every fix of this kind is a suggestion to verify: apply each from its finding"
+        )
         first = finding.fixes[0] if finding is not None and finding.fixes else None
         title = fix_label(first) if first is not None else ""
         shown = title if len(title) <= 42 else title[:41] + "…"
