@@ -87,7 +87,8 @@ def test_fix_all_applies_no_suggestion_of_the_word_level_judge(
     audited(qtbot, window, lambda: window.load_file(tmp_path / "evidence.md"))
     original = window.editor.toPlainText()
     wrong = next(f for f in window.findings.model.findings() if f.kind is Kind.MISATTRIBUTED)
-    assert wrong.fixes and not wrong.fixes[0].safe
+    assert wrong.fixes
+    assert not wrong.fixes[0].safe
     window.findings.tree.setCurrentIndex(window.findings.model.index_of(wrong))
     assert window.findings.fix_button.isEnabled()  # one click on its own finding applies it
     assert not window.findings.fix_all_button.isEnabled()  # no safe fix of this kind
@@ -95,7 +96,8 @@ def test_fix_all_applies_no_suggestion_of_the_word_level_judge(
     window.fixes.message.connect(said.append)
     window.apply_fix_all_of_kind()
     assert window.editor.toPlainText() == original  # a suggestion to verify is applied from its finding only
-    assert said and "suggestions to verify" in said[-1]
+    assert said
+    assert "suggestions to verify" in said[-1]
 
 
 def test_evidence_and_swap_fix_for_a_misattributed_citation(
