@@ -1,5 +1,5 @@
 """How long `citedesk` takes to show its window, from the moment the process is launched (figures,
-not a test).
+not a test), and how soon `citedesk audit --format jsonl` prints its first finding.
 
 Each run starts a fresh Python process that does what `citedesk` with no command does — import the
 entry point and the CLI, then the window, create it and show it — and prints a line once the
@@ -8,11 +8,17 @@ so the interpreter's own start and every import are in it. No audit starts (no d
 bare start. Runs 1 is "cold" only as far as the OS file cache is: run the script twice for a
 cold figure after a reboot.
 
+`first_finding_s` (issue 26): from launching `citedesk audit DOC --format jsonl` in a fresh process to
+the line of the structure stage that holds a finding, on the 1,000-word document of
+`tests.bench.audit_speed` (plus one citation of a reference it does not list, so that stage has a
+finding to print); offline, heuristic judge. The last line printed is JSON with both figures.
+
     xvfb-run -a .venv/bin/python -m tests.bench.startup [RUNS]     (or QT_QPA_PLATFORM=offscreen)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -58,6 +64,55 @@ def one_run(settings: Path) -> tuple[float, float]:
     return visible, float(line.split()[1])
 
 
+def first_finding(runs: int = 3) -> dict[str, float]:
+    """Seconds from launching `citedesk audit --format jsonl` to its first structural finding, and to
+    the end of the audit (medians of `runs` fresh processes; the store is warm after the first)."""
+    from tests.bench.audit_speed import make_corpus  # only this figure needs it
+
+    firsts: list[float] = []
+    totals: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "sources").mkdir()
+        text = make_corpus(root / "sources", sources=10, words=1000)
+        text = text.replace("\n\n## References", " A figure no reference gives [99].\n\n## References", 1)
+        document = root / "doc.md"
+        document.write_text(text, encoding="utf-8")
+        command = [
+            sys.executable, "-m", "citedesk.main", "audit", str(document), "--format", "jsonl",
+            "--offline", "--judge", "heuristic", "--sources", str(root / "sources"),
+        ]  # fmt: skip
+        environment = {  # its own store and no user settings (the models are installed packages)
+            **os.environ,
+            "XDG_DATA_HOME": str(root / "data"),
+            "XDG_CONFIG_HOME": str(root / "config"),
+            "CITEDESK_CONFIG": "",
+        }
+        for _ in range(runs):
+            launched = time.perf_counter()
+            child = subprocess.Popen(
+                command,
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=environment,
+            )
+            assert child.stdout is not None
+            first = None
+            for line in child.stdout:
+                if first is None and json.loads(line).get("findings"):
+                    first = time.perf_counter() - launched
+            child.wait()
+            totals.append(time.perf_counter() - launched)
+            firsts.append(first if first is not None else float("nan"))
+    return {
+        "first_finding_s": round(statistics.median(firsts), 3),
+        "first_finding_cold_s": round(firsts[0], 3),
+        "jsonl_audit_s": round(statistics.median(totals), 3),
+    }
+
+
 def main(runs: int) -> None:
     platform = os.environ.get("QT_QPA_PLATFORM") or ("xcb" if os.environ.get("DISPLAY") else "default")
     with tempfile.TemporaryDirectory() as folder:
@@ -74,7 +129,16 @@ def main(runs: int) -> None:
         f"of which after the interpreter started (imports, window, first paint): median "
         f"{statistics.median(inside):.2f} s"
     )
+    streamed = first_finding()
+    print(
+        f"audit --format jsonl, 1,000 words: first structural finding {streamed['first_finding_s']:.2f} s "
+        f"(first run {streamed['first_finding_cold_s']:.2f} s), whole audit {streamed['jsonl_audit_s']:.2f} s"
+    )
+    print(json.dumps({"window_visible_s": round(statistics.median(visible), 3), **streamed}))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    if sys.argv[1:2] == ["first-finding"]:
+        print(json.dumps(first_finding(int(sys.argv[2]) if len(sys.argv) > 2 else 3)))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
