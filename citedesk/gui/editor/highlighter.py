@@ -58,6 +58,9 @@ STYLES: dict[Kind, Style] = {
     Kind.FOUND_BY_TITLE: Style("#2471a3", DASH_DOT, "blue dash-dot"),
     Kind.NOT_FOUND: Style("#7d6608", WAVE, "brown wavy"),
     Kind.POSSIBLE_MATCH: Style("#707b7c", DASH_DOT, "grey dash-dot"),
+    Kind.UNKNOWN_KEY: Style("#c0392b", DASH, "red dashed"),
+    Kind.DIRECTION_MISMATCH: Style("#8e44ad", DASH, "purple dashed"),
+    Kind.REDUNDANT_CITATION: Style("#707b7c", DASH, "grey dashed"),
 }
 UNCHECKED = Style("#8c9499", DASH_DOT_DOT, "grey dash-dot-dot on a grey tint")
 """A citation that was not checked: neither right nor wrong, so no colour of a problem."""

@@ -36,6 +36,8 @@ COUNTED_KINDS = (
     (Kind.FABRICATED, "fabricated"),
     (Kind.MISATTRIBUTED, "misattributed"),
     (Kind.NUMBER_MISMATCH, "wrong number"),
+    (Kind.DIRECTION_MISMATCH, "wrong direction"),
+    (Kind.UNKNOWN_KEY, "unknown key"),
 )
 """Citation problems counted in the summary line, with the word used there."""
 
