@@ -94,8 +94,11 @@ class Figures:
         for severity in ("error", "warning"):
             true = sum(t for (k, s), (t, f) in self.judged.items() if s == severity)
             false = sum(f for (k, s), (t, f) in self.judged.items() if s == severity)
+            if true + false == 0:
+                lines.append(f"  all judged at {severity}: none raised")
+                continue
             lines.append(
-                f"  all judged at {severity}: precision {true / max(1, true + false):.2f} ({true} true, {false} false)"
+                f"  all judged at {severity}: precision {true / (true + false):.2f} ({true} true, {false} false)"
             )
         return lines
 
