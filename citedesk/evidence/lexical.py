@@ -177,13 +177,20 @@ def words(text: str) -> list[str]:
 
 def content_stems(text: str) -> list[str]:
     """The stems of the words that carry content (no stopwords, no negations), in order."""
+    return list(_content_stems(text))
+
+
+@lru_cache(maxsize=32_768)
+def _content_stems(text: str) -> tuple[str, ...]:
+    """Kept by text: a claim is read against every source it is compared with, a passage by every
+    claim retrieval ranks it for, and a re-audit reads both again."""
     out = []
     for word in words(text):
         lower = word.lower()
         if lower in STOPWORDS or lower in NEGATIONS or (len(lower) < 2 and not lower.isdigit()):
             continue
         out.append(stem(lower))
-    return out
+    return tuple(out)
 
 
 _CLAUSE = re.compile(r"[^.,;:!?()]+")

@@ -68,18 +68,33 @@ class PassageIndex:
             frequency.update(terms.keys())
         n = len(self.terms)
         self.idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) for t, df in frequency.items()}
+        # BM25 over numpy arrays: each term's (windows, counts), and each window's length norm, in
+        # the very arithmetic of the plain loop (term by term, left to right), so the scores are
+        # the same floats, only computed a window array at a time
+        self.norms = np.array(
+            [K1 * (1 - B + B * length / self.average) if self.average else K1 for length in self.lengths],
+            dtype=np.float64,
+        )
+        where: dict[str, list[int]] = {}
+        counts: dict[str, list[int]] = {}
+        for i, terms in enumerate(self.terms):
+            for term, tf in terms.items():
+                where.setdefault(term, []).append(i)
+                counts.setdefault(term, []).append(tf)
+        self.postings = {
+            term: (np.array(rows, dtype=np.intp), np.array(counts[term], dtype=np.float64))
+            for term, rows in where.items()
+        }
 
     def bm25(self, weights: dict[str, float]) -> list[float]:
-        scores = []
-        for terms, length in zip(self.terms, self.lengths, strict=True):
-            norm = K1 * (1 - B + B * length / self.average) if self.average else K1
-            score = 0.0
-            for term, weight in weights.items():
-                tf = terms.get(term, 0)
-                if tf:
-                    score += weight * self.idf.get(term, 0.0) * tf * (K1 + 1) / (tf + norm)
-            scores.append(score)
-        return scores
+        scores = np.zeros(len(self.terms), dtype=np.float64)
+        for term, weight in weights.items():
+            posting = self.postings.get(term)
+            if posting is None:
+                continue
+            rows, tf = posting
+            scores[rows] += weight * self.idf[term] * tf * (K1 + 1) / (tf + self.norms[rows])
+        return [float(s) for s in scores]
 
 
 def query_weights(claim: str, context: str = "") -> dict[str, float]:

@@ -8,7 +8,11 @@ even if [1] supports it. A citation whose source has no text is not judged here;
 gives it an `unchecked` verdict that says why (`core/coverage.py`).
 
 Judgements are cached in the store by (judge, claim text, evidence text), so re-auditing after an
-edit re-judges only the sentences whose text or evidence changed. What the verdicts mean for the
+edit re-judges only the sentences whose text or evidence changed. Within one process (the window's
+audit process, a benchmark) three more things are kept between audits (`evidence.reuse`): each
+source's index and vectors by its passages' text, each sentence's retrieved evidence by (sentence,
+heading, source version), and the judgements already read from the store: a re-audit after a
+one-sentence edit retrieves and judges that sentence alone, and asks the store nothing else. What the verdicts mean for the
 writer (findings, swaps, suggestions) is `suggest.py`'s business.
 """
 
@@ -25,6 +29,7 @@ from citedesk.core.document import Document
 from citedesk.core.findings import Evidence, Verdict, VerdictLabel
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.retrieve import PassageIndex, Window, rank
+from citedesk.evidence.reuse import Lru
 
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder, Vectors
@@ -61,6 +66,37 @@ class PreparedSource:
     source: ResolvedSource
     index: PassageIndex
     vectors: Vectors | None
+    version: str = ""
+    """What the index and vectors were made from (the passages' texts, the embedding model): the
+    source version that evidence retrieved from it is kept under."""
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One sentence's evidence in one source version, as retrieval found it (kept for re-audits)."""
+
+    windows: list[Window]
+    sentences: tuple[str, ...]
+
+
+INDEXES: Lru[tuple[str, str], tuple[PassageIndex, Vectors | None]] = Lru(
+    64,
+    max_bytes=256 * 2**20,
+    size=lambda item: 16 * sum(map(len, item[0].passages)) + (item[1].nbytes if item[1] is not None else 0),
+)
+"""(embedding model, passages digest) → a source's passage index and vectors: a source is indexed
+and embedded once per process while its text stays the same (bytes: a rough estimate of the index,
+16 per character of text, plus the vectors)."""
+RETRIEVED: Lru[tuple[str, str, str], Retrieved] = Lru(50_000)
+"""(sentence, heading, source version) → the evidence retrieved for it."""
+JUDGED: Lru[tuple[str, str, str], Judgement] = Lru(200_000)
+"""(store, judge@policy, pair digest) → a judgement the store holds (read or written this process)."""
+
+
+def clear_reuse() -> None:
+    """Forget what earlier audits in this process left (tests that count fresh work)."""
+    for cache in (INDEXES, RETRIEVED, JUDGED):
+        cache.clear()
 
 
 @dataclass
@@ -169,16 +205,27 @@ class Part:
 def prepare(
     sources: dict[str, ResolvedSource], embedder: Embedder | None, progress: Progress = _no_progress
 ) -> dict[str, PreparedSource]:
-    """Index (and embed) every usable source once per audit."""
+    """Index (and embed) every usable source: once per process while its text is the same
+    (`INDEXES`, by the passages' texts and the embedding model)."""
     prepared = {}
     total = len(sources)
+    model = embedder.name if embedder is not None else ""
     for done, (key, source) in enumerate(sources.items()):
         progress("retrieving evidence", done, total)
         texts = [p.text for p in source.passages]
-        vectors = embedder.encode(texts) if embedder is not None and texts else None
-        prepared[key] = PreparedSource(key, source, PassageIndex(texts), vectors)
+        version = _digest("\x00".join(texts) + f"\x01{len(texts)}")
+        made = INDEXES.get((model, version))
+        if made is None:
+            vectors = embedder.encode(texts) if embedder is not None and texts else None
+            made = (PassageIndex(texts), vectors)
+            INDEXES.put((model, version), made)
+        prepared[key] = PreparedSource(key, source, made[0], made[1], f"{model}:{version}")
     progress("retrieving evidence", total, total)
     return prepared
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def headings(document: Document) -> dict[str, str]:
@@ -206,6 +253,7 @@ def judge_citations(
     verdicts: dict[str, list[Verdict]] = {}
     done = 0
     progress("judging", 0, len(pending))
+    encode_claims(judging, [(claim.text, judging.context.get(claim.id, "")) for claim in document.claims])
     for start in range(0, len(pending), BATCH):  # the budget is looked at between batches
         if judging.out_of_time():
             break
@@ -237,22 +285,55 @@ def judge_parts(
 def _ask(
     claim_id: str, claim_text: str, source: PreparedSource, context: str, embedder: Embedder | None
 ) -> Question:
-    claim_vector = (
-        embedder.encode([claim_text])[0] if embedder is not None and source.vectors is not None else None
-    )
-    windows = rank(
-        claim_text,
-        source.index,
-        context=context,
-        claim_vector=claim_vector,
-        passage_vectors=source.vectors,
-        k=TOP_K,
-    )
-    chosen = sorted({i for w in windows for i in w.indices})
-    sentences = tuple(source.index.passages[i] for i in chosen)
+    dense = embedder is not None and source.vectors is not None
+    key = (claim_text, context, _version(source, embedder)) if source.version else None
+    found = RETRIEVED.get(key) if key is not None else None
+    if found is None:
+        claim_vector = embedder.encode([claim_text])[0] if embedder is not None and dense else None
+        windows = rank(
+            claim_text,
+            source.index,
+            context=context,
+            claim_vector=claim_vector,
+            passage_vectors=source.vectors,
+            k=TOP_K,
+        )
+        chosen = sorted({i for w in windows for i in w.indices})
+        found = Retrieved(windows, tuple(source.index.passages[i] for i in chosen))
+        if key is not None:
+            RETRIEVED.put(key, found)
     return Question(
-        claim_id, source.key, Pair(claim_text, " ".join(sentences), sentences), windows, source.index.passages
+        claim_id,
+        source.key,
+        Pair(claim_text, " ".join(found.sentences), found.sentences),
+        list(found.windows),
+        source.index.passages,
     )
+
+
+def _version(source: PreparedSource, embedder: Embedder | None) -> str:
+    """The source version evidence is kept under: retrieval by words alone is another."""
+    return (
+        source.version if embedder is not None and source.vectors is not None else f"{source.version}:words"
+    )
+
+
+def encode_claims(judging: Judging, asked: list[tuple[str, str]]) -> None:
+    """Embed at once the sentences (text, heading) whose evidence is still to be retrieved from
+    some dense source: one batched pass instead of one per sentence (the vectors wait in the
+    embedder's memory for `_ask`)."""
+    embedder = judging.embedder
+    dense = [s for s in judging.prepared.values() if s.vectors is not None]
+    if embedder is None or not dense:
+        return
+    texts = dict.fromkeys(
+        text
+        for text, context in asked
+        for source in dense
+        if not source.version or (text, context, _version(source, embedder)) not in RETRIEVED
+    )
+    if texts:
+        embedder.encode(list(texts))
 
 
 def _cache_key(pair: Pair) -> str:
@@ -302,12 +383,22 @@ def _judge_cached(
     results: list[Judgement | None] = [None] * len(pairs)
     keys = [_cache_key(p) for p in pairs]
     namespace = f"{judge.name}@{judge.policy.fingerprint}" if judge.policy.fingerprint else judge.name
+    # what this store already answered, remembered in this process (`JUDGED`): only for a store
+    # with a file, whose judgements last as long as the file does
+    scope = str(getattr(cache, "path", "") or "")
     if cache is not None:
         for i, key in enumerate(keys):
+            known = JUDGED.get((scope, namespace, key)) if scope else None
+            if known is not None:
+                results[i] = known
+                continue
             cached = cache.get_judgement(key, namespace)
             if cached is not None:
                 data = json.loads(cached)
-                results[i] = Judgement(float(data["support"]), float(data["contradiction"]))
+                stored = Judgement(float(data["support"]), float(data["contradiction"]))
+                results[i] = stored
+                if scope:
+                    JUDGED.put((scope, namespace, key), stored)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
         fresh = judge.judge([pairs[i] for i in todo], lambda d, t: progress("judging", d, t))
@@ -322,6 +413,10 @@ def _judge_cached(
                     if j.judge is None  # a stand-in's answer is not the judge's: ask again next time
                 },
             )
+            if scope:
+                for i, j in zip(todo, fresh, strict=True):
+                    if j.judge is None:  # as the store gives it back: no quote
+                        JUDGED.put((scope, namespace, keys[i]), Judgement(j.support, j.contradiction))
     progress("judging", len(pairs), len(pairs))
     return [r for r in results if r is not None]
 
