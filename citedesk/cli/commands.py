@@ -356,6 +356,17 @@ def _samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _prepare_embedder(*, again: bool) -> int:
+    from citedesk.desk.embedder import prepare_embedder  # noqa: PLC0415 - loads the embedding stack
+
+    prepared = prepare_embedder(again=again)
+    done = f"made in {prepared.seconds:.1f} s" if prepared.made else "already made"
+    print(f"embedder ready on ONNX Runtime: {prepared.path} ({done})")
+    if not prepared.used:
+        print("CITEDESK_ONNX is off: audits still embed with torch", file=sys.stderr)
+    return EXIT_OK
+
+
 def _models(args: argparse.Namespace) -> int:
     if args.action == "list":
         found = models.installed()
@@ -371,6 +382,8 @@ def _models(args: argparse.Namespace) -> int:
             print(line)
         print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
         return EXIT_OK
+    if args.action == "prepare":
+        return _prepare_embedder(again=args.again)
     if not args.target:
         raise UsageError(f"`citedesk models {args.action}` needs a target")
     if args.action == "import":

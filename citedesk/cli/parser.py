@@ -130,13 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
     retractions.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
     models = commands.add_parser(
-        "models", help="NLI models for the judge: list, import, pull, verify, remove"
+        "models",
+        help="NLI models for the judge: list, import, pull, verify, remove; "
+        "prepare: make the embedder's ONNX file (audits then start without torch)",
     )
-    models.add_argument("action", choices=["list", "import", "pull", "verify", "remove", "default"])
+    models.add_argument(
+        "action", choices=["list", "import", "pull", "verify", "remove", "default", "prepare"]
+    )
     models.add_argument(
         "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
     )
     models.add_argument("--name", help="install under this name (import)")
+    models.add_argument("--again", action="store_true", help="prepare: make the file even if it exists")
     models.add_argument(
         "--as",
         dest="registry_name",

@@ -14,6 +14,7 @@ import numpy as np
 import pysbd
 import pytest
 
+from citedesk.cli import main
 from citedesk.evidence.embed import Embedder, default_model_dir
 from citedesk.evidence.onnx_embed import ONNX_ENV, OnnxEncoder, failure_file, onnx_file
 from citedesk.evidence.onnx_export import export, start_background_export
@@ -151,3 +152,19 @@ def test_the_background_export_runs_once_and_publishes_a_whole_file(onnx_on: Pat
     embedder.encode(["Street trees cool the pavement."])
     assert embedder.runtime == "onnx"
     assert embedder.notice == ""
+
+
+def test_models_prepare_makes_the_file_once(
+    onnx_on: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`citedesk models prepare` exports when the file is missing and says so; run again, it finds
+    the file and exports nothing (torch is not even imported for it)."""
+    assert main(["models", "prepare"]) == 0
+    made = capsys.readouterr().out
+    assert str(onnx_on) in made
+    assert "made in" in made
+    stamp = onnx_on.stat().st_mtime_ns
+    monkeypatch.setitem(sys.modules, "torch", None)  # an import of torch would now fail
+    assert main(["models", "prepare"]) == 0
+    assert "already made" in capsys.readouterr().out
+    assert onnx_on.stat().st_mtime_ns == stamp
