@@ -132,11 +132,24 @@ def test_a_fact_no_citation_supports_is_flagged_on_its_own_words_and_fixed_there
         assert part["details"]["suggested"] == "2"
         assert "30% tree canopy" in part["details"]["suggested_evidence"]["passage"]
         assert part["fixes"][0]["title"] == "Cite [2] for this part"
+        assert part["fixes"][0]["applicability"] == "unsafe"  # the word-level judge's: to verify
         # its figures are that part's problem, not separate findings
         assert not [f for f in report["findings"] if f["kind"] == "unsupported_number"]
         assert len(report["assist"]["facts"][part["claim"]]) == 2
         assert (
-            main(["fix", str(mixed), "--kinds", "unsupported_part", "--offline", "--assist", "claude"]) == 0
+            main(
+                [
+                    "fix",
+                    str(mixed),
+                    "--kinds",
+                    "unsupported_part",
+                    "--offline",
+                    "--assist",
+                    "claude",
+                    "--unsafe-fixes",
+                ]
+            )
+            == 0
         )
     fixed = mixed.read_text(encoding="utf-8")
     assert "in the afternoon [3, 2]." in fixed or "in the afternoon [2, 3]." in fixed
