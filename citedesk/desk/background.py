@@ -8,9 +8,14 @@ parent: it watches its parent's process id and exits as soon as the parent is go
 killed with SIGKILL leaves nothing behind), and on Linux the kernel also sends it SIGKILL then.
 
 Protocol, typed (frozen dataclasses, defined at module level so they pickle): an `AuditRequest`
-goes in (or `None`: stop); `Progress`, `Finished`, `Failed` and `Cancelled` come out, each with the
-request's generation (`AuditMessage`). Cancelling is race-free: a shared counter says "every
-generation up to N is cancelled", and the running audit checks it at each stage.
+goes in (or `None`: stop); `Progress`, `StageDone`, `Finished`, `Failed` and `Cancelled` come out,
+each with the request's generation (`AuditMessage`). `StageDone` carries each stage's findings the
+moment the stage is done (issue 26: the window paints the structural findings while the judge is
+still loading). Cancelling is race-free: a shared counter says "every generation up to N is
+cancelled", and the running audit checks it at each stage.
+
+The window starts the child as it opens (`AuditProcess.start`, "warm"), and the child imports the
+audit's stages while it waits for its first request, so the first audit does not pay for either.
 """
 
 from __future__ import annotations
@@ -30,12 +35,19 @@ from multiprocessing.sharedctypes import Synchronized
 from typing import TYPE_CHECKING
 
 from citedesk import errors
-from citedesk.pipeline import AuditOptions, AuditState, audit_text
+from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from citedesk.core.document import Document
+    from citedesk.core.findings import Finding
     from citedesk.core.report import Report
 
 PARENT_CHECK_S = 0.5
+ENVIRONMENT_PREFIXES = ("ANTHROPIC_", "CITEDESK_")
+"""The environment variables an audit reads (service addresses, Claude's): each request carries
+them as the parent has them then, since the child, started warm, was spawned with an older copy."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,20 @@ class AuditRequest:
     text: str
     path: str | None
     options: AuditOptions
+    environment: tuple[tuple[str, str], ...] = ()
+    """The parent's `ENVIRONMENT_PREFIXES` variables when it asked (`audit_environment`)."""
+
+
+def audit_environment() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(ENVIRONMENT_PREFIXES)))
+
+
+def _adopt(environment: tuple[tuple[str, str], ...]) -> None:
+    """Make this process's audit variables the ones the parent had when it asked."""
+    given = dict(environment)
+    for name in [k for k in os.environ if k.startswith(ENVIRONMENT_PREFIXES) and k not in given]:
+        del os.environ[name]
+    os.environ.update(given)
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,21 @@ class Progress:
     stage: str
     done: int
     total: int
+
+
+@dataclass(frozen=True)
+class StageDone:
+    """The audit of `generation` finished `stage`: the findings it added (or changed) and those it
+    withdrew (`engine.state.StageResult`). The first carries the parsed `document` (what the
+    findings' offsets and claim ids are about); the later ones leave it out (None), since it is
+    the same and pickling a book's parse again for every stage would cost the window time."""
+
+    generation: int
+    stage: str
+    seconds: float
+    findings: tuple[Finding, ...] = ()
+    withdrawn: tuple[Finding, ...] = ()
+    document: Document | None = None
 
 
 @dataclass(frozen=True)
@@ -97,19 +138,33 @@ class Cancelled:
     generation: int
 
 
-AuditMessage = Progress | Finished | Failed | Cancelled
-"""What comes back from the child, in order: any number of `Progress`, then one of the others."""
+AuditMessage = Progress | StageDone | Finished | Failed | Cancelled
+"""What comes back from the child, in order: any number of `Progress` and `StageDone`, then one of
+`Finished`, `Failed` or `Cancelled` (the last of its generation)."""
 
 
 class _SharedCancelState(AuditState):
-    """An AuditState whose cancellation is also read from the parent's shared counter."""
+    """An AuditState whose cancellation is also read from the parent's shared counter, and whose
+    progress and stage results go to the parent as messages."""
 
     def __init__(self, generation: int, cancelled_upto: Synchronized, results: Queue[AuditMessage]) -> None:  # type: ignore[type-arg]
         super().__init__(
-            on_progress=lambda stage, done, total: results.put(Progress(generation, stage, done, total))
+            on_progress=lambda stage, done, total: results.put(Progress(generation, stage, done, total)),
+            on_stage=self._stage_done,
         )
         self._generation = generation
         self._upto = cancelled_upto
+        self._results = results
+        self._sent_document = False
+
+    def _stage_done(self, result: StageResult) -> None:
+        document = None if self._sent_document else result.document
+        self._sent_document = self._sent_document or document is not None
+        self._results.put(
+            StageDone(
+                self._generation, result.stage, result.seconds, result.findings, result.withdrawn, document
+            )
+        )
 
     @property
     def cancelled(self) -> bool:
@@ -140,9 +195,15 @@ def serve(
     results: Queue[AuditMessage],
     cancelled_upto: Synchronized,  # type: ignore[type-arg]
     parent: int,
+    setup: Callable[[], object] | None = None,
 ) -> None:
-    """The child's loop: one audit at a time, until a `None` request (or the parent's death)."""
+    """The child's loop: one audit at a time, until a `None` request (or the parent's death).
+    `setup` runs first (a test registers its own judge here: the child is a fresh interpreter)."""
     _die_with(parent)
+    if setup is not None:
+        setup()
+    import citedesk.engine.stages  # noqa: F401, PLC0415 - warm: the stages' imports before the first request
+
     while True:
         request = requests.get()
         if request is None:
@@ -151,6 +212,7 @@ def serve(
         if generation <= cancelled_upto.value:
             results.put(Cancelled(generation))
             continue
+        _adopt(request.environment)
         state = _SharedCancelState(generation, cancelled_upto, results)
         try:
             report = audit_text(request.text, request.path, request.options, state)
@@ -168,7 +230,9 @@ def serve(
 class AuditProcess:
     """The parent's handle on the child: submit, cancel, read results, close."""
 
-    def __init__(self) -> None:
+    def __init__(self, setup: Callable[[], object] | None = None) -> None:
+        """`setup`: a picklable callable the child runs before it serves (tests: a toy judge)."""
+        self._setup = setup
         self._context = mp.get_context("spawn")
         self._process: BaseProcess | None = None
         self._requests: Queue[AuditRequest | None] | None = None
@@ -184,11 +248,15 @@ class AuditProcess:
         self._cancelled_upto = self._context.Value("q", upto)
         self._process = self._context.Process(
             target=serve,
-            args=(self._requests, self._results, self._cancelled_upto, os.getpid()),
+            args=(self._requests, self._results, self._cancelled_upto, os.getpid(), self._setup),
             name="citedesk-audit",
             daemon=True,
         )
         self._process.start()
+
+    def start(self) -> None:
+        """Start the child now, if it is not running ("warm": before the first audit needs it)."""
+        self._ensure_started()
 
     @property
     def alive(self) -> bool:
@@ -202,7 +270,7 @@ class AuditProcess:
     def submit(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
         self._ensure_started()
         assert self._requests is not None
-        self._requests.put(AuditRequest(generation, text, path, options))
+        self._requests.put(AuditRequest(generation, text, path, options, audit_environment()))
 
     def cancel_upto(self, generation: int) -> None:
         if self._cancelled_upto is not None:

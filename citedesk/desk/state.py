@@ -4,26 +4,77 @@ the state (the window changes it only on its GUI thread).
 
 Fields: `text` (the text the report is about), `path` (the document's file, None when unsaved),
 `report` (the latest audit's, None before the first) and `generation` (the audit run that made
-it). `on_change(field, callback)` calls `callback(new value)` after each change of that field;
+it), and `staged` (what the running audit has found so far, stage by stage: `Staged`, issue 26;
+None before the first). `on_change(field, callback)` calls `callback(new value)` after each change of that field;
 `update(**fields)` changes several at once and calls the observers once all are set, so none sees
 a report beside the text of another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from citedesk.core.document import Document
+    from citedesk.core.findings import Finding
     from citedesk.core.report import Report
 
-FIELDS = ("text", "path", "report", "generation")
+FIELDS = ("text", "path", "report", "generation", "staged")
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What the running audit `generation` has found so far: its `document` (from the first stage
+    on; None before), every finding published and not withdrawn since, in document order, and the
+    stages done. A new one is made for each stage (`after`), so an observer is told once per stage
+    and never sees a list half changed. The finished audit's report is the final word."""
+
+    generation: int
+    document: Document | None = None
+    findings: tuple[Finding, ...] = ()
+    stages: tuple[str, ...] = ()
+
+    def after(
+        self,
+        stage: str,
+        added: Iterable[Finding],
+        withdrawn: Iterable[Finding] = (),
+        document: Document | None = None,
+    ) -> Staged:
+        """These findings once `stage` is done: `withdrawn` taken out (each matched once, by
+        equality: they crossed a process boundary), `added` put in, in document order."""
+        kept = _minus(self.findings, withdrawn)
+        ordered = sorted([*kept, *added], key=lambda f: (f.start, f.kind.value))
+        return Staged(self.generation, document or self.document, tuple(ordered), (*self.stages, stage))
+
+
+def _minus(these: Iterable[Finding], those: Iterable[Finding]) -> list[Finding]:
+    left: dict[Hashable, list[Finding]] = {}
+    for finding in those:
+        left.setdefault((finding.kind, finding.start, finding.end), []).append(finding)
+    out = []
+    for finding in these:
+        bucket = left.get((finding.kind, finding.start, finding.end), [])
+        match = next((i for i, other in enumerate(bucket) if other == finding), None)
+        if match is None:
+            out.append(finding)
+        else:
+            del bucket[match]
+    return out
 
 
 class DocumentState:
     def __init__(self) -> None:
-        self._values: dict[str, Any] = {"text": None, "path": None, "report": None, "generation": 0}
+        self._values: dict[str, Any] = {
+            "text": None,
+            "path": None,
+            "report": None,
+            "generation": 0,
+            "staged": None,
+        }
         self._observers: dict[str, list[Callable[[Any], object]]] = {name: [] for name in FIELDS}
 
     @property
@@ -45,6 +96,11 @@ class DocumentState:
     @property
     def generation(self) -> int:
         value: int = self._values["generation"]
+        return value
+
+    @property
+    def staged(self) -> Staged | None:
+        value: Staged | None = self._values["staged"]
         return value
 
     def on_change(self, field: str, callback: Callable[[Any], object]) -> Callable[[], None]:

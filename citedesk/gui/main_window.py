@@ -35,6 +35,7 @@ from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, Documen
 from citedesk.gui.controllers.fix_controller import FixController
 from citedesk.gui.controllers.review_controller import ReviewController
 from citedesk.gui.controllers.sources_controller import SourcesController
+from citedesk.gui.controllers.staged_view import StagedView
 from citedesk.gui.dialogs.consent import AssistConsent
 from citedesk.gui.dialogs.download_dialog import ModelDownloads
 from citedesk.gui.dialogs.settings_dialog import (
@@ -69,6 +70,7 @@ from citedesk.gui.qt import (
     QSplitter,
     Qt,
     QTabWidget,
+    QTimer,
     QVBoxLayout,
     QWidget,
 )
@@ -142,6 +144,13 @@ class MainWindow(QMainWindow):
         self.review_label = self.status.review
         self.assist_label = self.status.assist
         self.judge_label = self.status.judge
+        self.staged = StagedView(
+            self.state,
+            self.audits,
+            (self.editor, self.findings, self.status),
+            lambda: self.report is not None,
+            self,
+        )
         self.menus = build_menus(self)
         self._menu_parts()
         self.view_settings.restore(
@@ -154,6 +163,7 @@ class MainWindow(QMainWindow):
         )
         self._connect()
         self.document.title_changed.emit("Untitled — CiteDesk")
+        QTimer.singleShot(0, self, lambda: self.audits.warm() if self.isVisible() else None)  # issue 26
 
     def _menu_parts(self) -> None:
         """What the menus hold beyond their actions: the File menu's submenus, the checkable

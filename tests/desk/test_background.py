@@ -14,6 +14,7 @@ from citedesk.desk.background import (
     Failed,
     Finished,
     Progress,
+    StageDone,
 )
 from citedesk.pipeline import AuditOptions
 
@@ -23,6 +24,7 @@ def test_every_message_survives_pickling_as_the_queues_do() -> None:
     for message in (
         AuditRequest(1, "text", None, AuditOptions(offline=True)),
         Progress(2, "reading", 1, 3),
+        StageDone(2, "structure", 0.01),
         Failed(3, failure),
         Cancelled(4),
     ):
@@ -44,7 +46,7 @@ def test_the_child_answers_each_request_with_progress_then_one_outcome() -> None
         process.submit(1, "Never finished [1].\n", None, options)
         process.cancel_upto(1)  # before or while it runs: either way it ends cancelled
         process.submit(2, "A claim with a marker [9].\n", None, options)
-        while not received or isinstance(received[-1], Progress) or received[-1].generation == 1:
+        while not received or isinstance(received[-1], Progress | StageDone) or received[-1].generation == 1:
             message = process.next_message(60)
             assert message is not None, received
             received.append(message)
@@ -52,9 +54,17 @@ def test_the_child_answers_each_request_with_progress_then_one_outcome() -> None
         process.close()
     first = [m for m in received if m.generation == 1]
     assert first[-1] == Cancelled(1)
-    assert all(isinstance(m, Progress) for m in first[:-1])
+    assert all(isinstance(m, Progress | StageDone) for m in first[:-1])
     *progress, last = [m for m in received if m.generation == 2]
     assert progress
-    assert all(isinstance(m, Progress) for m in progress)
+    assert all(isinstance(m, Progress | StageDone) for m in progress)
     assert isinstance(last, Finished)
     assert last.report.findings
+    # each stage's findings as it is done, the document with the first only (issue 26)
+    stages = [m for m in progress if isinstance(m, StageDone)]
+    assert [m.stage for m in stages] == [
+        "structure", "sources", "reference truth", "retrieval", "judging", "findings"
+    ]  # fmt: skip
+    assert stages[0].document is not None
+    assert all(m.document is None for m in stages[1:])
+    assert [f.kind for f in stages[0].findings] == [f.kind for f in last.report.findings]

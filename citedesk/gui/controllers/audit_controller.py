@@ -9,10 +9,12 @@ matched by type.
 
 Each run carries a generation number and anything from an older generation is dropped, so a
 cancelled or superseded audit can never paint stale findings. What the window (and the tests)
-listen to: `audit_started`, `progress(stage, done, total)`, `audit_finished(report)`,
-`audit_failed(AuditFailure)` and `audit_cancelled`. A finished audit's report, the text it is about
-and its generation go into the window's evented `DocumentState` first (its observers show it),
-then `audit_finished` is emitted.
+listen to: `audit_started`, `progress(stage, done, total)`, `stage_done(stage, findings so far)`,
+`audit_finished(report)`, `audit_failed(AuditFailure)` and `audit_cancelled`. Each stage's findings
+(`StageDone`) go into the window's evented `DocumentState` as `staged` the moment they arrive (issue
+26: the structural findings are painted while the judge loads); a finished audit's report, the text
+it is about and its generation go there next (its observers show it), then `audit_finished` is
+emitted. `warm()` starts the child before the first audit (the window calls it as it opens).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from citedesk.desk.background import (
     Failed,
     Finished,
     Progress,
+    StageDone,
 )
-from citedesk.desk.state import DocumentState
+from citedesk.desk.state import DocumentState, Staged
 from citedesk.gui.qt import QObject, QTimer, Signal
 
 AUDIT_DELAY_MS = 1000
@@ -43,7 +46,7 @@ Job = tuple[str, str | None, AuditOptions]
 class ProcessAuditRunner(QObject):
     """The child process and the reader thread that passes its messages on as a signal."""
 
-    received = Signal(object)  # AuditMessage: Progress, Finished, Failed or Cancelled
+    received = Signal(object)  # AuditMessage: Progress, StageDone, Finished, Failed or Cancelled
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +60,20 @@ class ProcessAuditRunner(QObject):
         with self._lock:
             self._pending.add(generation)
         self.process.submit(generation, text, path, options)
+        self._ensure_reader()
+
+    def warm(self) -> None:
+        """Start the child (and the reader) now, so the first audit finds them running."""
+        self.process.start()
+        self._ensure_reader()
+
+    def use_process(self, process: AuditProcess) -> None:
+        """Audit in `process` from now on (the one before is closed): tests give one whose child
+        registers their own judge."""
+        self.process.close()
+        self.process = process
+
+    def _ensure_reader(self) -> None:
         if self._reader is None or not self._reader.is_alive():
             self._stop.clear()
             self._reader = threading.Thread(target=self._read, name="citedesk-audit-reader", daemon=True)
@@ -87,7 +104,7 @@ class ProcessAuditRunner(QObject):
             if message is None:
                 self._check_child()
                 continue
-            if not isinstance(message, Progress):  # the last message of its generation
+            if not isinstance(message, Progress | StageDone):  # the last message of its generation
                 with self._lock:
                     self._pending.discard(message.generation)
             self.received.emit(message)
@@ -109,6 +126,7 @@ class AuditController(QObject):
 
     audit_started = Signal()
     progress = Signal(str, int, int)
+    stage_done = Signal(str, int)  # the stage, how many findings the audit has so far
     audit_finished = Signal(object)  # Report
     audit_failed = Signal(object)  # AuditFailure
     audit_cancelled = Signal()
@@ -128,6 +146,7 @@ class AuditController(QObject):
         self.generation = 0
         self._running: int | None = None
         self._pending_text: str | None = None
+        self._shut = False
 
     @property
     def report(self) -> Report | None:
@@ -158,8 +177,15 @@ class AuditController(QObject):
         self.generation += 1
         self._running = self.generation
         self._pending_text = text
+        self.state.update(staged=Staged(self.generation))
         self.audit_started.emit()
         self.runner.start(self.generation, text, path, options)
+
+    def warm(self) -> None:
+        """Start the audit process before the first audit needs it (the window, as it opens);
+        never once shut down (a late call must not start a child nobody will close)."""
+        if not self._shut:
+            self.runner.warm()
 
     def cancel(self, *, quietly: bool = False) -> bool:
         """Cancel the running audit, if any (`audit_cancelled` unless `quietly`)."""
@@ -172,6 +198,7 @@ class AuditController(QObject):
         return True
 
     def shutdown(self) -> None:
+        self._shut = True
         self.debounce.stop()
         self.cancel(quietly=True)
         self.runner.shutdown()
@@ -185,6 +212,8 @@ class AuditController(QObject):
         match message:
             case Progress(stage=stage, done=done, total=total):
                 self.progress.emit(stage, done, total)
+            case StageDone():
+                self._stage_done(message)
             case Finished(report=report):
                 self._running = None
                 self.state.update(report=report, text=self._pending_text, generation=message.generation)
@@ -195,3 +224,12 @@ class AuditController(QObject):
             case Cancelled():  # cancelled from elsewhere (the runner shut down)
                 self._running = None
                 self.audit_cancelled.emit()
+
+    def _stage_done(self, message: StageDone) -> None:
+        """A stage of the current audit is done: its findings join what the state holds so far."""
+        staged = self.state.staged
+        if staged is None or staged.generation != message.generation:
+            staged = Staged(message.generation)
+        staged = staged.after(message.stage, message.findings, message.withdrawn, message.document)
+        self.state.update(staged=staged)
+        self.stage_done.emit(message.stage, len(staged.findings))

@@ -208,6 +208,13 @@ class StatusBar:
         self.working.setText(what)
         self.working.setVisible(bool(what))
 
+    def show_staged(self, count: int) -> None:
+        """What the running audit has found so far (its report replaces this when it is done)."""
+        self.coverage.setText(f"{count} finding{'s' if count != 1 else ''} so far")
+        self.coverage.set_detail(
+            "Found so far: structural checks first, the judge's verdicts as they come. The audit is still running."
+        )
+
     def show_report(self, report: Report) -> None:
         line, detail = coverage_line(report)
         self.coverage.setText(line)

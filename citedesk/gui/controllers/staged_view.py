@@ -1,0 +1,99 @@
+"""What the running audit has found so far, painted as each stage finishes (issue 26).
+
+The structural findings (fabricated markers, orphans, unknown keys) are known in the first tenth of
+a second; the judge may take seconds to load. `StagedView` paints the `DocumentState`'s `staged`
+findings as they come — the marks in the editor, the list, a count in the status bar — so the
+writer sees them at once; the finished report then replaces them (the window's `_show_report`).
+
+Nothing is painted for an audit that is no longer the current one, nor over a text the writer has
+changed since it was sent (the offsets would be another text's), nor for the last stage
+("findings"), whose report follows at once. While an earlier report is on screen (a re-audit after
+an edit, usually done in a few tenths of a second), staged findings wait `HOLD_MS` from the audit's
+start: a quick re-audit goes straight to its report, and the judged marks do not blink out and back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from citedesk.core.report import Report
+from citedesk.core.text import LineIndex
+from citedesk.desk.state import DocumentState, Staged
+from citedesk.gui.editor.editor import Editor
+from citedesk.gui.panels.findings_panel import FindingsPanel
+from citedesk.gui.panels.status_bar import StatusBar
+from citedesk.gui.qt import QObject, QTimer
+
+if TYPE_CHECKING:
+    from citedesk.gui.controllers.audit_controller import AuditController
+
+LAST_STAGE = "findings"
+HOLD_MS = 400
+"""How long after an audit starts its staged findings may replace an earlier report on screen."""
+
+
+class StagedView(QObject):
+    def __init__(
+        self,
+        state: DocumentState,
+        audits: AuditController,
+        paint: tuple[Editor, FindingsPanel, StatusBar],
+        shows_report: Callable[[], bool],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._audits = audits
+        self._editor, self._findings, self._status = paint
+        self._shows_report = shows_report
+        """Whether the window shows a finished audit's report now."""
+        self._started = time.monotonic()
+        self._hold = QTimer(self)
+        self._hold.setSingleShot(True)
+        self._hold.timeout.connect(lambda: self.show(self._state.staged))
+        self.painted: Staged | None = None
+        """The staged findings painted last (tests; and nothing is painted twice)."""
+        audits.audit_started.connect(self._audit_started)
+        state.on_change("staged", self.show)
+
+    def _audit_started(self) -> None:
+        self._started = time.monotonic()
+        self._hold.stop()
+
+    def show(self, staged: Staged | None) -> None:
+        if staged is None or staged.document is None or not staged.stages:
+            return
+        if staged.stages[-1] == LAST_STAGE or not self._current(staged.generation):
+            return
+        painted = self.painted
+        if (
+            painted is not None
+            and painted.generation == staged.generation
+            and painted.findings == staged.findings
+        ):
+            self.painted = staged  # a stage that changed nothing
+            return
+        waited_ms = (time.monotonic() - self._started) * 1000
+        if self._shows_report() and waited_ms < HOLD_MS:
+            if not self._hold.isActive():
+                self._hold.start(max(1, int(HOLD_MS - waited_ms)))
+            return
+        self._paint(staged)
+
+    def _current(self, generation: int) -> bool:
+        return self._audits.busy and generation == self._audits.generation
+
+    def _paint(self, staged: Staged) -> None:
+        document = staged.document
+        assert document is not None
+        if document.text != self._editor.toPlainText():
+            return
+        findings = list(staged.findings)
+        self._editor.show_report(Report(document=document, findings=findings), findings)
+        lines = LineIndex(document.text)
+        self._findings.model.cite = document.label
+        self._findings.show_findings(findings, {f.start: lines.line_col(f.start)[0] for f in findings}, {})
+        self._status.show_staged(len(findings))
+        self.painted = staged
