@@ -8,7 +8,8 @@
    (everything cached: what the window's live re-audit costs when nothing changed).
 2. Sources: a 1k-word document citing 2, 5, 10 and 20 sources, first audit (sources cached).
 3. Peak memory (max RSS) of a fresh process that audits the 1k-word document with the heuristic
-   judge, and with a MiniLM-size NLI model loaded.
+   judge (its embedder on torch, then on ONNX Runtime: the ONNX file is made first if missing),
+   and with a MiniLM-size NLI model loaded.
 
 Each measurement of 1 and 2 runs in this process; 3 runs each judge in its own child process so the
 figures do not include each other.
@@ -16,6 +17,7 @@ figures do not include each other.
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
@@ -69,20 +71,41 @@ def peak_memory_child(judge: str) -> None:
         text = make_corpus(sources)
         options = _options(root, sources, "mem", judge)
         timed_audit(text, root / "mem.md", options)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(peak_rss_mib())
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory. VmHWM on Linux: ru_maxrss also counts the parent's
+    size when it forked (Linux keeps the larger of the two across exec), so a parent that loaded
+    torch would inflate its children's figures."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    return int(kib) / 1024
 
 
 def peak_memory() -> None:
     from platformdirs import user_cache_dir
 
+    from citedesk.evidence.embed import default_model_dir
+    from citedesk.evidence.onnx_export import prepare
+
     model = minilm_size_nli(Path(user_cache_dir("citedesk")) / "bench-minilm-size-nli")
+    prepare(default_model_dir())  # the ONNX line measures a process that finds the file made
     print("Peak memory (max RSS of a fresh process auditing 1,000 words with 10 sources):")
-    for label, judge in (("heuristic judge + embedder", "heuristic"), ("MiniLM-size NLI", f"nli:{model}")):
+    for label, judge, onnx in (
+        ("heuristic + embedder (torch)", "heuristic", "off"),
+        ("heuristic + embedder (ONNX)", "heuristic", "on"),
+        ("MiniLM-size NLI", f"nli:{model}", "on"),
+    ):
         out = subprocess.run(
             [sys.executable, "-m", "tests.bench.scaling", "--peak-memory", judge],
             check=True,
             capture_output=True,
             text=True,
+            env={**os.environ, "CITEDESK_ONNX": onnx},
         ).stdout.split()[-1]
         print(f"  {label:<28} {float(out):7.0f} MiB")
 
