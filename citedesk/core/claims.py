@@ -8,6 +8,7 @@ phrase the report and the window show verbatim.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -171,8 +172,10 @@ _THIRD_PARTY = re.compile(
 finding still wants its source."""
 
 
+@functools.lru_cache(maxsize=65_536)
 def assess(sentence_text: str) -> ClaimAssessment:
-    """Judge one sentence (markers and inline code already removed)."""
+    """Judge one sentence (markers and inline code already removed). Kept by text: a re-audit
+    judges again only the sentences that changed (the answer is immutable)."""
     text = sentence_text.strip()
     words = _WORD.findall(text)
     if not words:

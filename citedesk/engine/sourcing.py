@@ -9,13 +9,14 @@ from pathlib import Path
 
 from citedesk.core.document import Document
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.core.summaries import RetractionSummary, SourceSummary
+from citedesk.core.summaries import Quality, RetractionSummary, SourceSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import StoreError
+from citedesk.evidence.reuse import Lru
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import ResolvedSource, SourceOptions
 from citedesk.sources.indexes import LookupConfig
-from citedesk.sources.quality import assess_quality
+from citedesk.sources.quality import authority, density, recency, relevance
 from citedesk.sources.truth import TruthResult, check_entries, entries_to_check, retraction_summary
 from citedesk.sources.truthwords import truth_summary
 from citedesk.store import Store, default_store_path
@@ -88,6 +89,29 @@ def stored_reviews(store: Store, path: str | None) -> dict[str, Review]:
     }
 
 
+READINGS: Lru[tuple[str, tuple[str, ...]], tuple[float, float]] = Lru(1024)
+"""(source text hash, its citing sentences) → (relevance, density): the two quality components that
+read the source's whole text, kept per process so a re-audit does not read it again."""
+
+
+def _quality(
+    url: str | None, has_doi: bool, local: bool, date: str | None, text: str, citing: list[str]
+) -> Quality:
+    """`sources.quality.assess_quality`, with what reads the whole text kept (`READINGS`); authority
+    and recency (which counts from today) are worked out every time."""
+    key = (text_hash(text), tuple(citing))
+    read = READINGS.get(key)
+    if read is None:
+        read = (relevance(text, citing), density(text))
+        READINGS.put(key, read)
+    return Quality(
+        authority=authority(url, has_doi=has_doi, local=local),
+        recency=recency(date),
+        relevance=read[0],
+        density=read[1],
+    )
+
+
 def text_hash(text: str) -> str:
     import hashlib  # noqa: PLC0415
 
@@ -148,14 +172,10 @@ def describe_sources(
         title = source.title if in_text else (entry.title or source.title)
         quality = None
         if source.usable:
-            quality = assess_quality(
-                url=entry.url,
-                has_doi=bool(entry.doi),
-                local=source.status.value == "local",
-                date=source.date or entry.year,
-                text=source.text,
-                citing_sentences=citing.get(key, []),
-            )
+            quality = _quality(
+                entry.url, bool(entry.doi), source.status.value == "local", source.date or entry.year,
+                source.text, citing.get(key, []),
+            )  # fmt: skip
         described.append(
             SourceSummary(
                 key=key,

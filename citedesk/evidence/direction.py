@@ -16,6 +16,7 @@ Pure functions, no model: `figures.number_mismatches` turns the flips into findi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -113,6 +114,7 @@ def _content(token: str) -> str | None:
     return None if s in _GENERIC else s
 
 
+@functools.lru_cache(maxsize=32_768)  # by text, for re-audits (issue 26); callers never mutate the list
 def mentions(text: str) -> list[Mention]:
     """Every direction word of the text that is not negated and is not a bound ("more than 20%")."""
     found: list[Mention] = []

@@ -8,6 +8,7 @@ evidence when a figure there has the same value, allowing for rounding to the cl
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -97,6 +98,7 @@ class Quantity:
     """The upper end of a range ("10-20%": `value` 10, `high` 20); None for a single figure."""
 
 
+@functools.lru_cache(maxsize=32_768)  # by text, for re-audits (issue 26); callers never mutate the list
 def quantities(text: str) -> list[Quantity]:
     """Every figure in the text, with its span; years and plain counts included."""
     found: list[Quantity] = []

@@ -5,9 +5,11 @@ judge — including the second look for a better source —, findings) with the 
 with a MiniLM-size NLI model (6 layers, 384 wide, the real all-MiniLM-L6-v2 vocabulary; random
 weights — speed does not depend on them),
 the re-audit time after editing one sentence, and the NLI judge's pairs/s next to the bare
-forward pass of the same model on the same pairs in the same run.
+forward pass of the same model on the same pairs in the same run. The last line is JSON
+(`figures_json`): `edit_reaudit_ms`, the median re-audit time over 20 edits, each of another
+sentence (heuristic judge, in this process, as the window's audit process re-audits).
 
-    .venv/bin/python -m tests.bench.audit_speed
+    .venv/bin/python -m tests.bench.audit_speed [--heuristic-only]
 
 Sources are pages from WiCE (../shared/eval) when present, else generated text.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import statistics
 import tempfile
@@ -104,6 +107,33 @@ def timed_audit(text: str, path: Path, options: AuditOptions) -> tuple[float, di
     return time.perf_counter() - started, report.timings, len(report.findings)
 
 
+def edit_reaudits(text: str, path: Path, options: AuditOptions, edits: int = 20) -> list[float]:
+    """Seconds of each re-audit after one more edit: a word added to another cited sentence each
+    time (the edits add up, as a writer's do), after a first audit of `text`."""
+    audit_text(text, str(path), options)
+    ends = [m.start() for m in re.finditer(r" \[\d+\]\.", text)]
+    step = max(1, len(ends) // edits)
+    seconds = []
+    for n, end in enumerate(sorted(ends[::step][:edits], reverse=True)):  # from the end: offsets hold
+        text = text[:end] + f" indeed{n}" + text[end:]
+        started = time.perf_counter()
+        audit_text(text, str(path), options)
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+def figures_json(*, edit_reaudit_s: list[float], **more: object) -> str:
+    """The benchmark's last line: its figures as one JSON object (`edit_reaudit_ms`: the median
+    of the edits' re-audits). Other figures join it as keyword arguments."""
+    figures: dict[str, object] = {
+        "edit_reaudit_ms": round(statistics.median(edit_reaudit_s) * 1000, 1),
+        "edit_reaudit_max_ms": round(max(edit_reaudit_s) * 1000, 1),
+        "edits": len(edit_reaudit_s),
+    }
+    figures.update(more)
+    return json.dumps(figures)
+
+
 STAGE_NAMES = {
     "parsing": "parse",
     "fetching sources": "sources",
@@ -159,6 +189,8 @@ def bare_vs_judge(model_dir: Path, pairs: list[Pair]) -> None:
 
 
 def main() -> None:
+    import sys
+
     from platformdirs import user_cache_dir
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,6 +207,13 @@ def main() -> None:
         show("heuristic, sources and embeddings cached", *timed_audit(text, doc, base))
         edited = text.replace(" [1].", " indeed [1].", 1)
         show("heuristic, after editing one sentence", *timed_audit(edited, doc, base))
+        edits = edit_reaudits(text, doc, base)
+        print(
+            f"{'heuristic, 20 edits (median, max)':<44} {statistics.median(edits):6.3f} s, {max(edits):.3f} s"
+        )
+        if "--heuristic-only" in sys.argv[1:]:
+            print(figures_json(edit_reaudit_s=edits))
+            return
         show(
             "heuristic, words only",
             *timed_audit(
@@ -202,6 +241,7 @@ def main() -> None:
             for i in range(min(64, len(body) - 4))
         ]
         bare_vs_judge(model, pairs)
+        print(figures_json(edit_reaudit_s=edits))
 
 
 if __name__ == "__main__":
