@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from citedesk.core.coverage import Coverage, coverage_of
@@ -94,15 +94,23 @@ class Report:
 
 @dataclass(frozen=True)
 class FailPolicy:
-    """Which findings fail an audit: a minimum severity, or an explicit set of kinds."""
+    """Which findings fail an audit: a minimum severity, or an explicit set of kinds; with
+    `unchecked` (alone, or added to either: `warning,unchecked`), also a citation that could not be
+    checked, so that a CI gate does not read "nothing could be checked" as clean."""
 
     min_severity: Severity | None = Severity.WARNING
     kinds: frozenset[Kind] = frozenset()
+    unchecked: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> FailPolicy:
-        """`error`, `warning`, `info`, `none`, or a comma list of kinds (`fabricated,uncited`)."""
+        """`error`, `warning`, `info`, `none`, or a comma list of kinds (`fabricated,uncited`);
+        any of them with `unchecked` added, or `unchecked` alone (only unchecked citations fail)."""
         spec = spec.strip().lower()
+        terms = [term.strip() for term in spec.split(",")]
+        if "unchecked" in terms:
+            rest = ",".join(term for term in terms if term != "unchecked")
+            return replace(cls.parse(rest) if rest else cls(None), unchecked=True)
         if spec in ("none", "never"):
             return cls(None)
         if spec in ("any", "all"):
@@ -119,7 +127,7 @@ class FailPolicy:
             if name not in {k.value for k in Kind}:
                 valid = ", ".join(k.value for k in Kind)
                 raise UsageError(
-                    f"unknown finding kind {name!r}; choose from {valid}, or error/warning/info/none"
+                    f"unknown finding kind {name!r}; choose from {valid}, or error/warning/info/none, and unchecked"
                 )
             kinds.add(Kind(name))
         return cls(None, frozenset(kinds))
