@@ -71,6 +71,11 @@ class Lru(Generic[K, V]):
         with self._lock:
             return key in self._items
 
+    def items(self) -> list[tuple[K, V]]:
+        """What is kept, least recent first (a snapshot; nothing counted or made recent)."""
+        with self._lock:
+            return [(key, value) for key, (value, _) in self._items.items()]
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
