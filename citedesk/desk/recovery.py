@@ -4,8 +4,10 @@ The window writes a copy of unsaved text every few seconds into the user's data 
 the document). Each copy starts with a one-line header naming the document it belongs to and when
 it was written, so a copy can be offered back *for that document* — with its path, so its review
 decisions and attachments apply — when the writer opens it again, or at a bare start. A copy that
-was offered is set aside (renamed `*.seen`), never deleted: a writer who says no by mistake can
-still find their text in the folder.
+was offered is set aside (renamed `*.seen`), not deleted: a writer who says no by mistake can
+still find their text in the folder. Until the text is saved or discarded: then the copy and the
+set-aside copy both go (`discard`), so a saved document leaves no side file behind and text the
+writer chose to discard never comes back.
 """
 
 from __future__ import annotations
@@ -61,8 +63,16 @@ def write_copy(document: Path | None, text: str, untitled_id: str, folder: Path 
 
 
 def discard(document: Path | None, untitled_id: str, folder: Path | None = None) -> None:
-    """The text was saved: its copy is no longer needed."""
-    copy_path(document, untitled_id, folder).unlink(missing_ok=True)
+    """The text was saved, or the writer discarded it: its copy, and the copy set aside when it
+    was offered, are no longer wanted."""
+    target = copy_path(document, untitled_id, folder)
+    target.unlink(missing_ok=True)
+    seen_path(target).unlink(missing_ok=True)
+
+
+def seen_path(copy: Path) -> Path:
+    """Where a copy is set aside once it has been offered."""
+    return copy.with_name(copy.name[: -len(SUFFIX)] + SEEN)
 
 
 def read_copy(path: Path) -> RecoveryCopy:
@@ -115,6 +125,6 @@ def copy_for(document: Path, folder: Path | None = None) -> RecoveryCopy | None:
 
 def set_aside(copy: RecoveryCopy) -> Path:
     """The copy has been offered: rename it so it is not offered again (it is kept)."""
-    kept = copy.copy.with_name(copy.copy.name[: -len(SUFFIX)] + SEEN)
+    kept = seen_path(copy.copy)
     copy.copy.replace(kept)
     return kept

@@ -3,8 +3,10 @@
 `DocumentController` holds the desk's `DocumentSession` for the file in the editor. Saves are
 atomic and keep the file's encoding and line endings. Unsaved text is copied to the recovery folder
 every `AUTOSAVE_MS`; opening a file whose recovery copy is newer offers that copy back, for that
-file (so its path, decisions and attachments apply). Opening a bundled sample opens an untitled
-copy, so Ctrl+S can never overwrite the installed sample.
+file (so its path, decisions and attachments apply). Saving, or answering **Discard** to "Save your
+changes first?", removes the copies (the one set aside when it was offered too): saved text leaves
+no side file, discarded text never comes back at the next start. Opening a bundled sample opens an
+untitled copy, so Ctrl+S can never overwrite the installed sample.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ class DocumentController(QObject):
         self.recovery_folder: Path | None = None
         """Where recovery copies go (None: the user's data folder)."""
         self.confirm_discard: Callable[[], bool] = self._ask_discard
+        """May the editor's text be replaced or the window closed (unsaved text saved or discarded)?"""
+        self.ask_unsaved: Callable[[], str] = self._ask_unsaved
+        """Asked by `confirm_discard` when the text is unsaved: "save", "discard" or "cancel"."""
+        self.recovered_from: Path | None = None
+        """The set-aside copy whose text the editor took back: removed once saved or discarded."""
         self.confirm_recovery: Callable[[str], bool] = self._ask_recovery
         self.confirm_changed: Callable[[str], str] = self._ask_changed
         """Asked when the file changed on disk since it was read: "overwrite", "reload" or "cancel"."""
@@ -81,6 +88,7 @@ class DocumentController(QObject):
             self.message.emit(f"Could not open {path}: {exc.message}")
             return False
         self.session = session
+        self.recovered_from = None
         self._show(session.text)
         self._remember_recent(session.path)
         if offer_recovery and session.path is not None:
@@ -99,6 +107,7 @@ class DocumentController(QObject):
             return False
         self.session = self.desk.untitled(source.text, folder=path.parent)  # its bibliography, its sources
         self.untitled_id = uuid.uuid4().hex[:12]
+        self.recovered_from = None
         self._show(source.text)
         self.editor.document().setModified(True)
         self.message.emit(f"Opened a copy of {path.name}: save it somewhere of yours to keep it")
@@ -134,8 +143,9 @@ class DocumentController(QObject):
         question = f"CiteDesk found {copy.describe()}. Open it? (It stays in {copy.copy.parent} either way.)"
         accepted = self.confirm_recovery(question)
         text = copy.text()
-        copies.set_aside(copy)
+        kept = copies.set_aside(copy)
         if accepted:
+            self.recovered_from = kept
             self.editor.setPlainText(text.replace("\r\n", "\n"))
             self.editor.document().setModified(True)
             self.message.emit(f"Recovered {copy.describe()}")
@@ -171,7 +181,7 @@ class DocumentController(QObject):
             self.write_recovery()
             return False
         copies.discard(old, self.untitled_id, self.recovery_folder)
-        copies.discard(self.path, self.untitled_id, self.recovery_folder)
+        self.forget_copies()
         self.editor.document().setModified(False)
         self._remember_recent(self.path)
         self._title()
@@ -230,9 +240,26 @@ class DocumentController(QObject):
         if self.editor.document().isModified():
             copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder)
 
+    def forget_copies(self) -> None:
+        """The text was saved or discarded: no recovery copy of it is kept, nor the set-aside copy
+        it was recovered from (which may be another window's, an untitled document's)."""
+        copies.discard(self.path, self.untitled_id, self.recovery_folder)
+        if self.recovered_from is not None:
+            self.recovered_from.unlink(missing_ok=True)
+            self.recovered_from = None
+
     def _ask_discard(self) -> bool:
         if not self.editor.document().isModified():
             return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save()
+        if answer == "discard":
+            self.forget_copies()
+            return True
+        return False
+
+    def _ask_unsaved(self) -> str:
         answer = QMessageBox.question(
             self.window,
             "Unsaved changes",
@@ -242,8 +269,8 @@ class DocumentController(QObject):
             | QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+            return "save"
+        return "discard" if answer == QMessageBox.StandardButton.Discard else "cancel"
 
     def _ask_changed(self, question: str) -> str:
         box = QMessageBox(QMessageBox.Icon.Warning, "Changed on disk", question, parent=self.window)
