@@ -422,9 +422,13 @@ class DocumentSession:
         return resolved
 
     def citation_keys(self, text: str | None = None) -> list[tuple[str, str]]:
-        """(key, title) of every entry of the document's bibliographies, by key: what `@` completes
-        to as the writer types. Empty for a numbered document, or while a bibliography cannot be
-        read (the audit says why)."""
+        """(key, title) of every entry of the document's bibliographies, by key. Empty for a
+        numbered document, or while a bibliography cannot be read (the audit says why)."""
+        return _keys_and_titles(self.citation_works(text))
+
+    def citation_works(self, text: str | None = None) -> tuple[BibReference, ...]:
+        """Every entry of the document's bibliographies: what `@` completes to as the writer types
+        (found by key, author, year or title). Empty as `citation_keys` is."""
         options = self.options()
         try:
             named = self.path or (self.folder / "Untitled" if self.folder else None)
@@ -437,8 +441,8 @@ class DocumentSession:
                 anywhere=options.allow_local_paths,
             )
         except InputError:
-            return []
-        return _keys_and_titles(cited.works if cited is not None else ())
+            return ()
+        return tuple(cited.works) if cited is not None else ()
 
     @staticmethod
     def citation_keys_of(report: Report) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from citedesk.core.findings import Finding, Fix
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
+from citedesk.core.works import BibReference
 from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
 from citedesk.desk.state import DocumentState
@@ -197,10 +198,10 @@ class MainWindow(QMainWindow):
     def report(self) -> Report | None:
         return self.state.report
 
-    def _citation_keys(self) -> Callable[[], list[tuple[str, str]]]:
+    def _citation_keys(self) -> Callable[[], tuple[BibReference, ...]]:
         """The job that reads the document's citation keys (the text is read here, on the GUI thread)."""
         session, text = self.document.session, self.editor.toPlainText()
-        return lambda: session.citation_keys(text)
+        return lambda: session.citation_works(text)
 
     def _job(self) -> Job:
         session = self.document.session
@@ -252,7 +253,7 @@ class MainWindow(QMainWindow):
         self.audits.progress.connect(self._on_progress)
         self.state.on_change("report", self._show_report)
         self.audits.audit_finished.connect(
-            lambda report: self.completion.refresh(DocumentSession.citation_keys_of(report))
+            lambda report: self.completion.refresh(report.document.bibliography or ())
         )
         self.audits.audit_failed.connect(self._on_failed)
         self.audits.audit_cancelled.connect(self._on_cancelled)
@@ -290,7 +291,7 @@ class MainWindow(QMainWindow):
         self.assist.load()
         self.completion.refresh()
         place = self._apply_layers()
-        self.audits.start()
+        self.document.when_store_ready(self.audits.start)  # the first store open off the GUI thread
         if self.layers.notices and place not in self._noticed:  # once per document, not every audit
             self._noticed.add(place)
             self.show_message(" · ".join(self.layers.notices))

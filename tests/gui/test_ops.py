@@ -167,7 +167,7 @@ def test_the_window_keeps_decisions_attaches_and_exports_off_the_gui_thread(
 
         monkeypatch.setattr(DocumentSession, name, run)
 
-    for name in ("keep_decision", "attach", "export", "citation_keys"):
+    for name in ("keep_decision", "attach", "export", "citation_works"):
         watched(name)
     audited_copy(qtbot, window, tmp_path / "problems.md")
     assert window.report is not None
@@ -184,10 +184,10 @@ def test_the_window_keeps_decisions_attaches_and_exports_off_the_gui_thread(
     with qtbot.waitSignal(window.document.message, timeout=10_000):
         window.document.export_report(window.report, tmp_path / "report.html")
     assert (tmp_path / "report.html").is_file()
-    assert set(ran_on) == {"keep_decision", "attach", "export", "citation_keys"}
+    assert set(ran_on) == {"keep_decision", "attach", "export", "citation_works"}
     assert ran_on["keep_decision"].startswith(STORE_THREAD)
     assert ran_on["attach"].startswith(STORE_THREAD)
-    assert ran_on["citation_keys"].startswith(STORE_THREAD)
+    assert ran_on["citation_works"].startswith(STORE_THREAD)
     assert ran_on["export"].startswith(POOL_THREAD)
 
 

@@ -74,7 +74,9 @@ def test_at_completes_with_the_bibliographys_keys_as_the_writer_types(
     assert popup.isVisible()
     model = completer.completionModel()
     shown = [model.index(row, 0).data() for row in range(model.rowCount())]
-    assert shown == ["moreau2021 — Tree Canopy and Afternoon Heat in 112 Mid-Sized Cities"]
+    assert shown == [
+        "moreau2021 — Moreau & Okafor (2021) Tree Canopy and Afternoon Heat in 112 Mid-Sized Cities"
+    ]
     with qtbot.waitSignal(window.completion.completed, timeout=5_000) as chosen:
         qtbot.keyClick(popup, Qt.Key.Key_Return)
     assert chosen.args == ["moreau2021"]

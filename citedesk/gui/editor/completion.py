@@ -1,12 +1,16 @@
 """`@` completion: the bibliography's citation keys offered as the writer types a pandoc citation.
 
-Typing `@` (or more of a key after it: `[see @mor`) opens a list of the keys that start with what
-was typed, each shown with its title; choosing one completes the key, in braces where pandoc needs
-them (`@{odd.key.}`). The keys come from the desk (`DocumentSession.citation_keys`: the front
-matter's bibliographies and the document's own setting); the window refreshes them when a
-document opens, when its bibliography changes (read off the GUI thread: the store, the bibliography
-files) and after each audit (from its report) — never per keystroke. A numbered document has no
-keys, so nothing is offered.
+Typing `@` (or more after it: `[see @mor`) opens a list of the entries the typed word finds, each
+shown as `key — Author (Year) Title`; choosing one completes the key, in braces where pandoc needs
+them (`@{odd.key.}`). A writer remembers a work by its author, its year or a word of its title more
+often than by its key, so all of those are searched (`ranked`): keys that start with the word
+first, then entries by an author or of a year that does, then those with a title word that does,
+then keys that merely contain it; accents and case do not count (`@lea` finds Léa). The entries
+come from the desk (`DocumentSession.citation_works`: the front matter's bibliographies and the
+document's own setting); the window refreshes them when a document opens, when its bibliography
+changes (read off the GUI thread: the store, the bibliography files) and after each audit (from its
+report) — never per keystroke; each keystroke only ranks them. A numbered document has no
+bibliography, so nothing is offered.
 
 `ask_bibliography` is the File menu's per-document bibliography setting, where the keys come from.
 """
@@ -14,10 +18,14 @@ keys, so nothing is offered.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from citedesk.core.citekeys import is_simple_key
+from citedesk.core.works import BibReference
 from citedesk.desk import DocumentSession
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
@@ -36,21 +44,95 @@ from citedesk.gui.qt import (
 )
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
+Work = BibReference | tuple[str, str]
+"""What the completion offers: a bibliography's entry, or a bare (key, title)."""
 _CHOOSE = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab)
 BIBLIOGRAPHY_FILTER = "Bibliographies (*.bib *.bibtex *.json *.yaml *.yml *.ris)"
 # what is being typed right before the cursor: `@` (not inside a word or an e-mail address), an
 # optional `{`, and the start of a key
 _TYPED_KEY = re.compile(r"(?<![\w.])-?@(\{?[\w:.#$%&\-+?<>~/]*)$")
+_WORD = re.compile(r"\w+")
+MAX_SHOWN = 100
+"""Rows in the popup, at most: a thesis bibliography has thousands; typing more narrows them."""
+
+
+def fold(text: str) -> str:
+    """`text` as it is compared: case and accents dropped, so `@lea` finds Léa and `@MO` Moreau."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One bibliography entry as the completion offers it: found by its key, authors, year or title
+    words, and shown as `key — Author (Year) Title`."""
+
+    key: str
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    """Each "Family, Given" (or an organisation's one name), as the bibliography names them."""
+    year: str = ""
+
+    @classmethod
+    def of(cls, work: BibReference | tuple[str, str]) -> Candidate:
+        """A bibliography's entry, or a bare (key, title) pair."""
+        if isinstance(work, tuple):
+            return cls(work[0], work[1])
+        return cls(work.key, work.title or "", work.entry.authors, work.year or "")
+
+    @property
+    def shown(self) -> str:
+        """`moreau2021 — Moreau & Okafor (2021) Tree Canopy…`: how writers cite, after the key."""
+        families = [(name.split(",", 1)[0] if "," in name else name).strip() for name in self.authors]
+        families = [name for name in families if name]
+        who = f"{families[0]} et al." if len(families) > 2 else " & ".join(families)
+        if self.year:
+            who = f"{who} ({self.year})" if who else f"({self.year})"
+        about = " ".join(part for part in (who, self.title) if part)
+        return f"{self.key} — {about}" if about else self.key
+
+    @cached_property
+    def _folded(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """(key, author and year words, title words), folded once: ranking runs on each keystroke."""
+        people = tuple(_WORD.findall(fold(" ".join(self.authors))))
+        return fold(self.key), (*people, self.year), tuple(_WORD.findall(fold(self.title)))
+
+    def tier(self, typed: str) -> int | None:
+        """How well the folded word `typed` finds this entry (lower is better), or None: 0 the key
+        starts with it, 1 an author's name or the year does, 2 a title word does, 3 the key contains
+        it."""
+        key, people, words = self._folded
+        if key.startswith(typed):
+            return 0
+        if any(word.startswith(typed) for word in people):
+            return 1
+        if any(word.startswith(typed) for word in words):
+            return 2
+        return 3 if typed in key else None
+
+
+def ranked(candidates: Iterable[Candidate], typed: str, limit: int = MAX_SHOWN) -> list[Candidate]:
+    """The entries `typed` (what follows the `@`) finds, best first and by key within a tier; every
+    entry, by key, while nothing is typed."""
+    word = fold(typed.lstrip("{"))
+    found = []
+    for candidate in candidates:
+        tier = candidate.tier(word) if word else 0
+        if tier is not None:
+            found.append((tier, candidate.key.casefold(), candidate))
+    found.sort(key=lambda row: (row[0], row[1]))
+    return [candidate for _, _, candidate in found[:limit]]
 
 
 class CitationCompleter(QObject):
-    """A popup of citation keys on the editor; `completed` says which key was inserted."""
+    """A popup of citation keys on the editor; `completed` says which key was inserted.
+
+    The popup shows only what `ranked` found for the word typed (the completer does no filtering of
+    its own), so its order is the ranking's."""
 
     completed = Signal(str)
 
-    def __init__(
-        self, editor: QPlainTextEdit, look_up: Callable[[], Callable[[], list[tuple[str, str]]]]
-    ) -> None:
+    def __init__(self, editor: QPlainTextEdit, look_up: Callable[[], Callable[[], Sequence[Work]]]) -> None:
         super().__init__(editor)
         self.editor = editor
         self._look_up = look_up
@@ -58,12 +140,13 @@ class CitationCompleter(QObject):
         off the GUI thread)."""
         self._refreshes = 0
         self._inserting = False
+        self.candidates: list[Candidate] = []
         self.model = QStandardItemModel(self)
+        """What the popup shows now: the ranked entries for the word being typed."""
         self.completer = QCompleter(self.model, self)
         self.completer.setWidget(editor)
         self.completer.setCompletionRole(KEY_ROLE)
-        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.completer.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
         self.completer.setMaxVisibleItems(12)
         self.completer.activated.connect(self._chosen)  # a row clicked: its key (the completion role)
         popup = self.completer.popup()
@@ -88,26 +171,30 @@ class CitationCompleter(QObject):
             return True
         return super().eventFilter(watched, event)
 
-    def refresh(self, keys: list[tuple[str, str]] | None = None) -> None:
-        """Show `keys` (an audit's), or read them again off the GUI thread (a document opened, its
-        bibliography changed): they are shown unless newer keys came meanwhile."""
+    def refresh(self, works: Sequence[Work] | None = None) -> None:
+        """Offer `works` (an audit's bibliography), or read them again off the GUI thread (a
+        document opened, its bibliography changed): they are offered unless newer ones came
+        meanwhile."""
         self._refreshes += 1
-        if keys is not None:
-            self._show(keys)
+        if works is not None:
+            self._keep(works)
             return
         refresh = self._refreshes
         run_op(
             self,
             self._look_up(),
-            lambda found: self._show(found) if refresh == self._refreshes else None,
+            lambda found: self._keep(found) if refresh == self._refreshes else None,
             label="Reading the bibliography…",
         )
 
-    def _show(self, keys: list[tuple[str, str]]) -> None:
+    def _keep(self, works: Sequence[Work]) -> None:
+        self.candidates = [Candidate.of(work) for work in works]
+
+    def _show(self, candidates: list[Candidate]) -> None:
         self.model.clear()
-        for key, title in keys:
-            item = QStandardItem(f"{key} — {title}" if title else key)
-            item.setData(key, KEY_ROLE)
+        for candidate in candidates:
+            item = QStandardItem(candidate.shown)
+            item.setData(candidate.key, KEY_ROLE)
             item.setEditable(False)
             self.model.appendRow(item)
 
@@ -119,19 +206,17 @@ class CitationCompleter(QObject):
         return match.group(1) if match else None
 
     def _changed(self, position: int, removed: int, added: int) -> None:
-        """One character typed at the cursor: offer the keys that start with what is typed."""
+        """One character typed at the cursor: offer the entries the typed word finds (`ranked`)."""
         popup = self.completer.popup()
         if popup is None:
             return
         typing = added == 1 and self.editor.textCursor().position() == position + added
         typed = self.typed_key() if typing and not self._inserting else None
-        if typed is None or not self.model.rowCount():
+        found = ranked(self.candidates, typed) if typed is not None else []
+        if not found:
             popup.hide()
             return
-        self.completer.setCompletionPrefix(typed.lstrip("{"))
-        if self.completer.completionCount() == 0:
-            popup.hide()
-            return
+        self._show(found)
         area = self.editor.cursorRect()
         area.setWidth(max(320, popup.sizeHintForColumn(0) + 24))
         self.completer.complete(area)
