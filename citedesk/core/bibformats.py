@@ -21,6 +21,7 @@ from bibtexparser.library import Library
 from bibtexparser.middlewares import LatexDecodingMiddleware, NameParts, SeparateCoAuthors, SplitNameParts
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, Field, ImplicitComment, ParsingFailedBlock
 
+from citedesk.core import bibsyntax
 from citedesk.core.bibliography import (
     BibEntry,
     BibliographyError,
@@ -72,8 +73,15 @@ without logging set up by the application those lines are not printed a second t
 
 def read_bibtex(text: str, source: str | None) -> Read:
     """Entries of a .bib file; raises BibliographyError at the first block bibtexparser rejects, and
-    for text that holds no entry at all (a file of prose or of bytes is not an empty bibliography)."""
+    for text that holds no entry at all (a file of prose or of bytes is not an empty bibliography).
+
+    The error names the line and column where pandoc would stop (`core.bibsyntax`), not where the
+    entry starts. An entry bibtexparser reads although pandoc would not (a comma missing between
+    two fields) is used, with a warning at that line and column: the audit can go on, but the
+    writer's pandoc build will fail there."""
     library = parse_string(text)
+    problems = bibsyntax.syntax_problems(text) if library.failed_blocks or "@" in text else []
+    by_line = {bibsyntax.position(text, p.entry_offset)[0]: p for p in problems}
     warnings: list[str] = []
     for block in library.failed_blocks:
         line = (block.start_line or 0) + 1
@@ -82,10 +90,20 @@ def read_bibtex(text: str, source: str | None) -> Read:
                 f"the key {block.key!r} is defined again (line {line}); the first definition is used"
             )
             continue
+        problem = by_line.get(line)
+        if problem is not None:  # pandoc's position, not bibtexparser's (`core.bibsyntax`)
+            at, column = bibsyntax.position(text, problem.offset)
+            raise BibliographyError(problem.reason, source=source, line=at, column=column)
         reason = "this entry cannot be read"
         if isinstance(block, ParsingFailedBlock) and block.error is not None:
             reason, line = _bibtex_reason(block.error, text, line)
         raise BibliographyError(reason, source=source, line=line)
+    for problem in problems:
+        at, column = bibsyntax.position(text, problem.offset)
+        warnings.append(
+            f"line {at}, column {column}: {problem.reason}. pandoc stops reading the file there; "
+            "CiteDesk read the entry as best it could"
+        )
     if not library.entries and "@" in text and not library.comments and not library.strings:
         raise BibliographyError("no BibTeX entry (`@article{key, …}`) found", source=source)
     if not library.entries and not library.strings and not library.preambles:

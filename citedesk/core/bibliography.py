@@ -30,13 +30,19 @@ class BibFormat(StrEnum):
 class BibliographyError(InputError):
     """A bibliography that cannot be read, with where (`source`, `line`) and why, for the writer."""
 
-    def __init__(self, reason: str, *, source: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self, reason: str, *, source: str | None = None, line: int | None = None, column: int | None = None
+    ) -> None:
         self.reason = reason
         self.source = source
         self.line = line
+        self.column = column
+        """Where on the line (from 1), for a syntax error: the character pandoc stops at."""
         where = source or "the bibliography"
         if line is not None:
             where += f", line {line}"
+        if line is not None and column is not None:
+            where += f", column {column}"
         super().__init__(f"{where}: {reason}")
 
 

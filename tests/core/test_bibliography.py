@@ -193,10 +193,10 @@ def test_ris_attachments() -> None:
         (
             BibFormat.BIBTEX,
             "@article{a,\n  title = {Open\n\n@book{b, title = {B}}\n",
-            1,
-            "Unexpected block start",
+            5,  # where pandoc stops: the end of the file, inside the brace opened on line 2
+            "never closed",
         ),
-        (BibFormat.BIBTEX, "@misc{c title = {no comma}}\n", 1, "Expected comma"),
+        (BibFormat.BIBTEX, "@misc{c title = {no comma}}\n", 1, "expected `,` after the key"),
         (BibFormat.CSL_JSON, '[\n  {"id": "a",\n   "title": "x",,}\n]', 3, "not valid JSON"),
         (BibFormat.CSL_JSON, '{"id": "a"}', 1, "list of items"),
         (BibFormat.CSL_JSON, '[{"title": "no id"}]', None, "item 1 has no `id`"),

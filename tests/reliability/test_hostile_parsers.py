@@ -348,10 +348,10 @@ def test_a_bibtex_error_points_at_the_broken_line() -> None:
     text = "@article{ok, title = {Fine}}\n\n@article{broken,\n  title = {Heat},\n  author {Smith},\n}\n"
     with pytest.raises(BibliographyError) as caught:
         parse_bibliography(text, BibFormat.BIBTEX, source="refs.bib")
-    assert caught.value.line == 5  # `author {Smith}`, not 3 where the entry starts
-    assert "in the entry that starts on line 3" in caught.value.reason
+    assert (caught.value.line, caught.value.column) == (5, 10)  # `{` where `=` belongs, not line 3
+    assert "after the field name `author`" in caught.value.reason
     unclosed = "@article{open,\n  title = {Heat,\n}\n\n@book{next, title = {Cool}}\n"
     with pytest.raises(BibliographyError) as caught:
         parse_bibliography(unclosed, BibFormat.BIBTEX, source="refs.bib")
-    assert caught.value.line == 1  # the entry never closed …
-    assert "still open on line 5" in caught.value.reason  # … until the next one starts
+    assert (caught.value.line, caught.value.column) == (5, 1)  # where pandoc stops: the next entry
+    assert "still open where the next one starts" in caught.value.reason
