@@ -131,9 +131,9 @@ class Embedder:
             )
         if self.backend == "onnx":
             raise ModelMissing(f"no ONNX model for {folder} (`citedesk models prepare` makes it)")
-        from citedesk.evidence.onnx_export import start_background_export  # noqa: PLC0415
+        from citedesk.evidence.onnx_export import export_in_background  # noqa: PLC0415
 
-        start_background_export(folder)  # this audit embeds with torch; the next one with ONNX
+        export_in_background(folder)  # this audit embeds with torch; the next one with ONNX
         return None
 
     def _fall_back(self, why: str) -> OnnxEncoder | None:

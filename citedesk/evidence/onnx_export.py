@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -166,6 +167,16 @@ def start_background_export(model_dir: Path) -> subprocess.Popen[bytes] | None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # neither the window's nor the terminal's signals reach it
     )
+
+
+def export_in_background(model_dir: Path) -> bool:
+    """`start_background_export`, its end awaited by a daemon thread (no zombie in a long-lived
+    process, no warning about a child still running); whether one was started."""
+    process = start_background_export(model_dir)
+    if process is None:
+        return False
+    threading.Thread(target=process.wait, name="onnx-export-reaper", daemon=True).start()
+    return True
 
 
 def main(argv: list[str]) -> int:
