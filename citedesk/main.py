@@ -1,4 +1,5 @@
-"""The entry point: `citedesk` with a command runs the CLI; with none (or `open FILE`) the window.
+"""The entry point: `citedesk` with a command runs the CLI; with none, `open FILE…` or bare document
+paths (`citedesk draft.md`), the window.
 
 The one module that knows both front ends (the composition root): the CLI never imports the GUI,
 and the GUI never imports the CLI.
@@ -21,8 +22,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(argv, open_window=open_window)
 
 
-def open_window(path: str | None) -> int:
-    """Open the window (on `path`); without PySide6, say so and point at the commands."""
+def open_window(paths: Sequence[str] = ()) -> int:
+    """Open the window: on each of `paths` (one window each), or empty; without PySide6, say so and
+    point at the commands."""
     try:
         from citedesk.gui.app import run  # noqa: PLC0415
     except ImportError as exc:
@@ -31,7 +33,7 @@ def open_window(path: str | None) -> int:
             file=sys.stderr,
         )
         return 2
-    return run(path)
+    return run(*paths)
 
 
 if __name__ == "__main__":

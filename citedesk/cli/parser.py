@@ -78,8 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
         "samples", help="print the bundled sample documents and their paths (try: citedesk audit PATH)"
     )
 
-    window = commands.add_parser("open", help="open the window (the default with no command)")
-    window.add_argument("file", nargs="?", help="a document to open")
+    window = commands.add_parser(
+        "open",
+        help="open the window (the default with no command; `citedesk FILE…` is `citedesk open FILE…`)",
+    )
+    window.add_argument("file", nargs="*", help="documents to open, one window each")
 
     fix = commands.add_parser(
         "fix",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 
 from citedesk.desk.desk import warm_up
 from citedesk.gui.dialogs.settings_dialog import apply_theme
@@ -25,14 +26,18 @@ from citedesk.gui.main_window import MainWindow
 from citedesk.gui.qt import QApplication, QObject, QTimer
 
 
-def run(path: str | None = None) -> int:
+def run(*paths: str) -> int:
+    """The window on each of `paths` (`citedesk a.md b.md`: one window each), or one empty window."""
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("CiteDesk")
     app.setOrganizationName("CiteDesk")
-    window = MainWindow()
-    apply_theme(str(window.settings.value("theme", "system")))
-    window.show()
-    when_ready(lambda: _first_document(window, path), window)
+    windows = []  # held until the loop ends: a window no one refers to would be collected
+    for path in paths or [None]:
+        window = MainWindow()
+        apply_theme(str(window.settings.value("theme", "system")))
+        window.show()
+        when_ready(partial(_first_document, window, path), window)
+        windows.append(window)
     return int(app.exec())
 
 
