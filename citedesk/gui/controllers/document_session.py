@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citedesk.core.report import Report
-from citedesk.desk import Desk, DocumentSession
+from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
 from citedesk.errors import CiteDeskError, DocumentChangedError
 from citedesk.gui.ops import run_op
@@ -61,6 +61,8 @@ class DocumentController(QObject):
         """Asked by `confirm_discard` when the text is unsaved: "save", "discard" or "cancel"."""
         self.recovered_from: Path | None = None
         """The set-aside copy whose text the editor took back: removed once saved or discarded."""
+        self.store_ready = False
+        """The store has been opened once, off the GUI thread (`when_store_ready`)."""
         self.confirm_recovery: Callable[[str], bool] = self._ask_recovery
         self.confirm_changed: Callable[[str], str] = self._ask_changed
         """Asked when the file changed on disk since it was read: "overwrite", "reload" or "cancel"."""
@@ -135,8 +137,29 @@ class DocumentController(QObject):
             return None
         if not self._offer(copy):
             return None
-        self.recovered.emit()  # the file's own text was opened (and audited) first
+        self.when_store_ready(self.recovered.emit)  # the file's own text was opened (and audited) first
         return copy
+
+    def when_store_ready(self, then: Callable[[], object]) -> None:
+        """Call `then` on the GUI thread once the store has been opened off it. An audit reads the
+        document's attachments from the store as it starts, and asks the judge registry whether
+        its judge sends text, on the GUI thread; the first time, that imports the store and the
+        judge's module and creates or migrates the store's file, which held the window 0.3–0.5 s
+        at the first open (tests/bench/first_open.py). Later calls find both quick."""
+        if self.store_ready:
+            then()
+            return
+        session, judge = self.session, self.desk.options.judge
+
+        def first_time() -> None:
+            models.judge_sends_text(judge)  # imports the judge's module
+            session.attachments_split()
+
+        def ready(_result: object = None) -> None:
+            self.store_ready = True
+            then()
+
+        run_op(self, first_time, ready, ready, label="Opening the store…")
 
     def _offer(self, copy: copies.RecoveryCopy) -> bool:
         """Ask whether to take the copy's text; the copy is set aside (kept) either way."""
