@@ -11,28 +11,134 @@
   stay). A key cited in the text (`@ghost2020 says`) is part of the sentence: no removal is
   offered for it.
 - `duplicate_reference`: two entries for the same work — the same DOI (ignoring case), or the
-  same normalised title and year — and only when the document cites both (a bibliography
+  same normalised title and year — and only when the document cites (or `nocite` lists) both (a bibliography
   exported whole from a reference manager holds many duplicates no one cites); the fix cites the
   first entry wherever the other is cited.
 
 Uncited entries are not orphans (pandoc documents cite a few keys of a large library), and there
 are no malformed markers: what is not a citation to pandoc is text.
+
+`nocite:` in the front matter (`nocite: | @a, @b`, or `@*` for every entry) lists entries that are
+not cited: pandoc prints them in the bibliography all the same. So an entry it names counts as
+listed wherever a finding is about what the bibliography will print — two entries for one work
+are a `duplicate_reference` when both are cited *or listed* (the finding sits on the citation, or
+on the `nocite` key when neither is cited: no fix is offered there, it is the front matter's to
+edit) — and a `nocite` key that no bibliography has is reported on that key (pandoc warns
+"citation … not found" and prints nothing for it), with no fix.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
-from citedesk.core.bibliography import duplicate_entries
+from citedesk.core.bibliography import BibliographyError, duplicate_entries
 from citedesk.core.citekeys import is_cross_reference
 from citedesk.core.document import Document
 from citedesk.core.findings import Applicability, Finding, Fix, Kind, make_finding
 from citedesk.core.near_keys import NearKey, near_keys
 from citedesk.core.repair import MergeReference, RemoveCitation, RetargetCitation, make_fix
+from citedesk.core.safeload import safe_yaml
+
+_NOCITE_KEY = re.compile(r"(?<![\w.])@(?:\{([^{}\s]+)\}|([\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*))")
+"""A key in `nocite:` as pandoc reads it there (the metadata is Markdown: `@key`, `@{odd key}`)."""
+_NOCITE_FIELD = re.compile(r"^nocite[ \t]*:", re.MULTILINE)
 
 
 def citekey_findings(document: Document) -> list[Finding]:
-    return [*missing_keys(document), *duplicate_works(document)]
+    listed = nocite(document.text)
+    return [
+        *missing_keys(document),
+        *missing_nocite_keys(document, listed),
+        *duplicate_works(document, listed),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Nocite:
+    """The entries a document's `nocite:` lists, each with where it is written in the text."""
+
+    keys: dict[str, tuple[int, int]]
+    """Key → the span of its `@key` in the front matter (the first, when written twice)."""
+    everything: tuple[int, int] | None = None
+    """The span of `@*` (every entry of the bibliographies is listed), when written."""
+
+    def lists(self, key: str) -> bool:
+        return self.everything is not None or key in self.keys
+
+    def span_of(self, key: str) -> tuple[int, int] | None:
+        return self.keys.get(key, self.everything)
+
+
+NO_NOCITE = Nocite({})
+
+
+def nocite(text: str) -> Nocite:
+    """The keys of the front matter's `nocite:` (a text or a list of texts, as pandoc accepts).
+    Front matter that is not valid YAML lists nothing here: reading the bibliography says why."""
+    lines = text.lstrip("\ufeff").splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return NO_NOCITE
+    start = len(text) - len(text.lstrip("\ufeff")) + len(lines[0])
+    end = start
+    for line in lines[1:]:
+        if line.rstrip() in ("---", "..."):
+            break
+        end += len(line)
+    else:
+        return NO_NOCITE
+    block = text[start:end]
+    field = _NOCITE_FIELD.search(block)
+    if field is None:
+        return NO_NOCITE
+    try:
+        data = safe_yaml(block)
+    except BibliographyError:
+        return NO_NOCITE
+    value = data.get("nocite") if isinstance(data, dict) else None
+    written = " ".join(str(v) for v in value) if isinstance(value, list) else str(value or "")
+    wanted = [m.group(1) or m.group(2) for m in _NOCITE_KEY.finditer(written)]
+    keys: dict[str, tuple[int, int]] = {}
+    everything: tuple[int, int] | None = None
+    for match in _NOCITE_KEY.finditer(block, field.end()):
+        key = match.group(1) or match.group(2)
+        if key not in wanted:
+            continue
+        span = (start + match.start(), start + match.end())
+        if key == "*":
+            everything = everything or span
+        else:
+            keys.setdefault(key, span)
+    return Nocite(keys, everything)
+
+
+def missing_nocite_keys(document: Document, listed: Nocite) -> list[Finding]:
+    """`nocite` keys that no bibliography has (pandoc lists nothing for them): a finding on the key,
+    with the near keys as a question when there are some, and no fix (the front matter is the
+    writer's to edit)."""
+    known = document.work_by_key
+    if not known:
+        return []
+    findings: list[Finding] = []
+    for key, span in listed.keys.items():
+        if key in known:
+            continue
+        near = near_keys(key, document.bibliography or ())
+        label = document.label(key)
+        if near:
+            options = " or ".join(document.label(candidate.key) for candidate in near)
+            message = (
+                f"`nocite` lists {label}, which is not a key of {_where(document)}: did you mean {options}?"
+            )
+            details = {"did_you_mean": [candidate.key for candidate in near], "nocite": True}
+            findings.append(make_finding(Kind.UNKNOWN_KEY, span, message, reference=key, details=details))
+            continue
+        message = (
+            f"`nocite` lists {label}, a key that is in no bibliography: {_bibliographies(document)}; "
+            "pandoc prints nothing for it."
+        )
+        findings.append(make_finding(Kind.FABRICATED, span, message, reference=key, details={"nocite": True}))
+    return findings
 
 
 def missing_keys(document: Document) -> list[Finding]:
@@ -94,26 +200,40 @@ def _unknown_key(document: Document, index: int, key: str, near: list[NearKey]) 
     )
 
 
-def duplicate_works(document: Document) -> list[Finding]:
+def duplicate_works(document: Document, listed: Nocite = NO_NOCITE) -> list[Finding]:
+    """Two entries for one work that the printed bibliography would both hold: both cited, or
+    listed by `nocite` (module docstring)."""
     citing = document.markers_citing
     entries = [work.entry for work in document.bibliography or ()]
     findings: list[Finding] = []
     for first, later in duplicate_entries(entries):
-        if first.key not in citing or later.key not in citing:
+        if not all(key in citing or listed.lists(key) for key in (first.key, later.key)):
             continue
         same_doi = bool(first.doi and later.doi and first.doi.lower() == later.doi.lower())
         what = f"same DOI, {first.doi}" if same_doi else "same title and year"
         old, new = document.label(later.key), document.label(first.key)
-        fix = make_fix(
-            f"Cite {new} instead of {old} everywhere", document, [MergeReference(later.key, first.key)]
-        )
-        index = citing[later.key][0]
+        both = f"{old} and {new} are two bibliography entries for one work ({what}); "
+        if later.key in citing:
+            fix = make_fix(
+                f"Cite {new} instead of {old} everywhere", document, [MergeReference(later.key, first.key)]
+            )
+            span = document.markers[citing[later.key][0]].span_of(later.key)
+            cited = "cites both." if first.key in citing else f"cites {old}, and its `nocite` lists {new}."
+            cited = "the document " + cited
+        else:
+            fix = None
+            span = listed.span_of(later.key) or (0, 0)
+            cited = (
+                f"the document cites {new}, and its `nocite` lists {old}: the bibliography would print "
+                "the work twice."
+                if first.key in citing
+                else "`nocite` lists both: the bibliography would print the work twice."
+            )
         findings.append(
             make_finding(
                 Kind.DUPLICATE_REFERENCE,
-                document.markers[index].span_of(later.key),
-                f"{old} and {new} are two bibliography entries for one work ({what}); the document "
-                "cites both.",
+                span,
+                both + cited,
                 reference=later.key,
                 fixes=(fix,) if fix else (),
                 details={"duplicate_of": first.key},
