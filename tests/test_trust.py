@@ -275,7 +275,7 @@ def test_with_no_host_reachable_nothing_is_a_dead_link_and_the_report_says_so(
     main(["audit", str(document), *LOCAL[1:]])  # without --offline: it tried, and says so once
     text = capsys.readouterr().out
     assert text.count("this machine seems to be offline") == 1
-    assert "0 of 2 citations checked; 2 not checked (offline 2)" in text
+    assert "nothing could be checked: 0 of 2 citations checked (offline 2)" in text
 
 
 def test_with_no_host_reachable_the_report_does_not_claim_the_indexes_were_asked(

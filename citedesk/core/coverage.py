@@ -100,15 +100,30 @@ class Coverage:
         counted = Counter(u.reason.value for u in self.unchecked)
         return dict(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
 
+    @property
+    def nothing_checked(self) -> bool:
+        """The text cites something and not one citation could be checked: then "no findings"
+        means nothing, and every summary leads with that instead (issue 28)."""
+        return self.citations > 0 and self.checked == 0
+
+    def why(self) -> str:
+        """The reasons with their counts: `offline 2, paywall or login page 1`."""
+        return ", ".join(f"{reason} {n}" for reason, n in self.reasons.items())
+
     def headline(self) -> str:
-        """`9 of 12 citations checked; 3 not checked (offline 2, paywall or login page 1)`."""
+        """`9 of 12 citations checked; 3 not checked (offline 2, paywall or login page 1)`; with
+        none checked, `nothing could be checked: 0 of 60 citations checked (offline 40, …)`.
+
+        The one sentence every summary of the coverage says — the text, Markdown and HTML reports
+        and the window's status bar — so they never disagree about what was checked."""
         if not self.citations:
             return "no citations"
         noun = "citation" if self.citations == 1 else "citations"
         line = f"{self.checked} of {self.citations} {noun} checked"
+        if self.nothing_checked:
+            return f"nothing could be checked: {line}" + (f" ({self.why()})" if self.unchecked else "")
         if self.unchecked:
-            why = ", ".join(f"{reason} {n}" for reason, n in self.reasons.items())
-            line += f"; {len(self.unchecked)} not checked ({why})"
+            line += f"; {len(self.unchecked)} not checked ({self.why()})"
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -118,6 +133,7 @@ class Coverage:
             "unchecked": len(self.unchecked),
             "unchecked_reasons": self.reasons,
             "offline": self.offline,
+            "nothing_checked": self.nothing_checked,
         }
 
 

@@ -290,14 +290,26 @@ def _context(report: Report, finding: Finding) -> str:
     return doc.text[line_start : line_end if line_end != -1 else len(doc.text)]
 
 
-def _headline(report: Report) -> str:
+def headline(report: Report) -> str:
+    """The report's first sentence: its findings (`3 findings (1 error, 2 warnings)`, `no
+    findings`) — but when the text cites something and not one citation could be checked, that
+    first, with why (`nothing could be checked: 0 of 60 citations checked (offline 60)`), since
+    "no findings" would read as "all is well"."""
     s = summary(report.findings)
     n = len(report.dismissed)
     hidden = f"; {n} dismissed as {'a false alarm' if n == 1 else 'false alarms'}" if n else ""
+    coverage = report.coverage_or_count()
     if not s["total"]:
-        return "no findings" + hidden
+        return (coverage.headline() if coverage.nothing_checked else "no findings") + hidden
     counts = [f"{n} {sev}{'s' if n != 1 else ''}" for sev, n in s["by_severity"].items() if n]
-    return f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)}){hidden}"
+    found = f"{s['total']} finding{'s' if s['total'] != 1 else ''} ({', '.join(counts)}){hidden}"
+    return f"{coverage.headline()}; {found}" if coverage.nothing_checked else found
+
+
+def coverage_line(report: Report) -> str | None:
+    """The coverage sentence under the headline (None: no citations, or the headline said it)."""
+    coverage = report.coverage_or_count()
+    return coverage.headline() if coverage.citations and not coverage.nothing_checked else None
 
 
 def _clip(text: str, limit: int) -> str:
@@ -314,10 +326,11 @@ def render_text(report: Report, *, colour: bool = False) -> str:
     def paint(text: str, code: str) -> str:
         return f"{code}{text}\033[0m" if colour else text
 
-    out = [f"{doc.path or '<text>'}: {_headline(report)}"]
+    out = [f"{doc.path or '<text>'}: {headline(report)}"]
     coverage = report.coverage_or_count()
-    if coverage.citations:
-        out.append(coverage.headline())
+    covered = coverage_line(report)
+    if covered:
+        out.append(covered)
     out.extend(f"note: {notice}" for notice in report.notices)
     if report.judge:
         out.append(f"judge: {_judge_line(report)}")
@@ -350,13 +363,28 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         out.append("")
         out.append(paint(f"Not checked ({_citations(len(coverage.unchecked))})", "\033[1m"))
         out.extend(f"  {doc.label(key)} {reason} — {where}" for key, reason, where in unchecked)
-    for source in report.sources:
-        if source is report.sources[0]:
-            out.append("")
-            out.append(paint("Sources", "\033[1m"))
-        truth = f"  ({source.check.words})" if source.check is not None else ""
-        out.append(f"  {doc.label(source.key)} {source.status}  {source.location or ''}{truth}")
+    rows = source_rows(report)
+    if rows:
+        out += ["", paint("Sources", "\033[1m")]
+        out.extend(
+            f"  {label} {status}  {location}" + (f"  ({truth})" if truth else "")
+            for label, status, location, truth in rows
+        )
     return "\n".join(out) + "\n"
+
+
+def source_rows(report: Report) -> list[tuple[str, str, str, str]]:
+    """(reference, status, location, what the indexes say) for each source, as every format lists
+    them: the text report, the Markdown table and the HTML list say the same."""
+    return [
+        (
+            report.document.label(source.key),
+            source.status,
+            source.location or "",
+            source.check.words if source.check is not None else "",
+        )
+        for source in report.sources
+    ]
 
 
 def _judge_line(report: Report) -> str:
@@ -388,10 +416,11 @@ def not_checked(report: Report) -> list[tuple[str, str, str]]:
 
 def render_markdown(report: Report) -> str:
     doc = report.document
-    out = [f"# CiteDesk report: {doc.path or 'text'}", "", f"**{_headline(report)}**", ""]
+    out = [f"# CiteDesk report: {doc.path or 'text'}", "", f"**{headline(report)}**", ""]
     coverage = report.coverage_or_count()
-    if coverage.citations:
-        out += [coverage.headline() + ".", ""]
+    covered = coverage_line(report)
+    if covered:
+        out += [covered + ".", ""]
     out += [f"Note: {notice}" for notice in report.notices]
     if report.judge:
         out += [f"Judge: {_judge_line(report)}", ""]
@@ -425,7 +454,16 @@ def render_markdown(report: Report) -> str:
             *(f"| {doc.label(key)} | {reason} | {where} |" for key, reason, where in unchecked),
             "",
         ]
+    rows = source_rows(report)
+    if rows:
+        out += ["## Sources", "", "| reference | status | location | indexes |", "|---|---|---|---|"]
+        out += ["| " + " | ".join(_cell(c) or "—" for c in row) + " |" for row in rows]
+        out.append("")
     return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _markdown_row(report: Report, f: Finding) -> str:
@@ -496,7 +534,18 @@ def render_html(report: Report) -> str:
             for key, reason, where in unchecked
         )
         items.append("</ul>")
-    facts = [coverage.headline()] if coverage.citations else []
+    rows = source_rows(report)
+    if rows:
+        items.append("<h2>Sources</h2><ul>")
+        items.extend(
+            f"<li>{html.escape(label)} {html.escape(status)} {html.escape(location)}"
+            + (f" ({html.escape(truth)})" if truth else "")
+            + "</li>"
+            for label, status, location, truth in rows
+        )
+        items.append("</ul>")
+    covered = coverage_line(report)
+    facts = [covered] if covered else []
     facts += list(report.notices)
     if report.judge:
         facts.append(f"Judge: {_judge_line(report)}")
@@ -506,7 +555,7 @@ def render_html(report: Report) -> str:
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>CiteDesk report: {name}</title>"
         f"<style>{_HTML_STYLE}</style></head><body><h1>CiteDesk report: {name}</h1>"
-        f"<p><strong>{html.escape(_headline(report))}</strong></p>"
+        f"<p><strong>{html.escape(headline(report))}</strong></p>"
         + "".join(f"<p>{html.escape(fact)}</p>" for fact in facts)
         + f"{''.join(items)}<h2>Document</h2><pre class='doc'>{''.join(body)}</pre></body></html>\n"
     )
