@@ -7,22 +7,38 @@ reference. Each surviving marker is then kept only if the local judge confirms t
 supports the sentence, and only if the deterministic audit of the text with the markers applied no
 longer finds the sentence uncited. Bounded: at most `MAX_CLAIMS` claims and `MAX_PASSES` requests
 per claim; the audit, not the model, decides when to stop.
+
+Every citation dialect alike (`core.dialects`): the request lists the works the document can cite
+written as the document writes a citation (`[3]`, `[@moreau2021]`), the answer is read in the
+document's dialect (with its bibliography), and what Claude's answer contributes is only *which*
+keys it cited — never where or how it wrote them. Those keys become dialect-neutral operations
+(`core.repair.cite_sentence`: `AddCitation`s at the sentence's end) that the dialect spells, so a
+pandoc document gets `[@moreau2021]` where the writer puts citations, whatever Claude wrote.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from citedesk.assist.atoms import decomposition_requests
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.checks import structural_findings
-from citedesk.core.dialects import dialect_for
-from citedesk.core.document import Document, parse_document, parse_structure
+from citedesk.core.dialects import dialect_for, registered
+from citedesk.core.document import (
+    Document,
+    Structure,
+    document_of,
+    parse_document,
+    parse_structure,
+    reparse,
+    structure_without_bibliography,
+)
 from citedesk.core.findings import Fix, Kind
 from citedesk.core.plan import plan_repairs
 from citedesk.core.repair import AddCitation, cite_sentence, prose_of
+from citedesk.core.works import BibReference
 from citedesk.errors import AssistError, RepairError
 
 SYSTEM = (
@@ -31,23 +47,32 @@ SYSTEM = (
     "add or remove any other character of the sentence. If no reference supports it, return it "
     'unchanged. Answer with JSON only: {"sentence": "the sentence with markers inserted"}.'
 )
+_NUMBERED_EXAMPLES = "[2] or [^smith]"
 
 
-def prose(text: str) -> str:
+def _read(text: str, like: Structure | None) -> Structure:
+    """`text` read the way `like` was (its dialect and bibliography), or as a numbered document."""
+    return reparse(like, text) if like is not None else parse_structure(text)
+
+
+def prose(text: str, like: Structure | None = None) -> str:
     """The text with every marker and reference entry removed — the same prose that every repair
-    must leave unchanged (`core.repair.prose_of`): inserting ` [3]` is not a prose change; any other
-    difference, even one space or comma, is."""
-    return prose_of(parse_structure(text))
+    must leave unchanged (`core.repair.prose_of`): inserting ` [3]` (or ` [@doe99]` in a pandoc
+    document, read `like` it) is not a prose change; any other difference, even one space or
+    comma, is."""
+    return prose_of(_read(text, like))
 
 
 def can_cite(document: Document) -> bool:
-    """Whether Claude can suggest citations for `document`: its answers are read the way a document
-    without a bibliography is (`parse_structure(text)`), so only documents read in that dialect."""
-    return document.dialect.name == dialect_for(None).name
+    """Whether Claude can suggest citations for `document`: in every dialect, since its answers
+    are read in the document's own (`check_insertion(like=…)`) and what it cites becomes an
+    `AddCitation` the dialect spells. Kept as the one question the engine asks before sending,
+    for a dialect that could not."""
+    return document.dialect in registered()
 
 
-def marker_keys(text: str) -> Counter[str]:
-    return Counter(key for marker in parse_structure(text).markers for key in marker.keys)
+def marker_keys(text: str, like: Structure | None = None) -> Counter[str]:
+    return Counter(key for marker in _read(text, like).markers for key in marker.keys)
 
 
 @dataclass(frozen=True)
@@ -57,11 +82,14 @@ class InsertionCheck:
     added: tuple[str, ...] = ()
 
 
-def check_insertion(original: str, proposed: str, references: set[str]) -> InsertionCheck:
-    """Accept `proposed` only if it differs from `original` by inserted markers of real references."""
-    if prose(proposed) != prose(original):
+def check_insertion(
+    original: str, proposed: str, references: set[str], like: Structure | None = None
+) -> InsertionCheck:
+    """Accept `proposed` only if it differs from `original` by inserted markers of real references;
+    both are read `like` the document (its dialect and bibliography), or as numbered documents."""
+    if prose(proposed, like) != prose(original, like):
         return InsertionCheck(False, "the answer changed the prose (rejected; nothing applied)")
-    before, after = marker_keys(original), marker_keys(proposed)
+    before, after = marker_keys(original, like), marker_keys(proposed, like)
     if before - after:
         return InsertionCheck(False, "the answer removed an existing citation (rejected)")
     added = tuple(sorted((after - before).keys()))
@@ -94,11 +122,18 @@ RETRY_NOTE = (
 )
 
 
-def what_would_be_sent(text: str, path: str | None = None) -> tuple[int, str]:
+def what_would_be_sent(
+    text: str, path: str | None = None, bibliography: Sequence[BibReference] | None = None
+) -> tuple[int, str]:
     """(number of requests, their exact text) that Claude assistance would send first for `text` —
     shown by `--assist-preview` and by the window before the writer turns assistance on: the
-    decomposition of long cited sentences, then citation insertion for uncited ones."""
-    document = parse_document(text, path)
+    decomposition of long cited sentences, then citation insertion for uncited ones. `text` is read
+    as the audit reads it: against its `bibliography`'s entries (a pandoc document), or, with None
+    (it names none), as numbered unless it cites keys only."""
+    if bibliography is None:
+        document = document_of(structure_without_bibliography(text), path)
+    else:
+        document = parse_document(text, path, bibliography)
     uncited = [f.claim_id for f in structural_findings(document) if f.kind is Kind.UNCITED and f.claim_id]
     requests = [r for _, r in decomposition_requests(document)] + [
         r for _, r in insertion_requests(document, uncited)
@@ -109,14 +144,32 @@ def what_would_be_sent(text: str, path: str | None = None) -> tuple[int, str]:
     return len(requests), "\n".join(shown)
 
 
+def system_for(structure: Structure) -> str:
+    """The instructions, with examples of markers written as the document writes them: `[2]` or
+    `[^smith]` in a numbered document (the same text as ever, so stored answers stay valid), the
+    dialect's own spelling in any other (`[@smith2020]`)."""
+    if structure.dialect is dialect_for(None):
+        return SYSTEM
+    return SYSTEM.replace(_NUMBERED_EXAMPLES, structure.dialect.group_label(structure, ["smith2020"]))
+
+
+def is_insertion_system(system: object) -> bool:
+    """Whether `system` is the instructions of a citation-insertion request, in any dialect."""
+    head, tail = SYSTEM.split(_NUMBERED_EXAMPLES)
+    return isinstance(system, str) and system.startswith(head) and system.endswith(tail)
+
+
 def request_for(sentence: str, document: Document, refused: str = "", attempt: int = 1) -> Request:
+    """The request for one sentence: the works the document can cite, each written as a citation
+    of it is (`[3] Title`, `[@moreau2021] Title`), and the sentence."""
     listing = "\n".join(
-        f"[{ref.key}] {ref.title or ref.url or ref.doi or ''}".rstrip() for ref in document.entries
+        f"{document.dialect.group_label(document, [work.key])} {work.title or work.url or work.doi or ''}".rstrip()
+        for work in document.works
     )
     prompt = f"REFERENCES:\n{listing}\n\nSENTENCE: {sentence}"
     if refused:
         prompt += f"\n\nYOUR PREVIOUS ANSWER WAS REFUSED (this is attempt {attempt}): {refused}"
-    return Request(SYSTEM, prompt, max_tokens=600)
+    return Request(system_for(document), prompt, max_tokens=600)
 
 
 @dataclass
@@ -153,7 +206,7 @@ def propose_citations(
     reference supports this"), a refusal or an HTTP error ends that claim's turn.
     """
     result = InsertionResult()
-    references = {ref.key for ref in document.entries}
+    references = {work.key for work in document.works}
     pending = dict.fromkeys(claim_ids[:MAX_CLAIMS], "")
     for pass_number in range(1, max_passes + 1):
         if not pending:
@@ -196,7 +249,7 @@ def _attempt(
         return _Attempt(refused=reason, problems=(reason,))
     # the check runs on the whole document, so nothing outside the sentence can change either
     whole = document.text[: claim.sentence.start] + proposed + document.text[claim.sentence.span_end :]
-    check = check_insertion(document.text, whole, references)
+    check = check_insertion(document.text, whole, references, like=document)
     if not check.accepted:
         return _Attempt(refused=check.reason, problems=(check.reason,))
     confirmed = tuple(key for key in check.added if confirm(claim_id, key))
@@ -221,7 +274,7 @@ def _audit_with(document: Document, suggested: dict[str, list[str]]) -> set[str]
         text = plan_repairs(document, [Fix("Claude's citations", (), tuple(operations))]).result
     except RepairError:
         return {c.id for c in document.claims if c.id in suggested}
-    audited = parse_document(text, document.path)
+    audited = document_of(reparse(document, text), document.path)
     uncited = {
         audited.claim_by_id[f.claim_id].fingerprint
         for f in structural_findings(audited)

@@ -20,6 +20,7 @@ from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
+from citedesk.desk.projects import Project, quarto_project
 from citedesk.errors import InputError, OutputError, RepairError, StoreError, UsageError
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
@@ -138,6 +139,13 @@ class DocumentSession:
         own = _bibliography(rows)
         base = self.desk.options
         sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
+        project = _quarto(self.path or self.folder, base.local_roots)
+        if project is not None:  # a Quarto book's chapter: the book's bibliography, its folder readable
+            base = replace(
+                base,
+                bibliographies=(*base.bibliographies, *project.bibliographies),
+                local_roots=(*base.local_roots, project.root),
+            )
         return replace(
             base,
             attached=tuple((key, Path(p)) for key, p in sorted(attached.items())),
@@ -429,6 +437,11 @@ class DocumentSession:
     def citation_works(self, text: str | None = None) -> tuple[BibReference, ...]:
         """Every entry of the document's bibliographies: what `@` completes to as the writer types
         (found by key, author, year or title). Empty as `citation_keys` is."""
+        return self._bibliography(text) or ()
+
+    def _bibliography(self, text: str | None = None) -> tuple[BibReference, ...] | None:
+        """The entries of the bibliographies the text names or is given (none while one cannot
+        be read); None when it names none (a numbered document)."""
         options = self.options()
         try:
             named = self.path or (self.folder / "Untitled" if self.folder else None)
@@ -442,7 +455,7 @@ class DocumentSession:
             )
         except InputError:
             return ()
-        return tuple(cited.works) if cited is not None else ()
+        return tuple(cited.works) if cited is not None else None
 
     @staticmethod
     def citation_keys_of(report: Report) -> list[tuple[str, str]]:
@@ -455,7 +468,8 @@ class DocumentSession:
         # deferred: it reads with every dialect (and their fuzzy key matching), not needed to show a window
         from citedesk.assist.insert import what_would_be_sent  # noqa: PLC0415
 
-        return what_would_be_sent(self.text if text is None else text, self._path_str())
+        text = self.text if text is None else text
+        return what_would_be_sent(text, self._path_str(), self._bibliography(text))
 
     def judge_preview(self, text: str | None = None) -> tuple[int, str]:
         """(cited sentence × reference pairs, the requests) the Claude judge would send."""
@@ -470,6 +484,16 @@ def _split(rows: list[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
     files = {key: path for key, path in rows if key and key != BIBLIOGRAPHY_SLOT}
     folders = [path for key, path in rows if not key]
     return files, folders
+
+
+def _quarto(where: Path | None, allowed: Sequence[Path]) -> Project | None:
+    """The Quarto book a document belongs to (`desk.projects`). One whose `_quarto.yml` cannot be
+    used adds nothing here (the window keeps working); `citedesk audit` reads the project itself
+    first, and says why (exit 2)."""
+    try:
+        return quarto_project(where, allowed) if where is not None else None
+    except InputError:
+        return None
 
 
 def _bibliography(rows: list[tuple[str, str]]) -> Path | None:

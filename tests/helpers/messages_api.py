@@ -103,7 +103,7 @@ def by_task(
         system = body.get("system")
         if system == atoms.SYSTEM:
             return facts(body)
-        if system == insertion.SYSTEM:
+        if insertion.is_insertion_system(system):
             return insert(body)
         if system == judging.SYSTEM and judge is not None:
             return judge(body)
