@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from citedesk.store import Store
 
 Vectors = npt.NDArray[np.float32]
-Backend = Literal["auto", "onnx", "torch"]
+Backend = Literal["either", "onnx", "torch"]
 
 _log = logging.getLogger(__name__)
 _said: set[str] = set()
@@ -56,7 +56,7 @@ def text_key(text: str) -> str:
 class Embedder:
     """Thread-safe, lazily loaded sentence encoder with a store-backed cache.
 
-    `backend`: "auto" runs ONNX Runtime when the model's ONNX file exists (and starts making it
+    `backend`: "either" runs ONNX Runtime when the model's ONNX file exists (and starts making it
     when it does not), torch otherwise; "onnx" insists on the file (ModelMissing without it);
     "torch" never touches ONNX. Why torch ran when ONNX was wanted is in `notice` (and said once
     per process on the log).
@@ -70,7 +70,7 @@ class Embedder:
         batch_size: int = 32,
         max_length: int = 128,
         threads: int | None = None,
-        backend: Backend = "auto",
+        backend: Backend = "either",
     ) -> None:
         self._model_dir = model_dir
         self.store = store
@@ -107,7 +107,7 @@ class Embedder:
             folder = self.model_dir
             if not (folder / "config.json").is_file():
                 raise ModelMissing(f"no model in {folder}")
-            if self.backend == "onnx" or (self.backend == "auto" and onnx_enabled()):
+            if self.backend == "onnx" or (self.backend == "either" and onnx_enabled()):
                 self._onnx = self._load_onnx(folder)
                 if self._onnx is not None:
                     return
