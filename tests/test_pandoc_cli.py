@@ -216,8 +216,12 @@ def test_chapters_are_audited_against_one_bibliography_with_a_summary_table(
         "document": "total",
         "citations": 6,
         "checked": 4,
+        "unchecked": 2,
+        "unchecked_reasons": {"key not in the bibliography": 2},
+        "nothing_checked": False,
         "findings": 3,
         "by_kind": {"fabricated": 2, "misattributed": 1},
+        "by_severity": {"error": 2, "warning": 1, "info": 0},
     }
 
     assert main(["audit", *args]) == 1

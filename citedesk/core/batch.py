@@ -9,7 +9,9 @@ Formats: `text` and `markdown` give each file's report, then the table; `json` g
 `{"version": 1, "files": [report, …], "summary": {"files": [row, …], "total": row}}`, each report
 exactly what `--format json` gives for that file alone (a file that failed is
 `{"document": PATH, "error": MESSAGE}`), each row `{"document", "citations", "checked",
-"findings", "by_kind"}`.
+"unchecked", "unchecked_reasons", "nothing_checked", "findings", "by_kind", "by_severity"}` (the
+single-file summary's counts) and `summary.notices` what every file's report said, once
+(`core.corpus`: the text and Markdown output say those once, before the files).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citedesk.core.corpus import file_summary, for_corpus, render_said_once, said_once, total_summary
 from citedesk.core.findings import Kind
 from citedesk.core.report import REPORT_VERSION, Report, render_markdown, render_text, summary, to_json
 
@@ -126,25 +129,27 @@ def render_batch(audits: Sequence[FileAudit], fmt: str, *, colour: bool = False)
     """Every file's report in `fmt` (text, markdown or json), with the summary table."""
     if fmt == "json":
         return json.dumps(batch_json(audits), indent=2, ensure_ascii=False) + "\n"
-    parts = []
-    for audit in audits:
-        if audit.report is None:
-            parts.append(f"{audit.path}: not audited: {audit.error}\n")
-        elif fmt == "markdown":
-            parts.append(render_markdown(audit.report))
-        else:
-            parts.append(render_text(audit.report, colour=colour))
+    shared = said_once([a.report for a in audits if a.report is not None])
+    parts = [said] if (said := render_said_once(shared, markdown=fmt == "markdown")) else []
+    for audit in audits:  # a file not audited: its error is said once, in its row of the table
+        if audit.report is not None and fmt == "markdown":
+            parts.append(render_markdown(for_corpus(audit.report, shared)))
+        elif audit.report is not None:
+            parts.append(render_text(for_corpus(audit.report, shared), colour=colour))
     heading = "## Summary\n\n" if fmt == "markdown" else "Summary\n"
     return "\n".join([*parts, heading + summary_table(audits, markdown=fmt == "markdown")])
 
 
 def batch_json(audits: Sequence[FileAudit]) -> dict[str, Any]:
-    table = rows(audits)
+    """Each file's JSON report whole; the summary's rows count as the single-file `summary` does
+    (`core.corpus.file_summary`), and the corpus-wide notices are in `summary.notices`, once."""
+    table = [file_summary(a.path, a.report, a.error) for a in audits]
+    shared = said_once([a.report for a in audits if a.report is not None])
     return {
         "version": REPORT_VERSION,
         "files": [
             to_json(a.report) if a.report is not None else {"document": a.path, "error": a.error}
             for a in audits
         ],
-        "summary": {"files": [row.to_json() for row in table], "total": total(table).to_json()},
+        "summary": {"files": table, "total": total_summary(table), "notices": shared.to_json()},
     }
