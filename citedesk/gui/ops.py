@@ -126,6 +126,8 @@ class OpRunner(QObject):
     def _deliver(self, job: _Op[Any]) -> None:
         if job in self._running:
             self._running.remove(job)
+        if self._closed:
+            return  # the window is closing: results not delivered yet are dropped (`shutdown`)
         if not self._running:
             self.busy_timer.stop()
         shown = self._running[0].label if self._running and self.busy else ""
