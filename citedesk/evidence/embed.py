@@ -117,7 +117,10 @@ class Embedder:
         """The ONNX session, or None (torch then) with a notice saying why."""
         if not runtime_installed():
             return self._fall_back("onnxruntime is not installed")
-        path = onnx_file(folder)
+        try:
+            path = onnx_file(folder)
+        except OSError as exc:  # a model folder without tokenizer.json or safetensors weights
+            return self._fall_back(f"the model cannot run on ONNX Runtime ({exc})")
         if path.is_file():
             try:
                 return OnnxEncoder.load(folder, path, max_length=self.max_length, threads=self.threads)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,17 @@ def test_models_prepare_makes_the_file_once(
     assert main(["models", "prepare"]) == 0
     assert "already made" in capsys.readouterr().out
     assert onnx_on.stat().st_mtime_ns == stamp
+
+
+def test_a_model_folder_without_tokenizer_json_embeds_with_torch(onnx_on: Path, tmp_path: Path) -> None:
+    """A sentence-transformers folder with only vocab.txt still works: torch, and a notice."""
+    folder = tmp_path / "model"
+    shutil.copytree(default_model_dir(), folder)
+    (folder / "tokenizer.json").unlink()
+    embedder = Embedder(folder)
+
+    vectors = embedder.encode(["Street trees cool the pavement."])
+
+    assert embedder.runtime == "torch"
+    assert vectors.shape == (1, 384)
+    assert "cannot run on ONNX Runtime" in embedder.notice
