@@ -17,6 +17,7 @@ from citedesk.core.batch import render_batch
 from citedesk.core.report import FailPolicy
 from citedesk.core.review import Decision
 from citedesk.desk import Desk, DocumentSession, models, parse_kinds
+from citedesk.desk.projects import project_run
 from citedesk.errors import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -105,6 +106,7 @@ def _store_desk(args: argparse.Namespace) -> Desk:
 
 # --- commands ---------------------------------------------------------------------------------------
 def _audit(args: argparse.Namespace) -> int:
+    _project_files(args)
     configuration = _documents_configuration(args, args.file)
     form = configuration.settings.format
     policy = FailPolicy.parse(configuration.settings.fail_on)
@@ -125,6 +127,19 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(output if form != "text" else printable(output, keep_colour=colour))
     return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+
+
+def _project_files(args: argparse.Namespace) -> None:
+    """`--defaults FILE` and Quarto book folders (`desk.projects`): the documents and the
+    bibliographies they name, as if given on the command line (paths inside the project only)."""
+    allowed = [Path(p) for p in args.allow_folder or ()]
+    run = project_run(args.file, args.defaults, allowed)
+    if not run.documents:
+        raise UsageError("give the documents to audit (or a Quarto book's folder, or --defaults FILE)")
+    args.file = [str(p) for p in run.documents]
+    args.bibliography = [*(args.bibliography or ()), *(str(p) for p in run.bibliographies)] or None
+    for notice in run.notices:
+        _notice(notice)
 
 
 def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy: FailPolicy) -> int:

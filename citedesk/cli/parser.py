@@ -35,7 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="audit documents and print a report (several: each report, then a summary table)",
     )
-    audit.add_argument("file", nargs="+", help="Markdown or text documents")
+    audit.add_argument(
+        "file",
+        nargs="*",
+        help="Markdown or text documents, or a Quarto book's folder (its chapters, with its bibliography)",
+    )
+    audit.add_argument(
+        "--defaults",
+        metavar="FILE",
+        help="a pandoc defaults file: audit its input-files with its bibliographies (and those of its "
+        "metadata-files); paths inside its folder only",
+    )
     audit.add_argument(
         "--format",
         choices=[*sorted(RENDERERS), "jsonl"],

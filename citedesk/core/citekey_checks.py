@@ -30,9 +30,10 @@ edit) — and a `nocite` key that no bibliography has is reported on that key (p
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citedesk.core.bibliography import BibliographyError, duplicate_entries
+from citedesk.core.bibliography import BibEntry, BibliographyError, duplicate_entries
 from citedesk.core.citekeys import is_cross_reference
 from citedesk.core.document import Document
 from citedesk.core.findings import Applicability, Finding, Fix, Kind, make_finding
@@ -257,3 +258,74 @@ def _where(document: Document) -> str:
     names = list(dict.fromkeys(w.source for w in works if w.source))
     count = f"{len(works)} entr{'y' if len(works) == 1 else 'ies'}"
     return f"{', '.join(names) or 'the bibliography'} ({count})"
+
+
+def project_duplicates(chapters: Sequence[tuple[Document, list[Finding]]]) -> list[list[Finding]]:
+    """The findings of a project's documents audited one by one (a book's chapters), with each
+    duplicate work said once for the project: two entries for one work cited in *different*
+    chapters — which no chapter alone sees — are reported in the first chapter that cites the later
+    entry, naming where the other is cited (the fix, when offered, re-keys that chapter's
+    citations); a pair that several chapters cite both of is reported in the first of them only.
+    Each chapter's other findings are left as they are."""
+    citing = [
+        (document, set(document.markers_citing) | set(nocite(document.text).keys)) for document, _ in chapters
+    ]
+    pairs: dict[tuple[str, str], tuple[BibEntry, BibEntry]] = {}
+    for document, _ in chapters:
+        entries = [work.entry for work in document.bibliography or ()]
+        for first, later in duplicate_entries(entries):
+            pairs.setdefault((first.key, later.key), (first, later))
+    result = [list(findings) for _, findings in chapters]
+    said: set[tuple[str, str]] = set()
+    for index, (_, findings) in enumerate(chapters):
+        kept = []
+        for finding in findings:
+            pair = (str(finding.details.get("duplicate_of")), finding.reference or "")
+            if finding.kind is Kind.DUPLICATE_REFERENCE and pair in said:
+                continue  # said in an earlier chapter
+            if finding.kind is Kind.DUPLICATE_REFERENCE:
+                said.add(pair)
+            kept.append(finding)
+        result[index] = kept
+    for pair, (first, later) in pairs.items():
+        if pair in said:
+            continue
+        first_in = [i for i, (_, keys) in enumerate(citing) if first.key in keys]
+        later_in = [i for i, (_, keys) in enumerate(citing) if later.key in keys]
+        if not first_in or not later_in or later_in[0] in first_in:
+            continue  # one of them uncited; or cited together, which that chapter's check decides
+        here = later_in[0]
+        document = chapters[here][0]
+        elsewhere = chapters[first_in[0]][0].path or f"document {first_in[0] + 1}"
+        made = _cross_chapter(document, first, later, elsewhere)
+        if made is not None:
+            result[here].append(made)
+            result[here].sort(key=lambda f: (f.start, f.kind.value))
+            said.add(pair)
+    return result
+
+
+def _cross_chapter(document: Document, first: BibEntry, later: BibEntry, elsewhere: str) -> Finding | None:
+    same_doi = bool(first.doi and later.doi and first.doi.lower() == later.doi.lower())
+    what = f"same DOI, {first.doi}" if same_doi else "same title and year"
+    old, new = document.label(later.key), document.label(first.key)
+    citing = document.markers_citing.get(later.key)
+    span = (
+        document.markers[citing[0]].span_of(later.key) if citing else nocite(document.text).span_of(later.key)
+    )
+    if span is None:
+        return None
+    fix = (
+        make_fix(f"Cite {new} instead of {old} here", document, [MergeReference(later.key, first.key)])
+        if citing
+        else None
+    )
+    return make_finding(
+        Kind.DUPLICATE_REFERENCE,
+        span,
+        f"{old} and {new} are two bibliography entries for one work ({what}); this document cites {old} "
+        f"and {elsewhere} cites {new}, so the bibliography would print the work twice.",
+        reference=later.key,
+        fixes=(fix,) if fix else (),
+        details={"duplicate_of": first.key, "cited_in": elsewhere},
+    )

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from citedesk.core.batch import FileAudit
+from citedesk.core.citekey_checks import project_duplicates
 from citedesk.core.report import Report
 from citedesk.desk.records import (
     CachedSource,
@@ -140,6 +141,10 @@ class Jobs:
             audits.append(row)
             if done is not None:
                 done(row)
+        reports = [audit.report for audit in audits if audit.report is not None]
+        said_once = project_duplicates([(report.document, report.findings) for report in reports])
+        for report, findings in zip(reports, said_once, strict=True):  # a duplicate work: once per project
+            report.findings = findings
         return audits
 
     # bibliographies ---------------------------------------------------------------------------------------
