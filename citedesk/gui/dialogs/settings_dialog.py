@@ -1,5 +1,5 @@
 """Settings: judge and model, offline mode, fetch permissions, the folders a document may name files
-in, retrieval, the editor's font, theme.
+in, Zotero's data folder, retrieval, the editor's font, theme.
 
 The audit settings come in layers (`citedesk.config`): defaults < the user's `config.toml` < the
 open document's `citedesk.toml` < the writer's choices made here, which play the part of the
@@ -31,6 +31,7 @@ from citedesk.gui.qt import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QPalette,
     QPushButton,
@@ -50,8 +51,11 @@ def allowed_folders(settings: QSettings) -> list[str]:
     return [str(p) for p in (stored if isinstance(stored, list) else [stored]) if str(p)]
 
 
-WINDOW_KEYS = ("judge", "offline", "dense", "allow_private_network")
-"""The audit settings the window offers (with ALLOWED_FOLDERS, kept as a list of its own)."""
+ZOTERO_DIR = "zotero_dir"
+"""Zotero's data folder (as `--zotero-dir`); absent or empty: the usual folder, ~/Zotero."""
+
+WINDOW_KEYS = ("judge", "offline", "dense", "allow_private_network", "zotero")
+"""The audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on apart)."""
 
 AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
     "judge": ("judge",),
@@ -137,6 +141,15 @@ def window_configuration(settings: QSettings, document: Path | None = None) -> W
             ),
             origins={**loaded.origins, "allow_folders": COMMAND_LINE},
         )
+    zotero = str(settings.value(ZOTERO_DIR, "") or "")
+    if zotero and Path(zotero).is_dir():
+        loaded = replace(
+            loaded,
+            settings=replace(loaded.settings, zotero_dir=Path(zotero)),
+            origins={**loaded.origins, "zotero_dir": COMMAND_LINE},
+        )
+    elif zotero:  # moved or on a disk not mounted: the usual folder, and the writer is told why
+        problem = problem or f"Zotero data folder {zotero} not found: Settings ▸ Zotero data folder"
     return WindowConfiguration(loaded, problem)
 
 
@@ -241,6 +254,17 @@ class SettingsDialog(QDialog):
             "in its own folder and in these; anything else is not read."
         )
         self.folders.setMaximumHeight(90)
+        self.zotero = QCheckBox("Look for cited works' attachments in Zotero (read-only)")
+        self.zotero.setChecked(options.zotero)
+        self.zotero_dir = QLineEdit(str(options.zotero_dir or ""))
+        self.zotero_dir.setPlaceholderText("~/Zotero (the usual folder, when it holds a library)")
+        self.zotero_dir.setToolTip(
+            "The folder that holds zotero.sqlite and storage/ (Zotero ▸ Settings ▸ Advanced ▸ Files "
+            "and Folders ▸ Data Directory Location). CiteDesk only reads it."
+        )
+        choose_zotero = QPushButton("Choose…")
+        choose_zotero.setAutoDefault(False)
+        choose_zotero.clicked.connect(self._choose_zotero)
         add_folder = QPushButton("Add…")
         add_folder.setAutoDefault(False)
         add_folder.clicked.connect(self._add_folder)
@@ -267,6 +291,11 @@ class SettingsDialog(QDialog):
         form.addRow("Network", self._noted("allow_private_network", self.private))
         form.addRow("Folders CiteDesk may read", self._noted("allow_folders", self.folders))
         form.addRow("", folder_buttons)
+        form.addRow("Zotero", self._noted("zotero", self.zotero))
+        zotero_row = QHBoxLayout()
+        zotero_row.addWidget(self._noted("zotero_dir", self.zotero_dir), 1)
+        zotero_row.addWidget(choose_zotero)
+        form.addRow("Zotero data folder", zotero_row)
         form.addRow("Retrieval", self._noted("dense", self.dense))
         self.initial = self._audit_choices()
         self.font_choice = QComboBox()
@@ -306,6 +335,8 @@ class SettingsDialog(QDialog):
             "allow_private_network": self.private.isChecked(),
             "dense": self.dense.isChecked(),
             ALLOWED_FOLDERS: [self.folders.item(i).text() for i in range(self.folders.count())],
+            "zotero": self.zotero.isChecked(),
+            ZOTERO_DIR: self.zotero_dir.text().strip(),
         }
 
     def save(self) -> None:
@@ -328,6 +359,11 @@ class SettingsDialog(QDialog):
     def _add_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "A folder whose files documents may name")
         self.add_folder(folder)
+
+    def _choose_zotero(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Zotero's data folder (it holds zotero.sqlite)")
+        if folder:
+            self.zotero_dir.setText(folder)
 
     def remove_selected_folders(self) -> None:
         for item in self.folders.selectedItems():
