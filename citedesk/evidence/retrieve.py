@@ -17,9 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from citedesk.evidence.embed import Vectors
 from citedesk.evidence.lexical import content_stems
+
+Floats = npt.NDArray[np.float64]
 
 WINDOW = 3
 DENSE_WEIGHT = 0.5
@@ -81,20 +84,25 @@ class PassageIndex:
             for term, tf in terms.items():
                 where.setdefault(term, []).append(i)
                 counts.setdefault(term, []).append(tf)
-        self.postings = {
-            term: (np.array(rows, dtype=np.intp), np.array(counts[term], dtype=np.float64))
-            for term, rows in where.items()
-        }
+        self.postings: dict[str, tuple[npt.NDArray[np.intp], Floats, Floats]] = {}
+        for term, rows in where.items():
+            counted = np.array(counts[term], dtype=np.float64)
+            at = np.array(rows, dtype=np.intp)
+            self.postings[term] = (at, counted, counted + self.norms[at])  # windows, counts, denominators
 
     def bm25(self, weights: dict[str, float]) -> list[float]:
+        return [float(s) for s in self.bm25_scores(weights)]
+
+    def bm25_scores(self, weights: dict[str, float]) -> Floats:
+        """Each window's BM25 score for the weighted query terms (an array)."""
         scores = np.zeros(len(self.terms), dtype=np.float64)
         for term, weight in weights.items():
             posting = self.postings.get(term)
             if posting is None:
                 continue
-            rows, tf = posting
-            scores[rows] += weight * self.idf[term] * tf * (K1 + 1) / (tf + self.norms[rows])
-        return [float(s) for s in scores]
+            rows, tf, denominator = posting
+            scores[rows] += weight * self.idf[term] * tf * (K1 + 1) / denominator
+        return scores
 
 
 def query_weights(claim: str, context: str = "") -> dict[str, float]:
@@ -125,18 +133,21 @@ def rank(
     else:
         sentence_dense = np.zeros(len(index.passages), dtype=np.float32)
         weight = 0.0
-    dense = [float(sentence_dense[first : last + 1].max()) for first, last in index.spans]
+    # each window's best sentence (the spans cut the passages in order, without gaps)
+    window_dense = np.maximum.reduceat(sentence_dense, [first for first, _ in index.spans]).astype(np.float64)
+    dense = window_dense.tolist()
+    dense_part = weight * window_dense
     weights = query_weights(claim, context)
     chosen: list[Window] = []
-    taken: set[int] = set()
+    taken = np.zeros(len(index.spans), dtype=bool)
     for _ in range(min(k, len(index.spans))):
-        lexical = index.bm25(weights)
-        best = max(lexical) or 1.0
-        pick, pick_score = -1, -1.0
-        for i, (lex, den) in enumerate(zip(lexical, dense, strict=True)):
-            score = (1 - weight) * lex / best + weight * den
-            if i not in taken and score > pick_score:
-                pick, pick_score = i, score
+        # score = (1 - w) · lex / best + w · dense, the first best window not yet taken
+        lexical = index.bm25_scores(weights)
+        best = float(lexical.max()) or 1.0
+        scores = (1 - weight) * lexical / best + dense_part
+        scores[taken] = -np.inf
+        pick = int(np.argmax(scores))
+        pick_score = float(scores[pick])
         first, last = index.spans[pick]
         if weight:
             strongest = first + int(np.argmax(sentence_dense[first : last + 1]))
@@ -145,8 +156,8 @@ def rank(
                 sum(index.sentence_terms[j].get(t, 0) > 0 for t in weights) for j in range(first, last + 1)
             ]
             strongest = first + int(np.argmax(overlap))
-        chosen.append(Window(first, last, pick_score, lexical[pick] / best, dense[pick], strongest))
-        taken.add(pick)
+        chosen.append(Window(first, last, pick_score, float(lexical[pick]) / best, dense[pick], strongest))
+        taken[pick] = True
         for term in index.terms[pick]:
             if term in weights:
                 weights[term] *= COVERED

@@ -1,11 +1,13 @@
 """How audit time and memory grow with document length and with the number of sources (figures).
 
-    .venv/bin/python -m tests.bench.scaling
+    .venv/bin/python -m tests.bench.scaling [--length-only]
 
-1. Length: 1k, 5k and 20k-word documents citing the same 10 local sources, heuristic judge. Each
-   size gets a store whose sources are already cached (a small priming audit), then is audited
-   twice: first (every sentence is new: retrieval and judging run for all of them) and again
-   (everything cached: what the window's live re-audit costs when nothing changed).
+1. Length: 1k, 5k, 20k and 100k-word documents citing the same 10 local sources, heuristic judge.
+   Each size gets a store whose sources are already cached (a small priming audit in this process,
+   after what earlier sizes left in the process's caches is forgotten), then is audited twice:
+   first (every sentence is new: retrieval and judging run for all of them) and again (everything
+   cached: what the window's live re-audit costs when nothing changed). A JSON line gives the
+   seconds of each by length, and the first audit's seconds per 1,000 words (flat when linear).
 2. Sources: a 1k-word document citing 2, 5, 10 and 20 sources, first audit (sources cached).
 3. Peak memory (max RSS) of a fresh process that audits the 1k-word document with the heuristic
    judge (its embedder on torch, then on ONNX Runtime: the ONNX file is made first if missing),
@@ -17,6 +19,7 @@ figures do not include each other.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -40,16 +43,42 @@ def _primed(root: Path, sources: Path, name: str, text: str) -> AuditOptions:
     return options
 
 
-def by_length(root: Path) -> None:
+LENGTHS = (1000, 5000, 20000, 100000)
+
+
+def forget() -> None:
+    """Forget what earlier audits in this process keep by content (sentences, sources, figures):
+    each size's first audit starts from its sources alone (the sizes share sentences)."""
+    from citedesk.core.claims import assess
+    from citedesk.core.sentences import segment_spans
+    from citedesk.evidence import lexical
+    from citedesk.evidence.direction import mentions
+    from citedesk.evidence.numbers import quantities
+    from citedesk.evidence.verdicts import clear_reuse
+
+    clear_reuse()
+    for cached in (assess, segment_spans, lexical._content_stems, mentions, quantities):
+        cached.cache_clear()
+
+
+def by_length(root: Path) -> dict[str, dict[str, float]]:
     print("Length (10 local sources, heuristic judge, sources cached):")
-    for words in (1000, 5000, 20000):
+    figures: dict[str, dict[str, float]] = {"first_audit_s": {}, "again_s": {}, "first_s_per_1k_words": {}}
+    for words in LENGTHS:
+        forget()
         sources = root / f"len{words}"
         sources.mkdir()
         text = make_corpus(sources, sources=10, words=words)
         options = _primed(root, sources, f"len{words}", text)
         doc = root / f"len{words}.md"
-        show(f"  {len(text.split()):>6} words, first audit", *timed_audit(text, doc, options))
-        show(f"  {len(text.split()):>6} words, again (all cached)", *timed_audit(text, doc, options))
+        first = timed_audit(text, doc, options)
+        show(f"  {len(text.split()):>6} words, first audit", *first)
+        again = timed_audit(text, doc, options)
+        show(f"  {len(text.split()):>6} words, again (all cached)", *again)
+        figures["first_audit_s"][str(words)] = round(first[0], 3)
+        figures["again_s"][str(words)] = round(again[0], 3)
+        figures["first_s_per_1k_words"][str(words)] = round(first[0] / len(text.split()) * 1000, 3)
+    return figures
 
 
 def by_sources(root: Path) -> None:
@@ -116,9 +145,13 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        by_length(root)
+        lengths = by_length(root)
+        if "--length-only" in sys.argv[1:]:
+            print(json.dumps(lengths))
+            return
         by_sources(root)
     peak_memory()
+    print(json.dumps(lengths))
 
 
 if __name__ == "__main__":

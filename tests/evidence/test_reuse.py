@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from citedesk.core.report import Report
@@ -164,3 +165,46 @@ def test_bm25_on_arrays_gives_the_plain_loops_floats(sample: Path) -> None:
         got, want = index.bm25(weights), _plain_bm25(index, weights)
         assert got == want  # exactly: not approximately
         assert all(math.isfinite(s) for s in got)
+
+
+def _plain_rank(claim: str, index: retrieve.PassageIndex, context: str, claim_vector, passage_vectors):  # type: ignore[no-untyped-def]
+    """`retrieve.rank` as the loop it was before it ran on arrays (dense weight 0.5, k 5)."""
+    sentence_dense = np.clip(passage_vectors @ claim_vector, 0.0, 1.0)
+    dense = [float(sentence_dense[first : last + 1].max()) for first, last in index.spans]
+    weights = retrieve.query_weights(claim, context)
+    chosen, taken = [], set()
+    for _ in range(min(5, len(index.spans))):
+        lexical = _plain_bm25(index, weights)
+        best = max(lexical) or 1.0
+        pick, pick_score = -1, -1.0
+        for i, (lex, den) in enumerate(zip(lexical, dense, strict=True)):
+            score = (1 - 0.5) * lex / best + 0.5 * den
+            if i not in taken and score > pick_score:
+                pick, pick_score = i, score
+        first, last = index.spans[pick]
+        strongest = first + int(np.argmax(sentence_dense[first : last + 1]))
+        chosen.append(retrieve.Window(first, last, pick_score, lexical[pick] / best, dense[pick], strongest))
+        taken.add(pick)
+        for term in index.terms[pick]:
+            if term in weights:
+                weights[term] *= retrieve.COVERED
+    return chosen
+
+
+def test_ranking_on_arrays_picks_the_plain_loops_windows_with_the_same_scores(sample: Path) -> None:
+    passages = [
+        line
+        for path in sorted((sample.parent / "sources").iterdir())
+        for line in path.read_text(encoding="utf-8").split(". ")
+        if line.strip()
+    ]
+    index = retrieve.PassageIndex(passages)
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((len(passages), 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for n, claim in enumerate(passages[:30]):
+        query = vectors[n] + 0.3 * rng.standard_normal(8).astype(np.float32)
+        query /= np.linalg.norm(query)
+        got = retrieve.rank(claim, index, context="Trees", claim_vector=query, passage_vectors=vectors)
+        assert got == _plain_rank(claim, index, "Trees", query, vectors)
+        assert all(type(w.score) is float and type(w.lexical) is float for w in got)
