@@ -6,7 +6,9 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,10 @@ from citedesk import config
 from citedesk.cli.output import printable
 from citedesk.config import Configuration
 from citedesk.core.batch import render_batch
-from citedesk.core.report import FailPolicy
+from citedesk.core.findings import Kind
+from citedesk.core.report import FailPolicy, Report
 from citedesk.core.review import Decision
-from citedesk.desk import Desk, DocumentSession, models, parse_kinds
+from citedesk.desk import STRUCTURAL_KINDS, Desk, DocumentSession, FixOutcome, models, parse_kinds
 from citedesk.desk.projects import project_run
 from citedesk.errors import (
     EXIT_FINDINGS,
@@ -104,6 +107,25 @@ def _store_desk(args: argparse.Namespace) -> Desk:
     return Desk.from_environment(_configuration(args, Path.cwd()).store_options(), notice=_notice)
 
 
+def failing(report: Report, policy: FailPolicy) -> bool:
+    """Whether `report` fails the exit-code policy: a finding it names, or, with `unchecked`, a
+    citation that could not be checked (0 of 60 checked is no clean bill)."""
+    if report.failing(policy):
+        return True
+    coverage = report.coverage_or_count()
+    return policy.unchecked and coverage.checked < coverage.citations
+
+
+def _exit_code(name: str, report: Report, policy: FailPolicy) -> int:
+    """1 when the report fails the policy (said on standard error when it is for unchecked citations
+    alone, which the report may not lead with), else 0."""
+    if not failing(report, policy):
+        return EXIT_OK
+    if not report.failing(policy):
+        _notice(f"{name}: {report.coverage_or_count().headline()} (--fail-on unchecked)")
+    return EXIT_FINDINGS
+
+
 # --- commands ---------------------------------------------------------------------------------------
 def _audit(args: argparse.Namespace) -> int:
     _project_files(args)
@@ -126,7 +148,7 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"{name}: report written to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(output if form != "text" else printable(output, keep_colour=colour))
-    return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+    return _exit_code(name, report, policy)
 
 
 def _project_files(args: argparse.Namespace) -> None:
@@ -158,7 +180,7 @@ def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy:
     if args.out:
         session.desk.write_report(args.out, "".join(lines))
         print(f"{args.file[0]}: report written to {args.out}", file=sys.stderr)
-    return EXIT_FINDINGS if report.failing(policy) else EXIT_OK
+    return _exit_code(args.file[0], report, policy)
 
 
 def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: FailPolicy) -> int:
@@ -186,9 +208,8 @@ def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: 
             print(f"citedesk: {printable(named)}", file=sys.stderr)
     if any(audit.report is None for audit in audits):
         return EXIT_USAGE
-    return (
-        EXIT_FINDINGS if any(a.report is not None and a.report.failing(policy) for a in audits) else EXIT_OK
-    )
+    codes = [_exit_code(a.path, a.report, policy) for a in audits if a.report is not None]
+    return max(codes, default=EXIT_OK)
 
 
 def _colour(args: argparse.Namespace, form: str) -> bool:
@@ -265,8 +286,15 @@ def _fix(args: argparse.Namespace) -> int:
             "`citedesk fix` needs --kinds (or `fix_kinds` in a settings file): all, or finding kinds"
         )
     kinds = parse_kinds(configuration.settings.fix_kinds)
+    policy = FailPolicy.parse(configuration.settings.fail_on)
     session = _desk(configuration, args).open(args.file)
     outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run, unsafe=args.unsafe_fixes)
+    _say_fixed(args, outcome, kinds)
+    return _remaining(args.file, session, outcome.result, kinds, policy, configuration.settings.fail_on)
+
+
+def _say_fixed(args: argparse.Namespace, outcome: FixOutcome, kinds: frozenset[Kind]) -> None:
+    """Say what `fix` did and did not do (and print the result, with --dry-run)."""
     for title, why in outcome.refused:
         print(f"{args.file}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
     if outcome.suggestions:
@@ -280,15 +308,40 @@ def _fix(args: argparse.Namespace) -> int:
     if not outcome.changed:
         named = "any kind" if len(kinds) > 3 else ", ".join(sorted(k.value for k in kinds))
         print(f"{args.file}: nothing to fix ({named})", file=sys.stderr)
-        return EXIT_OK
+        return
     for line in outcome.lines():
         print(f"{args.file}: {printable(line)}", file=sys.stderr)
     if args.dry_run:
         sys.stdout.write(outcome.result)
         print(f"{args.file}: {len(outcome.lines())} change(s) would be made (dry run)", file=sys.stderr)
-        return EXIT_OK
+        return
     print(f"{args.file}: written; the original is in {outcome.backup}", file=sys.stderr)
-    return EXIT_OK
+
+
+def _remaining(
+    name: str, session: DocumentSession, text: str, kinds: frozenset[Kind], policy: FailPolicy, spec: str
+) -> int:
+    """1 when findings at or above `--fail-on` remain after the fixes `fix` could apply (refused,
+    left to verify, or of kinds not asked for), as `audit` would exit on the result; the result is
+    checked as `fix` checked it: structural kinds by the structural checks alone (no source is
+    fetched for them, and `unchecked` does not apply), other kinds by a whole audit."""
+    if policy.min_severity is None and not policy.kinds and not policy.unchecked:
+        return EXIT_OK  # --fail-on none: nothing to check
+    structural = kinds <= STRUCTURAL_KINDS
+    report = session.structure_report(text) if structural else session.audit(text)
+    if structural:
+        policy = replace(policy, unchecked=False)
+    if not failing(report, policy):
+        return EXIT_OK
+    left = report.failing(policy)
+    counted = Counter(f.kind.value for f in left)
+    what = ", ".join(f"{kind} {n}" for kind, n in counted.most_common())
+    checks = "structural checks; `citedesk audit` checks the sources too" if structural else "a whole audit"
+    if left:
+        _notice(f"{name}: {len(left)} finding(s) at or above --fail-on {spec} remain ({what}; {checks})")
+    else:
+        _notice(f"{name}: {report.coverage_or_count().headline()} (--fail-on unchecked)")
+    return EXIT_FINDINGS
 
 
 def _sources(args: argparse.Namespace) -> int:

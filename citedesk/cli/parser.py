@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-on",
         metavar="KINDS",
         help="exit 1 on findings of this severity or worse (error, warning, info, none) "
-        "or of these kinds (comma-separated, e.g. fabricated,uncited); default: warning",
+        "or of these kinds (comma-separated, e.g. fabricated,uncited); add `unchecked` to exit 1 "
+        "also when a citation could not be checked (warning,unchecked); default: warning",
     )
     _add_source_flags(audit)
     audit.add_argument(
@@ -120,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fix.add_argument(
         "--dry-run", action="store_true", help="print the changed document instead of writing it"
+    )
+    fix.add_argument(
+        "--fail-on",
+        metavar="KINDS",
+        help="exit 1 when findings of this severity or worse (or of these kinds, or `unchecked` "
+        "citations) remain after the fixes that could be applied, as audit does; default: warning",
     )
     _add_source_flags(fix)
 

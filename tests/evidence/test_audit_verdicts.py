@@ -63,13 +63,13 @@ def test_fixing_swaps_and_adds_citations_without_touching_prose(
 ) -> None:
     before = sample.read_text(encoding="utf-8")
     # the word-level judge's swaps and added citations are suggestions to verify: `fix` leaves them
-    assert main(["fix", str(sample), "--kinds", "misattributed,uncited", "--offline"]) == 0
+    assert main(["fix", str(sample), "--kinds", "misattributed,uncited", "--offline"]) == 1  # they remain
     assert sample.read_text(encoding="utf-8") == before
     said = capsys.readouterr().err
     assert "2 suggestion(s) to verify not applied (Cite [2] instead of [3]; Cite [3]" in said
     assert "--unsafe-fixes" in said
     # asked for, they are applied as one checked plan
-    assert main(["fix", str(sample), "--kinds", "misattributed,uncited", "--offline", "--unsafe-fixes"]) == 0
+    assert main(["fix", str(sample), "--kinds", "misattributed,uncited", "--offline", "--unsafe-fixes"]) == 1
     after = sample.read_text(encoding="utf-8")
     assert "less than 10% canopy [2]." in after
     assert "most often from drought [3]." in after

@@ -132,7 +132,7 @@ def test_a_judge_that_may_only_suggest_raises_no_error_and_drives_no_fix(
     before = sample.read_text(encoding="utf-8")
     kinds = "misattributed,uncited,number_mismatch"
     assert (
-        main(["fix", str(sample), "--kinds", kinds, "--offline", "--no-dense", "--judge", "toy-words"]) == 0
+        main(["fix", str(sample), "--kinds", kinds, "--offline", "--no-dense", "--judge", "toy-words"]) == 1
     )
     capsys.readouterr()
     assert sample.read_text(encoding="utf-8") == before
