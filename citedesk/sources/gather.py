@@ -181,7 +181,10 @@ def gather_sources(
             continue
         network.append(ref)
 
-    total = len(network)
+    first: dict[str, str] = {}  # locator → the first key naming it: a DOI or link is fetched once
+    for ref in network:
+        first.setdefault(locator_of(ref) or ref.key, ref.key)
+    total = len(first)
     progress(0, total)
     if network:
         with (
@@ -191,7 +194,8 @@ def gather_sources(
             ) as pool,
         ):
             futures = {
-                ref.key: pool.submit(_resolve_in_time, ref, options, fetcher, stop_at) for ref in network
+                key: pool.submit(_resolve_in_time, unique[key], options, fetcher, stop_at)
+                for key in first.values()
             }
             outcomes: dict[str, _Remote] = {}
             for done, (key, future) in enumerate(futures.items(), start=1):
@@ -202,6 +206,10 @@ def gather_sources(
             if offline and outcome.status in _OFFLINE_LOOKS:
                 outcome = replace(outcome, status=SourceStatus.OFFLINE, message=OFFLINE_MESSAGE)
             results[key] = _record_outcome(key, unique[key], outcome, store)
+        for ref in network:  # the same work named again (`10.1/AB`, `10.1/ab`): the first's answer
+            if ref.key not in results:
+                fetched = results[first[locator_of(ref) or ref.key]]
+                results[ref.key] = replace(fetched, key=ref.key, location=_location(ref))
     return {key: results[key] for key in unique}
 
 

@@ -198,15 +198,23 @@ def normalise_doi(value: str | None) -> str | None:
     """A DOI in its comparable form (lower case, no resolver prefix, %-escapes decoded), or None.
 
     `unavailable`, empty strings and anything that is not a `10.` DOI give None, so an index's
-    placeholder never becomes an identifier.
+    placeholder never becomes an identifier. DOIs are case-insensitive (the DOI Handbook, 2.4):
+    this is the form to compare and to look up — never the one to show (`written_doi`).
     """
+    written = written_doi(value)
+    return written.lower() if written is not None else None
+
+
+def written_doi(value: str | None) -> str | None:
+    """A DOI as the writer wrote it (its case kept), without a resolver prefix, or None: what
+    messages show, so `10.2337/DC13-1203` is not reported as `10.2337/dc13-1203`."""
     if not value:
         return None
     text = DOI_PREFIXES.sub("", value.strip())
     text = unquote(text).strip().rstrip(".,;")
     if not re.match(r"^10\.\d{4,9}/\S+$", text):
         return None
-    return text.lower()
+    return text
 
 
 def clean_text(value: object) -> str | None:

@@ -59,7 +59,7 @@ from citedesk.sources.matching import (
     best_candidate,
     compare_work,
 )
-from citedesk.sources.metadata import Notice, Work, normalise_doi
+from citedesk.sources.metadata import Notice, Work, normalise_doi, written_doi
 from citedesk.sources.retractions import RetractionIndex, merge_notices, standing
 
 
@@ -233,8 +233,8 @@ class ReferenceChecker:
 
     def check_cited(self, key: str, cited: CitedWork) -> ReferenceCheck:
         """One entry given field by field (a Markdown entry, or a structured bibliography entry)."""
-        doi = normalise_doi(cited.doi)
-        result = self._by_doi(key, doi, cited) if doi else self._by_title(key, cited)
+        written = written_doi(cited.doi)  # looked up lower-cased, shown as the writer wrote it
+        result = self._by_doi(key, written, cited) if written else self._by_title(key, cited)
         if self.config.offline and result.status in (CheckStatus.UNREGISTERED, CheckStatus.NOT_FOUND):
             what = "does not exist" if result.status is CheckStatus.UNREGISTERED else "was in no index"
             result = replace(
@@ -250,7 +250,11 @@ class ReferenceChecker:
     def _local_notices(self, doi: str | None) -> list[Notice]:
         return self.retractions.notices_for(doi) if self.retractions is not None and doi else []
 
-    def _by_doi(self, key: str, doi: str, cited: CitedWork) -> ReferenceCheck:
+    def _by_doi(self, key: str, written: str, cited: CitedWork) -> ReferenceCheck:
+        """`written`: the entry's DOI as written, in the check and its messages; every look-up
+        (the indexes, their cache, the snapshot) is by its lower-case form, so `10.1/AB` and
+        `10.1/ab` are one DOI, asked about once."""
+        doi = written.lower()
         local = self._local_notices(doi)
         crossref = self.client.crossref_work(doi)
         resolver = self.client.doi_work(doi) if crossref.status is not AnswerStatus.FOUND else None
@@ -264,7 +268,7 @@ class ReferenceChecker:
             (a for a in (crossref, resolver, openalex) if a is not None and a.status is AnswerStatus.FOUND),
             None,
         )
-        base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=doi, notices=merge_notices(local))
+        base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=written, notices=merge_notices(local))
         if deciding is None or deciding.work is None:
             if unknown and resolver is not None:
                 return self._suggest(
@@ -275,7 +279,7 @@ class ReferenceChecker:
                         checked_at=resolver.fetched_at,
                         source="doi.org",
                         from_cache=resolver.from_cache,
-                        message=f"the DOI {doi} is registered nowhere (Crossref and doi.org do not know it)",
+                        message=f"the DOI {written} is registered nowhere (Crossref and doi.org do not know it)",
                     ),
                 )
             asked = [a for a in (crossref, resolver, openalex) if a is not None]
@@ -302,7 +306,7 @@ class ReferenceChecker:
                     common,
                     status=CheckStatus.DIFFERENT_WORK,
                     notices=(),  # the record's notices are about another work
-                    message=f"the DOI {doi} is “{work.title}”, not the work the entry describes",
+                    message=f"the DOI {written} is “{work.title}”, not the work the entry describes",
                 ),
             )
         notices = merge_notices(
@@ -325,7 +329,9 @@ class ReferenceChecker:
         if not self.config.suggest_on_mismatch or not cited.title:
             return check
         found = self._by_title(check.key, replace(cited, doi=None))
-        if found.status is CheckStatus.FOUND_BY_TITLE and found.suggestion_doi != check.doi:
+        if found.status is CheckStatus.FOUND_BY_TITLE and normalise_doi(
+            found.suggestion_doi
+        ) != normalise_doi(check.doi):
             return replace(check, suggestion_doi=found.suggestion_doi)
         return check
 
