@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
+from citedesk.desk import AuditOptions, Desk
 
 FLAGS = ["--offline", "--no-sources", "--format", "json"]
 QUARTO = """\
@@ -137,3 +138,16 @@ def test_a_project_file_naming_a_file_outside_its_folder_stops_the_audit(
     assert "outside the project's folder" in capsys.readouterr().err
     assert main(["audit", str(book / "chapters" / "01-heat.qmd"), *FLAGS]) == 2  # a chapter alone too
     assert main(["audit", *FLAGS]) == 2  # nothing to audit: said, not a traceback
+
+
+def test_the_window_completes_a_chapters_keys_from_its_book_and_survives_a_broken_book(
+    book: Path, tmp_path: Path
+) -> None:
+    """What the window uses (`DocumentSession`): a chapter opened alone reads the book's
+    bibliography; a `_quarto.yml` that cannot be used adds nothing and raises nothing there."""
+    desk = Desk(AuditOptions(offline=True, judge="none", store_path=tmp_path / "store.sqlite3"))
+    session = desk.open(book / "chapters" / "02-roofs.qmd")
+    assert session.options().local_roots[-1].resolve() == book.resolve()  # the book's folder is readable
+    assert [key for key, _ in session.citation_keys()] == ["hale2019", "oke2017", "oke2017b"]
+    (book / "_quarto.yml").write_text("bibliography: [unclosed\n", encoding="utf-8")
+    assert session.citation_keys() == []
