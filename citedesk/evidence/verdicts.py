@@ -12,8 +12,8 @@ edit re-judges only the sentences whose text or evidence changed. Within one pro
 audit process, a benchmark) three more things are kept between audits (`evidence.reuse`): each
 source's index and vectors by its passages' text, each sentence's retrieved evidence by (sentence,
 heading, source version), and the judgements already read from the store: a re-audit after a
-one-sentence edit retrieves and judges that sentence alone, and asks the store nothing else. What the verdicts mean for the
-writer (findings, swaps, suggestions) is `suggest.py`'s business.
+one-sentence edit retrieves and judges that sentence alone, and asks the store nothing else.
+What the verdicts mean for the writer (findings, swaps, suggestions) is `suggest.py`'s business.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ and embedded once per process while its text stays the same (bytes: a rough esti
 16 per character of text, plus the vectors)."""
 RETRIEVED: Lru[tuple[str, str, str], Retrieved] = Lru(50_000)
 """(sentence, heading, source version) → the evidence retrieved for it."""
-JUDGED: Lru[tuple[str, str, str], Judgement] = Lru(200_000)
+JUDGED: Lru[tuple[str, str, str], Judgement] = Lru(100_000)
 """(store, judge@policy, pair digest) → a judgement the store holds (read or written this process)."""
 
 
@@ -253,7 +253,14 @@ def judge_citations(
     verdicts: dict[str, list[Verdict]] = {}
     done = 0
     progress("judging", 0, len(pending))
-    encode_claims(judging, [(claim.text, judging.context.get(claim.id, "")) for claim in document.claims])
+    encode_claims(
+        judging,
+        [
+            (claim.text, judging.context.get(claim.id, ""))
+            for claim in document.claims
+            if claim.needs_citation or document.cited_keys(claim)  # what is judged, or offered a source
+        ],
+    )
     for start in range(0, len(pending), BATCH):  # the budget is looked at between batches
         if judging.out_of_time():
             break
