@@ -34,6 +34,7 @@ from citedesk.gui.actions import RECENT, SAMPLES, ActionState
 from citedesk.gui.controllers.audit_controller import AuditController, Job
 from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, DocumentController
 from citedesk.gui.controllers.fix_controller import FixController
+from citedesk.gui.controllers.outside_folders import OutsideFolders
 from citedesk.gui.controllers.review_controller import ReviewController
 from citedesk.gui.controllers.sources_controller import SourcesController
 from citedesk.gui.controllers.staged_view import StagedView
@@ -107,7 +108,14 @@ class MainWindow(QMainWindow):
         """The documents whose settings notices the writer has been shown (once each)."""
         self.desk.options = audit_options(self.layers.configuration, self._base_options)
         self.confirm_allow_folder: Callable[[str], bool] = self._ask_allow_folder
-        """Asked when a bibliography the document names is outside the folders CiteDesk may read."""
+        """Asked when a file the document names (a source, its bibliography) is outside the folders
+        CiteDesk may read: the window's Allow (`OutsideFolders`), where the CLI says --allow-folder."""
+        self.outside = OutsideFolders(
+            lambda question: self.confirm_allow_folder(question),  # noqa: PLW0108 - replaced later
+            lambda: self.layers.configuration.settings.allow_folders,
+            lambda folders: self.settings.setValue(ALLOWED_FOLDERS, folders),
+            self.apply_settings,  # audits again
+        )
 
         self.ops = OpRunner(self)
         self.state = DocumentState()
@@ -445,6 +453,7 @@ class MainWindow(QMainWindow):
         self.status.show_report(report)
         for notice in report.notices:
             self.show_message(notice)
+        self.outside.offer(report, self.document.session.folder)  # issue 28: Allow, not --allow-folder
 
     # --- findings, evidence, fixes ------------------------------------------------------------------
     def selected_finding(self) -> Finding | None:
@@ -556,21 +565,9 @@ class MainWindow(QMainWindow):
         self.audits.start()
 
     def _allow_folder(self, failure: AuditFailure) -> bool:
-        """A bibliography the document names is outside the folders CiteDesk may read: ask the
-        writer whether to allow its folder (kept in Settings ▸ Folders CiteDesk may read), and if
-        so audit again. The input never decides this; the writer does, here."""
-        question = (
-            f"{failure.message.split(': it is outside')[0]} is outside the folders CiteDesk may read, so it "
-            f"was not read.\n\nAllow CiteDesk to read files in {failure.folder}? (You can remove it in "
-            "Settings ▸ Folders CiteDesk may read.)"
-        )
-        if not self.confirm_allow_folder(question):
-            return False
-        folders = [str(p) for p in self.layers.configuration.settings.allow_folders]
-        if failure.folder not in folders:
-            self.settings.setValue(ALLOWED_FOLDERS, [*folders, failure.folder])
-        self.apply_settings()  # audits again
-        return True
+        """A bibliography the document names is outside the folders CiteDesk may read: the writer
+        is asked whether to allow its folder (`OutsideFolders`), and if so it is audited again."""
+        return self.outside.allow(failure.message.split(": it is outside")[0], str(failure.folder))
 
     def _ask_allow_folder(self, question: str) -> bool:
         box = QMessageBox.question(self, "Allow this folder?", question)
