@@ -158,7 +158,7 @@ def test_a_model_judges_swap_on_body_text_is_safe_and_the_word_level_judges_is_n
         ]
         assert wrong["details"]["judged_by"] == ("word-level" if judge == "heuristic" else "model")
 
-    assert main(["fix", str(document), "--kinds", "all", *OFFLINE]) == 0  # word-level: nothing
+    assert main(["fix", str(document), "--kinds", "all", *OFFLINE]) == 1  # word-level: nothing; it remains
     assert document.read_text(encoding="utf-8") == before
     assert main(["fix", str(document), "--kinds", "all", *OFFLINE, "--judge", "toy"]) == 0
     fixed = document.read_text(encoding="utf-8")
