@@ -130,3 +130,47 @@ def test_every_format_lists_the_sources(half_checked: Path, capsys: pytest.Captu
     markdown = audit(half_checked, capsys, "markdown")
     assert "## Sources" in markdown
     assert "| [2] | offline | https://parks.example.org/study | — |" in markdown
+
+
+# a file outside the allowed folders is said to be that, never "offline" ---------------------------
+LINK_AND_FILE = """# Draft
+
+Street trees cool a block by two degrees [1].
+
+## References
+
+1. Moreau, L. (2021). "Tree canopy and afternoon heat". https://canopy.example.org/report ../notes/canopy.txt
+"""
+
+
+@pytest.mark.parametrize("offline", [True, False])
+def test_a_file_outside_the_allowed_folders_is_not_called_offline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], offline: bool
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "canopy.txt").write_text(
+        "Street trees cool a block by two degrees.", encoding="utf-8"
+    )
+    (tmp_path / "essay").mkdir()
+    document = tmp_path / "essay" / "draft.md"
+    document.write_text(LINK_AND_FILE.replace("example.org", "invalid"), encoding="utf-8")
+    args = ["audit", str(document), "--format", "json", "--judge", "heuristic", "--no-dense"]
+    main([*args, *(["--offline"] if offline else [])])
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["unchecked_reasons"] == {"file outside the allowed folders": 1}
+    (source,) = report["sources"]
+    assert source["status"] == "outside"
+    assert f"--allow-folder {(tmp_path / 'notes').resolve()}" in source["message"]
+    assert "its link was not read either" in source["message"]
+    # allowed, the file is read and the citation checked
+    main([*args, "--offline", "--allow-folder", str(tmp_path / "notes")])
+    assert json.loads(capsys.readouterr().out)["summary"]["checked"] == 1
+
+
+def test_indexes_out_of_reach_are_not_called_offline() -> None:
+    from citedesk.core.summaries import ReferenceTruth
+
+    tried = ReferenceTruth("not_checked", "crossref: host not found", unreachable=True)
+    assert tried.words == "no index reachable: not looked up"
+    offline = ReferenceTruth("not_checked", "not checked: working offline", unreachable=True, offline=True)
+    assert offline.words == "offline: not looked up"

@@ -105,6 +105,8 @@ class ReferenceTruth:
     differences: tuple[FieldDifference, ...] = ()
     unreachable: bool = False
     """Not checked because no index could be reached (or the audit was offline)."""
+    offline: bool = False
+    """The audit was offline: no index was asked (unlike one asked that did not answer)."""
 
     @property
     def retracted(self) -> bool:
@@ -128,10 +130,12 @@ class ReferenceTruth:
         return "; ".join(parts)
 
     def _not_looked_up(self) -> str:
-        """Why the indexes say nothing: the audit was offline, or had no title, or ran out of time,
-        or an index failed to answer (an error, a slow-down)."""
+        """Why the indexes say nothing: the audit was offline, or no index could be reached, or
+        the entry had no title, or the audit ran out of time, or an index failed to answer (an
+        error, a slow-down). "Offline" only when the audit was: a local file read while the
+        indexes were out of reach is not an offline source (issue 28)."""
         if self.unreachable:
-            return "offline: not looked up"
+            return "offline: not looked up" if self.offline else "no index reachable: not looked up"
         if "no title" in self.message:
             return "not looked up: no title"
         if "time budget" in self.message or "cancelled" in self.message:

@@ -57,9 +57,11 @@ from citedesk.sources.identifiers import (
     crossref_url,
     doi_url,
     expects_pdf,
+    locator_of,
     parse_csl,
 )
-from citedesk.sources.local import LOCAL_EXTENSIONS, allowed_roots, is_within, outside_message
+from citedesk.sources.identifiers import location_of as _location  # (moved there: a source's names)
+from citedesk.sources.local import LOCAL_EXTENSIONS, allowed_roots, is_within, outside_message, refused_file
 from citedesk.sources.passages import Passage, split_passages
 from citedesk.store import SourceRecord, Store
 
@@ -206,11 +208,19 @@ def gather_sources(
             if offline and outcome.status in _OFFLINE_LOOKS:
                 outcome = replace(outcome, status=SourceStatus.OFFLINE, message=OFFLINE_MESSAGE)
             results[key] = _record_outcome(key, unique[key], outcome, store)
-        for ref in network:  # the same work named again (`10.1/AB`, `10.1/ab`): the first's answer
-            if ref.key not in results:
-                fetched = results[first[locator_of(ref) or ref.key]]
-                results[ref.key] = replace(fetched, key=ref.key, location=_location(ref))
-    return {key: results[key] for key in unique}
+        for ref in (r for r in network if r.key not in results):  # named again: the first's answer
+            first_key = first[locator_of(ref) or ref.key]
+            results[ref.key] = replace(results[first_key], key=ref.key, location=_location(ref))
+    return {key: _file_refused_first(unique[key], results[key], options) for key in unique}
+
+
+def _file_refused_first(ref: CitedEntry, source: ResolvedSource, options: SourceOptions) -> ResolvedSource:
+    """An entry's file outside the allowed folders, when its link gave nothing either, is what is
+    said ("outside", with the folder to allow), never "offline" (issue 28)."""
+    roots = allowed_roots(options.document_dir, options.sources_dir, extra=options.local_roots)
+    kept = source.usable or options.allow_local_paths or source.status is SourceStatus.OUTSIDE
+    said = None if kept else refused_file(ref.path, options.document_dir, roots, source.message)
+    return ResolvedSource(ref.key, SourceStatus.OUTSIDE, None, ref.path, message=said) if said else source
 
 
 OFFLINE_MESSAGE = "not checked: no host could be reached (this machine seems to be offline)"
@@ -280,25 +290,6 @@ def refresh_source(locator: str, options: SourceOptions, store: Store) -> Resolv
     with Fetcher(options.fetch) as fetcher:
         outcome = _resolve_remote(ref, options, fetcher)
     return _record_outcome(locator, ref, outcome, store)
-
-
-def locator_of(ref: CitedEntry) -> str | None:
-    if ref.doi:
-        return "doi:" + ref.doi.lower()
-    if ref.arxiv:
-        return "arxiv:" + ref.arxiv
-    if ref.url:
-        return "url:" + ref.url
-    return None
-
-
-def _location(ref: CitedEntry) -> str | None:
-    return (
-        ref.url
-        or (f"doi:{ref.doi}" if ref.doi else None)
-        or (f"arXiv:{ref.arxiv}" if ref.arxiv else None)
-        or ref.path
-    )
 
 
 # local files ------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from citedesk.core.works import CitedEntry
+
 DOI_BASE = "https://doi.org"
 CROSSREF_BASE = "https://api.crossref.org"
 ARXIV_BASE = "https://arxiv.org"
@@ -104,3 +106,25 @@ def expects_pdf(url: str) -> bool:
 
 def arxiv_abs_url(arxiv_id: str, base: str = ARXIV_BASE) -> str:
     return f"{base.rstrip('/')}/abs/{arxiv_id}"
+
+
+def locator_of(ref: CitedEntry) -> str | None:
+    """What a reference's source is stored and fetched by: its DOI (lower case: DOIs are
+    case-insensitive, so `10.1/AB` and `10.1/ab` are one source, fetched once), arXiv id or link."""
+    if ref.doi:
+        return "doi:" + ref.doi.lower()
+    if ref.arxiv:
+        return "arxiv:" + ref.arxiv
+    if ref.url:
+        return "url:" + ref.url
+    return None
+
+
+def location_of(ref: CitedEntry) -> str | None:
+    """Where a reference's source is, as the writer wrote it: its link, DOI, arXiv id or file."""
+    return (
+        ref.url
+        or (f"doi:{ref.doi}" if ref.doi else None)
+        or (f"arXiv:{ref.arxiv}" if ref.arxiv else None)
+        or ref.path
+    )

@@ -53,3 +53,19 @@ def outside_message(shown: str, path: Path | None = None) -> str:
         f"the file {os.path.normpath(shown)} is outside {where}{leads}: allow its folder with "
         f"--allow-folder {real.parent} (or every path with --allow-local-path)"
     )
+
+
+def refused_file(
+    shown: str | None, document_dir: Path | None, roots: Iterable[Path], link: str
+) -> str | None:
+    """Why the file an entry names (`shown`, relative to the document's folder) was not read, when
+    it lies outside `roots` (`link`: what became of the entry's link, if it has one); None when the
+    entry names no file, or one that may be read."""
+    if not shown:
+        return None
+    named = Path(shown)
+    if not named.is_absolute() and document_dir is not None:
+        named = document_dir / named
+    if is_within(named, roots):
+        return None
+    return outside_message(shown, named) + (f"; its link was not read either ({link})" if link else "")

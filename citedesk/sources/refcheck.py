@@ -81,7 +81,7 @@ class ReferenceCheck:
     key: str
     status: CheckStatus
     doi: str | None = None
-    """The DOI that was checked (the entry's), normalised."""
+    """The DOI that was checked: the entry's, as written (compare with `normalise_doi`)."""
     work: Work | None = None
     """The record compared with the entry (for `found_by_title`, the work found)."""
     differences: tuple[Difference, ...] = ()
@@ -97,6 +97,8 @@ class ReferenceCheck:
     message: str = ""
     unreachable: bool = False
     """Not checked because no index asked could be reached (the machine seems to be offline)."""
+    offline: bool = False
+    """The audit was offline (`--offline`): nothing was asked, only saved answers used."""
 
     @property
     def standing(self) -> Notice | None:
@@ -233,6 +235,10 @@ class ReferenceChecker:
 
     def check_cited(self, key: str, cited: CitedWork) -> ReferenceCheck:
         """One entry given field by field (a Markdown entry, or a structured bibliography entry)."""
+        result = self._check_cited(key, cited)
+        return replace(result, offline=True) if self.config.offline else result
+
+    def _check_cited(self, key: str, cited: CitedWork) -> ReferenceCheck:
         written = written_doi(cited.doi)  # looked up lower-cased, shown as the writer wrote it
         result = self._by_doi(key, written, cited) if written else self._by_title(key, cited)
         if self.config.offline and result.status in (CheckStatus.UNREGISTERED, CheckStatus.NOT_FOUND):

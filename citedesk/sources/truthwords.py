@@ -202,4 +202,5 @@ def truth_summary(check: ReferenceCheck) -> ReferenceTruth:
         notices=tuple(summarise(n) for n in check.notices),
         differences=tuple(FieldDifference(d.field, d.label, d.cited, d.actual) for d in check.differences),
         unreachable=check.unreachable,
+        offline=check.offline,
     )
