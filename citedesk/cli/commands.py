@@ -14,12 +14,21 @@ from typing import Any
 
 from citedesk import config
 from citedesk.cli.output import printable
+from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
-from citedesk.core.batch import render_batch
+from citedesk.core.batch import FileAudit, render_batch
 from citedesk.core.findings import Kind
 from citedesk.core.report import FailPolicy, Report
 from citedesk.core.review import Decision
-from citedesk.desk import STRUCTURAL_KINDS, Desk, DocumentSession, FixOutcome, models, parse_kinds
+from citedesk.desk import (
+    STRUCTURAL_KINDS,
+    AuditState,
+    Desk,
+    DocumentSession,
+    FixOutcome,
+    models,
+    parse_kinds,
+)
 from citedesk.desk.projects import project_run
 from citedesk.errors import (
     EXIT_FINDINGS,
@@ -140,7 +149,8 @@ def _audit(args: argparse.Namespace) -> int:
         return _assist_preview(session, configuration.settings.judge)
     if form == "jsonl":
         return _audit_streaming(session, args, policy)
-    report = session.audit()
+    with Progress() as progress:  # look-ups and fetches: a bar on a terminal, lines in a log
+        report = session.audit(state=_showing(progress))
     colour = _colour(args, form)
     output = session.render(report, form, colour=colour)
     if args.out:
@@ -193,7 +203,8 @@ def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: 
     if args.assist_preview:
         raise UsageError("--assist-preview shows what one document would send: give one file")
     desk = _desk(configuration, args)
-    audits = desk.audit_files(args.file)
+    with Progress() as progress:
+        audits = _audit_each(desk, args.file, progress)
     colour = _colour(args, form)
     output = render_batch(audits, form, colour=colour)
     if args.out:
@@ -210,6 +221,26 @@ def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: 
         return EXIT_USAGE
     codes = [_exit_code(a.path, a.report, policy) for a in audits if a.report is not None]
     return max(codes, default=EXIT_OK)
+
+
+def _showing(progress: Progress) -> AuditState:
+    """An audit's state whose counted stages (sources fetched, references looked up) are shown."""
+    return AuditState(on_progress=progress.update)
+
+
+def _audit_each(desk: Desk, files: Sequence[str], progress: Progress) -> list[FileAudit]:
+    """`Desk.audit_files`, with the documents counted (and each one's look-ups) as they go."""
+    label, total, finished = "documents audited", len(files), [0]
+
+    def audit(path: str | os.PathLike[str]) -> Report:
+        progress.update(label, finished[0], total, note=Path(path).name)
+        return desk.open(path).audit(state=_showing(progress))
+
+    def done(row: FileAudit) -> None:
+        finished[0] += 1
+        progress.update(label, finished[0], total, note=Path(row.path).name)
+
+    return desk.jobs().audit_files(files, audit, done=done)
 
 
 def _colour(args: argparse.Namespace, form: str) -> bool:
@@ -458,16 +489,11 @@ def _models(args: argparse.Namespace) -> int:
         model = models.import_model(args.target, args.name, args.registry_name)
         print(f"installed {model.name} ({model.description})")
     elif args.action == "pull":
-        shown = [0.0]
-
-        def show(done: int, total: int) -> None:
-            now = time.monotonic()
-            if now - shown[0] >= 0.5 or done >= total:
-                shown[0] = now
-                print(f"\r  {models.progress_text(done, total)}", end="", file=sys.stderr, flush=True)
-
-        pulled = models.pull_model(args.target, progress=show)
-        print(file=sys.stderr)
+        label = f"downloading {args.target}"
+        with Progress() as progress:
+            pulled = models.pull_model(
+                args.target, progress=lambda done, total: progress.update(label, done, total, unit="bytes")
+            )
         print(
             f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
             f"{pulled.right}/{pulled.pairs} known pairs right"
