@@ -21,8 +21,10 @@ audit's stages while it waits for its first request, so the first audit does not
 from __future__ import annotations
 
 import contextlib
+import io
 import multiprocessing as mp
 import os
+import pickle
 import queue
 import signal
 import sys
@@ -45,6 +47,11 @@ if TYPE_CHECKING:
     from citedesk.core.report import Report
 
 PARENT_CHECK_S = 0.5
+LOAD_AT_ONCE_BYTES = 64 * 1024
+"""A message pickled larger than this (a long document's report) is unpickled by Python's own
+unpickler, not the C one: the C one holds the GIL for the whole message (a 100,000-word report:
+a few hundred milliseconds in which the window cannot run a line of Python), the Python one lets
+the window's thread in every few milliseconds, at a few times the cost, on the reader thread."""
 ENVIRONMENT_PREFIXES = ("ANTHROPIC_", "CITEDESK_")
 """The environment variables an audit reads (service addresses, Claude's): each request carries
 them as the parent has them then, since the child, started warm, was spawned with an older copy."""
@@ -147,7 +154,12 @@ class _SharedCancelState(AuditState):
     """An AuditState whose cancellation is also read from the parent's shared counter, and whose
     progress and stage results go to the parent as messages."""
 
-    def __init__(self, generation: int, cancelled_upto: Synchronized, results: Queue[AuditMessage]) -> None:  # type: ignore[type-arg]
+    def __init__(
+        self,
+        generation: int,
+        cancelled_upto: Synchronized,  # type: ignore[type-arg]
+        results: Queue[AuditMessage | bytes],
+    ) -> None:
         super().__init__(
             on_progress=lambda stage, done, total: results.put(Progress(generation, stage, done, total)),
             on_stage=self._stage_done,
@@ -160,11 +172,12 @@ class _SharedCancelState(AuditState):
     def _stage_done(self, result: StageResult) -> None:
         document = None if self._sent_document else result.document
         self._sent_document = self._sent_document or document is not None
-        self._results.put(
-            StageDone(
-                self._generation, result.stage, result.seconds, result.findings, result.withdrawn, document
-            )
+        message = StageDone(
+            self._generation, result.stage, result.seconds, result.findings, result.withdrawn, document
         )
+        # pickled here, on the auditing thread: the queue's feeder thread would pickle it later,
+        # while the next stages go on filling the document's caches and the findings' details
+        self._results.put(pickle.dumps(message))
 
     @property
     def cancelled(self) -> bool:
@@ -192,7 +205,7 @@ def _die_with(parent: int) -> None:
 
 def serve(
     requests: Queue[AuditRequest | None],
-    results: Queue[AuditMessage],
+    results: Queue[AuditMessage | bytes],
     cancelled_upto: Synchronized,  # type: ignore[type-arg]
     parent: int,
     setup: Callable[[], object] | None = None,
@@ -224,7 +237,17 @@ def serve(
                 print(failure.detail, file=sys.stderr)
             results.put(Failed(generation, failure))
         else:
-            results.put(Finished(generation, report))
+            results.put(pickle.dumps(Finished(generation, report)))  # see `_loads`
+
+
+def _loads(payload: bytes) -> AuditMessage:
+    """A message the child pickled itself (a `StageDone` or a `Finished`), unpickled so that the
+    window's thread is never kept waiting for the GIL (`LOAD_AT_ONCE_BYTES`)."""
+    if len(payload) <= LOAD_AT_ONCE_BYTES:
+        message: AuditMessage = pickle.loads(payload)
+    else:
+        message = pickle._Unpickler(io.BytesIO(payload)).load()  # pure Python
+    return message
 
 
 class AuditProcess:
@@ -236,7 +259,7 @@ class AuditProcess:
         self._context = mp.get_context("spawn")
         self._process: BaseProcess | None = None
         self._requests: Queue[AuditRequest | None] | None = None
-        self._results: Queue[AuditMessage] | None = None
+        self._results: Queue[AuditMessage | bytes] | None = None
         self._cancelled_upto: Synchronized | None = None  # type: ignore[type-arg]
 
     def _ensure_started(self) -> None:
@@ -283,7 +306,8 @@ class AuditProcess:
         if results is None:
             return None
         try:
-            return results.get(timeout=timeout)
+            message = results.get(timeout=timeout)
+            return _loads(message) if isinstance(message, bytes) else message
         except queue.Empty:
             return None
         except (EOFError, OSError, ValueError):  # the queue was closed under us

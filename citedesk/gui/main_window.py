@@ -153,13 +153,7 @@ class MainWindow(QMainWindow):
         self.review_label = self.status.review
         self.assist_label = self.status.assist
         self.judge_label = self.status.judge
-        self.staged = StagedView(
-            self.state,
-            self.audits,
-            (self.editor, self.findings, self.status),
-            lambda: self.report is not None,
-            self,
-        )
+        self.staged = StagedView(self.state, self.audits, (self.editor, self.findings, self.status), self)
         self.menus = build_menus(self)
         self._menu_parts()
         self.view_settings.restore(
@@ -373,6 +367,8 @@ class MainWindow(QMainWindow):
 
     # --- auditing -----------------------------------------------------------------------------------
     def _text_changed(self) -> None:
+        if self.editor.highlighter.repainting:
+            return  # new marks, not new text
         audited = self.state.text
         if self.editor.toPlainText() != audited:
             self._offsets = None  # the report's offsets no longer match the text

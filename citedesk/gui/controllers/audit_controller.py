@@ -166,7 +166,10 @@ class AuditController(QObject):
         self.debounce.start()
 
     def start(self, *, refresh: frozenset[str] = frozenset()) -> None:
-        """Audit now, in the background; a running audit is cancelled first."""
+        """Audit now, in the background; a running audit is cancelled first. Never once shut
+        down: the window is closing, and a child started now would have nobody to close it."""
+        if self._shut:
+            return
         self.debounce.stop()
         self.cancel(quietly=True)
         text, path, options = self._job_of()

@@ -15,7 +15,6 @@ start: a quick re-audit goes straight to its report, and the judged marks do not
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from citedesk.core.report import Report
@@ -40,15 +39,12 @@ class StagedView(QObject):
         state: DocumentState,
         audits: AuditController,
         paint: tuple[Editor, FindingsPanel, StatusBar],
-        shows_report: Callable[[], bool],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._state = state
         self._audits = audits
         self._editor, self._findings, self._status = paint
-        self._shows_report = shows_report
-        """Whether the window shows a finished audit's report now."""
         self._started = time.monotonic()
         self._hold = QTimer(self)
         self._hold.setSingleShot(True)
@@ -76,7 +72,7 @@ class StagedView(QObject):
             self.painted = staged  # a stage that changed nothing
             return
         waited_ms = (time.monotonic() - self._started) * 1000
-        if self._shows_report() and waited_ms < HOLD_MS:
+        if self._state.report is not None and waited_ms < HOLD_MS:  # a report is on screen
             if not self._hold.isActive():
                 self._hold.start(max(1, int(HOLD_MS - waited_ms)))
             return

@@ -7,18 +7,34 @@ Three layers are painted, each over the one before:
 3. the finding itself (a marker, a figure, a sentence) in the kind's style, tinted when an error.
 
 Spans are Qt document positions; `Marks` holds them, and the editor asks it what is where.
+
+A book has thousands of blocks and thousands of marks, so new marks never repaint the whole
+document at once (issue 26: no stall over 50 ms): only the blocks the old or the new marks touch
+are repainted (every block, when the text changed since the marks before were set), those on
+screen first, then outwards, in slices of `SLICE_MS` between which the window answers the writer. Each block finds its marks by bisection, not by walking every mark
+before it.
 """
 
 from __future__ import annotations
 
 import functools
+import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from citedesk.core.coverage import UncheckedCitation
 from citedesk.core.findings import Finding, Kind, Severity
-from citedesk.gui.qt import QColor, QObject, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from citedesk.gui.qt import (
+    QColor,
+    QObject,
+    QPlainTextEdit,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+    QTimer,
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,11 @@ STYLES: dict[Kind, Style] = {
 UNCHECKED = Style("#8c9499", DASH_DOT_DOT, "grey dash-dot-dot on a grey tint")
 """A citation that was not checked: neither right nor wrong, so no colour of a problem."""
 T = TypeVar("T")
+SLICE_MS = 8
+"""How long one slice of repainting may hold the GUI thread."""
+AT_ONCE = 200
+"""So few blocks to repaint are repainted at once, whatever the time (a short document's marks are
+all there when `set_marks` returns)."""
 ERROR_TINT = 70
 """How strongly an error's own span is tinted (of 255): the marker stands out on its underlined sentence."""
 CLAIM_ALPHA = 130
@@ -125,8 +146,34 @@ class Marks:
     unchecked: list[tuple[int, int, UncheckedCitation]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._layers: list[_Layer] = []
         for spans in (self.findings, self.claims, self.unchecked):
             spans.sort(key=lambda s: (s[0], s[1]))
+            self._layers.append(_Layer.of(spans))
+
+    def layer(self, index: int) -> _Layer:
+        """0: findings, 1: claims, 2: unchecked."""
+        return self._layers[index]
+
+    def touched(self) -> list[tuple[int, int]]:
+        """Every span of every layer (for the blocks to repaint)."""
+        return [(s[0], s[1]) for spans in (self.findings, self.claims, self.unchecked) for s in spans]
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One layer's span starts, for bisection, and its longest span (how far back to look)."""
+
+    starts: list[int]
+    longest: int
+
+    @classmethod
+    def of(cls, spans: Sequence[tuple[int, int, object]]) -> _Layer:
+        return cls([s[0] for s in spans], max((s[1] - s[0] for s in spans), default=0))
+
+    def window(self, start: int, end: int) -> range:
+        """The indices of the spans that may overlap [start, end)."""
+        return range(bisect_left(self.starts, start - self.longest), bisect_left(self.starts, end))
 
 
 class FindingHighlighter(QSyntaxHighlighter):
@@ -135,10 +182,85 @@ class FindingHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
         super().__init__(document)
         self._marks = Marks()
+        self._todo: list[int] = []
+        """Block numbers still to repaint for the current marks, the next one last."""
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._repaint_slice)
+        self._text = ""
+        """The text the marks were last set on."""
+        self.repainting = False
+        """True while a block is repainted: the editor then says its text changed, and it did not."""
 
     def set_marks(self, marks: Marks) -> None:
-        self._marks = marks
-        self.rehighlight()
+        """Show `marks`: the blocks they or the marks before touch are repainted, those on screen
+        first; what a slice cannot do waits for the next turn of the event loop."""
+        before, self._marks = self._marks, marks
+        starts = self._block_starts()
+        text = self.document().toPlainText()
+        if text != self._text:  # edited since: the marks before are not where their positions say
+            blocks = set(range(len(starts)))
+        else:
+            blocks = set(self._todo)
+            for start, end in {*before.touched(), *marks.touched()}:
+                first = bisect_right(starts, start) - 1
+                last = bisect_right(starts, max(start, end - 1)) - 1
+                blocks.update(range(max(first, 0), last + 1))
+        self._text = text
+        middle = self._on_screen()
+        # the farthest from the screen first in the list: the nearest are popped first
+        self._todo = sorted(blocks, key=lambda n: -abs(n - middle))
+        if len(self._todo) <= AT_ONCE:
+            self.finish()
+        else:
+            self._repaint_slice()
+
+    def _block_starts(self) -> list[int]:
+        """Each block's first position, in order (one walk, then bisection in Python: thousands of
+        marks would otherwise each ask Qt for their block)."""
+        starts = []
+        block = self.document().firstBlock()
+        while block.isValid():
+            starts.append(block.position())
+            block = block.next()
+        return starts
+
+    def pending(self) -> int:
+        """How many blocks still wait to be repainted (0: what is painted is the marks)."""
+        return len(self._todo)
+
+    def finish(self) -> None:
+        """Repaint every block still waiting, now (tests, and before reading the formats)."""
+        self._timer.stop()
+        while self._todo:
+            self._repaint(self._todo.pop())
+
+    def _on_screen(self) -> int:
+        """The block number in the middle of the editor's view (0 when it has no editor)."""
+        owner = self.document().parent()
+        while owner is not None and not isinstance(owner, QPlainTextEdit):
+            owner = owner.parent()
+        if owner is None:
+            return 0
+        first = owner.firstVisibleBlock().blockNumber()
+        bottom = owner.cursorForPosition(owner.viewport().rect().bottomLeft()).block().blockNumber()
+        return (first + max(first, bottom)) // 2
+
+    def _repaint_slice(self) -> None:
+        deadline = time.perf_counter() + SLICE_MS / 1000
+        while self._todo and time.perf_counter() < deadline:
+            self._repaint(self._todo.pop())
+        if self._todo:
+            self._timer.start(0)
+
+    def _repaint(self, number: int) -> None:
+        block = self.document().findBlockByNumber(number)
+        if block.isValid():
+            self.repainting = True
+            try:
+                self.rehighlightBlock(block)
+            finally:
+                self.repainting = False
 
     def spans(self) -> list[tuple[int, int, Finding]]:
         """The findings' own spans."""
@@ -156,22 +278,22 @@ class FindingHighlighter(QSyntaxHighlighter):
         end = start + block.length()
         marks = self._marks
         if marks.claims:
-            self._paint(start, end, marks.claims, claim_format)
+            self._paint(start, end, marks.claims, marks.layer(1), claim_format)
         if marks.unchecked:
-            self._paint(start, end, marks.unchecked, lambda _u: unchecked_format())
+            self._paint(start, end, marks.unchecked, marks.layer(2), lambda _u: unchecked_format())
         if marks.findings:
-            self._paint(start, end, marks.findings, char_format)
+            self._paint(start, end, marks.findings, marks.layer(0), char_format)
 
     def _paint(
         self,
         start: int,
         end: int,
         spans: Sequence[tuple[int, int, T]],
+        layer: _Layer,
         fmt_of: Callable[[T], QTextCharFormat],
     ) -> None:
-        for span_start, span_end, item in spans:
-            if span_start >= end:
-                break
+        for index in layer.window(start, end):
+            span_start, span_end, item = spans[index]
             if span_end <= start:
                 continue
             first = max(span_start, start) - start

@@ -22,6 +22,17 @@ _FLAT = 0xFFFFFFFE
 """internalId of top-level finding rows (the list in document order)."""
 
 
+_ROLES = frozenset(
+    {
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.UserRole + 1,  # FindingModel.FindingRole
+    }
+)
+"""The roles `data` answers."""
+
+
 def problem_label(finding: Finding, cite: Callable[[str], str] = lambda key: f"[{key}]") -> str:
     """What is wrong, in the list's first column: the kind, and the reference it is about, written
     as the document cites it (`cite`: `[3]`, or `@doe99` in a pandoc document)."""
@@ -207,8 +218,8 @@ class FindingsModel(QAbstractItemModel):
         return len(COLUMNS)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid():
-            return None
+        if role not in _ROLES or not index.isValid():
+            return None  # asked often (sizing a column asks each row for every role): answered first
         if index.internalId() == _TOP:
             kind, group = self._groups[index.row()]
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:

@@ -36,6 +36,7 @@ class FindingsPanel(QWidget):
         self.tree.setModel(self.model)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
+        self.tree.header().setResizeContentsPrecision(200)  # a column is sized on 200 rows (issue 26)
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line: document order
         self.tree.setRootIsDecorated(False)
