@@ -70,8 +70,9 @@ class Timed:
 
     def __init__(self, window: MainWindow) -> None:
         self.longest: dict[str, float] = {}
-        staged = window.staged
-        staged._paint = self.wrap("staged paint", staged._paint)  # type: ignore[method-assign]
+        staged = getattr(window, "staged", None)  # (None: a checkout from before staged results)
+        if staged is not None:
+            staged._paint = self.wrap("staged paint", staged._paint)
         observers = window.state._observers["report"]
         observers[:] = [self.wrap("report paint", callback) for callback in observers]
         self._collecting = 0.0
@@ -130,14 +131,18 @@ def measure(window: MainWindow, label: str, action: Callable[[], object], timed:
         finished(None)
 
     hooks: list[tuple[Any, Callable[..., None]]] = [
-        (audits.stage_done, lambda stage, count: run.events.append((now(), f"stage {stage} ({count})"))),
         (audits.progress, lambda stage, done, total: run.events.append((now(), f"{stage} {done}/{total}"))),
         (audits.audit_finished, finished),
         (audits.audit_failed, failed),
     ]
+    if hasattr(audits, "stage_done"):
+        hooks.append(
+            (audits.stage_done, lambda stage, count: run.events.append((now(), f"stage {stage} ({count})")))
+        )
     for signal, slot in hooks:
         signal.connect(slot)
-    painted_before = window.staged.painted
+    staged = getattr(window, "staged", None)
+    painted_before = staged.painted if staged is not None else None
     began = now()
     action()
     run.opened_ms = (now() - began) * 1000
@@ -147,7 +152,7 @@ def measure(window: MainWindow, label: str, action: Callable[[], object], timed:
     paint_check.setInterval(5)
 
     def painted() -> None:
-        if run.first_paint_s is None and window.staged.painted is not painted_before:
+        if run.first_paint_s is None and staged is not None and staged.painted is not painted_before:
             run.first_paint_s = now() - began
 
     paint_check.timeout.connect(painted)
