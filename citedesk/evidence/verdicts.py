@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -253,12 +253,15 @@ def judge_citations(
     verdicts: dict[str, list[Verdict]] = {}
     done = 0
     progress("judging", 0, len(pending))
+    everything = tuple(judging.prepared)
+    asked = [(claim, document.cited_keys(claim)) for claim in document.claims]
     encode_claims(
         judging,
         [
-            (claim.text, judging.context.get(claim.id, ""))
-            for claim in document.claims
-            if claim.needs_citation or document.cited_keys(claim)  # what is judged, or offered a source
+            # a cited sentence is read against its references; an uncited claim, against all of them
+            (claim.text, judging.context.get(claim.id, ""), keys or everything)
+            for claim, keys in asked
+            if keys or claim.needs_citation
         ],
     )
     for start in range(0, len(pending), BATCH):  # the budget is looked at between batches
@@ -325,19 +328,19 @@ def _version(source: PreparedSource, embedder: Embedder | None) -> str:
     )
 
 
-def encode_claims(judging: Judging, asked: list[tuple[str, str]]) -> None:
-    """Embed at once the sentences (text, heading) whose evidence is still to be retrieved from
-    some dense source: one batched pass instead of one per sentence (the vectors wait in the
-    embedder's memory for `_ask`)."""
+def encode_claims(judging: Judging, asked: list[tuple[str, str, Sequence[str]]]) -> None:
+    """Embed at once the sentences (text, heading, the references it is read against) whose
+    evidence is still to be retrieved from one of those sources: one batched pass instead of one
+    per sentence (the vectors wait in the embedder's memory for `_ask`)."""
     embedder = judging.embedder
-    dense = [s for s in judging.prepared.values() if s.vectors is not None]
-    if embedder is None or not dense:
+    if embedder is None:
         return
     texts = dict.fromkeys(
         text
-        for text, context in asked
-        for source in dense
-        if not source.version or (text, context, _version(source, embedder)) not in RETRIEVED
+        for text, context, keys in asked
+        for source in (judging.prepared[k] for k in keys if k in judging.prepared)
+        if source.vectors is not None
+        and (not source.version or (text, context, _version(source, embedder)) not in RETRIEVED)
     )
     if texts:
         embedder.encode(list(texts))
