@@ -212,7 +212,7 @@ class StatusBar:
         """What the running audit has found so far (its report replaces this when it is done)."""
         self.coverage.setText(f"{count} finding{'s' if count != 1 else ''} so far")
         self.coverage.set_detail(
-            "Found so far: structural checks first, the judge's verdicts as they come. The audit is still running."
+            "Found so far by the structural and source checks; the judge's verdicts come with the report."
         )
 
     def show_report(self, report: Report) -> None:
