@@ -368,5 +368,7 @@ def test_a_broken_bibliography_is_reported_once_by_file_and_line(tmp_path: Path)
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.startswith(f"citedesk: {tmp_path / 'refs.bib'}, line 3, column 1:")  # where pandoc stops
+    assert done.stderr.startswith(
+        f"citedesk: {tmp_path / 'refs.bib'}, line 3, column 1:"
+    )  # where pandoc stops
     assert done.stderr.count("\n") == 1  # one line: not the parser's own log lines as well
