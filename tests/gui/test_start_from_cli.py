@@ -1,81 +1,54 @@
 """`citedesk draft.md` through the real entry point: the window opens on the document (and
-`citedesk a.md b.md` opens one window each). The event loop is the application's own (`app.run`
-calls `exec`); a timer watches the windows, and closes them and quits once each shows its document."""
+`citedesk a.md b.md` opens one window each).
+
+Each run is a fresh process (offscreen Qt), as a writer's would be: the entry point makes and runs
+the application's own event loop (`app.run` calls `exec`), which must not share a process with the
+other window tests (a loop ended by `quit` leaves the application in a state later tests would
+inherit). A timer in that process watches the windows, prints the document each one shows, closes
+them and quits; the test reads what it printed and checks that the process ended cleanly, leaving
+no audit process behind.
+"""
 
 from __future__ import annotations
 
+import json
 import os
-import time
+import subprocess
+import sys
 from pathlib import Path
-
-import pytest
-from pytestqt.qtbot import QtBot
-
-import citedesk.main as entry
-from citedesk.gui.main_window import MainWindow
-from citedesk.gui.qt import QApplication, QTimer
 
 GIVE_UP_S = 60
 
+RUN = """
+import json, sys, time
+from citedesk.gui.qt import QApplication, QTimer
+from citedesk.gui.main_window import MainWindow
+import citedesk.main as entry
 
-@pytest.fixture(autouse=True)
-def _offline_user_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The window `run` makes reads the user's settings file: offline, words only, no model offer."""
-    settings = tmp_path / "config.toml"
-    settings.write_text('offline = true\njudge = "heuristic"\ndense = false\n', encoding="utf-8")
-    monkeypatch.setenv("CITEDESK_CONFIG", str(settings))
+app = QApplication(sys.argv[:1])  # the entry point uses the application there is (app.run)
+want, started = int(sys.argv[1]), time.monotonic()
+watch = QTimer()
+watch.setInterval(50)
 
+def check():
+    windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+    shown = [str(w.document.session.path) for w in windows if w.document.session.path is not None]
+    if len(shown) < want and time.monotonic() - started < GIVE_UP_S:
+        return
+    watch.stop()
+    print("SHOWN " + json.dumps(shown), flush=True)
+    for window in windows:
+        window.document.confirm_discard = lambda: True
+        window.close()
+    QApplication.quit()
 
-def _windows() -> list[MainWindow]:
-    return [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
-
-
-def _run_until_opened(paths: list[Path], want: int) -> tuple[int, list[Path | None]]:
-    """`entry.main(paths)`, its loop ended once `want` windows show a document (or after GIVE_UP_S)."""
-    seen: list[Path | None] = []
-    started = time.monotonic()
-    watch = QTimer()
-    watch.setInterval(50)
-
-    def check() -> None:
-        windows = _windows()
-        shown = [w.document.session.path for w in windows if w.document.session.path is not None]
-        if len(shown) < want and time.monotonic() - started < GIVE_UP_S:
-            return
-        seen.extend(shown)
-        watch.stop()
-        for window in windows:
-            window.document.confirm_discard = lambda: True
-            window.close()
-        QApplication.quit()
-
-    watch.timeout.connect(check)
-    watch.start()
-    code = entry.main([str(p) for p in paths])
-    return code, seen
-
-
-def _children() -> set[int]:
-    """The processes this one started that still run (an audit process; not the resource tracker)."""
-    found = set()
-    for proc in Path("/proc").iterdir():
-        try:
-            stat = (proc / "stat").read_text() if proc.name.isdigit() else ""
-            argv = (proc / "cmdline").read_bytes() if stat else b""
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split() if stat else []
-        ours = bool(fields) and int(fields[1]) == os.getpid() and fields[0] not in ("Z", "X")
-        if ours and b"resource_tracker" not in argv:  # this process's own tracker lives as long as it
-            found.add(int(proc.name))
-    return found
-
-
-def _no_new_children(before: set[int]) -> bool:
-    deadline = time.monotonic() + 10
-    while _children() - before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _children() - before
+watch.timeout.connect(check)
+watch.start()
+code = entry.main(sys.argv[2:])
+import multiprocessing
+print("LEFT " + str(len(multiprocessing.active_children())), flush=True)  # audit processes still running
+sys.exit(code)
+""".replace("GIVE_UP_S", str(GIVE_UP_S))
 
 
 def _document(folder: Path, name: str) -> Path:
@@ -84,19 +57,41 @@ def _document(folder: Path, name: str) -> Path:
     return path
 
 
-def test_a_bare_path_opens_the_window_on_that_document(qtbot: QtBot, tmp_path: Path) -> None:
+def _run(tmp_path: Path, paths: list[Path]) -> tuple[int, list[str]]:
+    """`citedesk PATH…` in a fresh process; its exit code and the documents its windows showed."""
+    settings = tmp_path / "config.toml"  # the user's settings: offline, words only
+    settings.write_text('offline = true\njudge = "heuristic"\ndense = false\n', encoding="utf-8")
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "CITEDESK_CONFIG": str(settings),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),  # the window's QSettings, not the user's
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(len(paths)), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=GIVE_UP_S + 60,
+        check=False,
+    )
+    shown = next((line for line in done.stdout.splitlines() if line.startswith("SHOWN ")), "SHOWN []")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "LEFT 0" in done.stdout.splitlines()  # the windows' audit processes ended with them
+    return done.returncode, json.loads(shown.removeprefix("SHOWN "))
+
+
+def test_a_bare_path_opens_the_window_on_that_document(tmp_path: Path) -> None:
     draft = _document(tmp_path, "draft.md")
-    before = _children()
-    code, seen = _run_until_opened([draft], want=1)
+    code, seen = _run(tmp_path, [draft])
     assert code == 0
-    assert seen == [draft.resolve()]
-    assert _no_new_children(before)  # the window's audit process ended with it
+    assert seen == [str(draft.resolve())]
 
 
-def test_two_paths_open_two_windows_one_document_each(qtbot: QtBot, tmp_path: Path) -> None:
+def test_two_paths_open_two_windows_one_document_each(tmp_path: Path) -> None:
     first, second = _document(tmp_path, "one.md"), _document(tmp_path, "two.md")
-    before = _children()
-    code, seen = _run_until_opened([first, second], want=2)
+    code, seen = _run(tmp_path, [first, second])
     assert code == 0
-    assert sorted(map(str, seen)) == sorted([str(first.resolve()), str(second.resolve())])
-    assert _no_new_children(before)
+    assert sorted(seen) == sorted([str(first.resolve()), str(second.resolve())])
