@@ -334,7 +334,12 @@ def user_file() -> Path:
 
 
 def find_project_file(start: Path) -> Path | None:
-    """The `citedesk.toml` that applies to a document (or folder) `start`: in its folder or the
+    """The `citedesk.toml` that applies to a document (or folder) `start` (`find_upwards`)."""
+    return find_upwards(start, PROJECT_FILE)
+
+
+def find_upwards(start: Path, name: str) -> Path | None:
+    """The project file `name` that applies to a document (or folder) `start`: in its folder or the
     nearest parent that has one. The search stops at a repository's top folder (one with `.git`),
     before the home folder (the user's file is for that) and before a folder anyone may write to
     (`/tmp`: another user could leave a project file there)."""
@@ -348,7 +353,7 @@ def find_project_file(start: Path) -> Path | None:
                 return None
         except OSError:
             return None
-        candidate = folder / PROJECT_FILE
+        candidate = folder / name
         if candidate.is_file():
             return candidate
         if (folder / ".git").exists() or folder.parent == folder:

@@ -17,11 +17,11 @@ document's own folder is, and nothing outside it becomes readable because a proj
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citedesk.config import find_upwards
 from citedesk.core.projects import (
     QUARTO_FILE,
     ProjectFile,
@@ -52,25 +52,9 @@ class Project:
 
 
 def find_quarto(start: Path) -> Path | None:
-    """The `_quarto.yml` that applies to a document (or folder) `start`: in its folder or the
-    nearest parent that has one, searched as `config.find_project_file` searches."""
-    folder = Path(os.path.realpath(start))
-    if not folder.is_dir():
-        folder = folder.parent
-    home = Path(os.path.realpath(Path.home()))
-    while folder != home:
-        try:
-            if folder.stat().st_mode & stat.S_IWOTH:
-                return None
-        except OSError:
-            return None
-        candidate = folder / QUARTO_FILE
-        if candidate.is_file():
-            return candidate
-        if (folder / ".git").exists() or folder.parent == folder:
-            return None
-        folder = folder.parent
-    return None
+    """The `_quarto.yml` that applies to a document (or folder) `start`, searched as
+    `config.find_project_file` searches (`config.find_upwards`)."""
+    return find_upwards(start, QUARTO_FILE)
 
 
 def quarto_project(start: Path, allowed: Sequence[Path] = ()) -> Project | None:
