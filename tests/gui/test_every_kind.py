@@ -66,3 +66,18 @@ def test_a_chapter_with_a_typo_key_and_a_direction_flip_is_shown(
     window.findings.select(typo)
     assert window.findings.fix_button.text() == "Apply: Cite @smith2020"  # safe: one candidate
     point_of(window, typo.start, typo.end)  # its mark is on the screen, painted with its style
+
+
+def test_a_1024_px_window_shows_the_counts_that_matter(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    for name, text in (("refs.bib", BIB), ("transit.txt", TRANSIT), ("heat.txt", HEAT)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    document = tmp_path / "chapter.md"
+    document.write_text(CHAPTER, encoding="utf-8")
+    window.resize(1024, 700)
+    audited(qtbot, window, lambda: window.load_file(document))
+    qtbot.wait(50)  # the status bar laid out at its width
+    shown = window.status.coverage.shown_text()
+    for count in ("2 citations", "1 checked", "1 wrong direction", "1 unknown key", "1 not checked"):
+        assert count in shown, shown  # any cut comes after the counts (a reason's words)
