@@ -99,6 +99,10 @@ class Settings:
     assist_model: str | None = None
     contact_email: str | None = None
     recheck_days: float | None = None
+    judge_url: str = ""
+    """A server judge's endpoint (`--judge-url`; empty: Ollama's, http://127.0.0.1:11434/v1)."""
+    judge_remote: bool = False
+    """Allow a server judge on another machine (the document's text is sent there)."""
 
 
 # --- reading one value ------------------------------------------------------------------------------
@@ -215,6 +219,8 @@ KEYS: dict[str, _Key] = {
     "assist_model": _Key(_text),
     "contact_email": _Key(_text),
     "recheck_days": _Key(_number(0, 3650, "days", low_too=True)),
+    "judge_url": _Key(_text),
+    "judge_remote": _Key(_boolean, widens=True),
 }
 assert set(KEYS) == {f.name for f in fields(Settings)}, "every setting has a key, every key a setting"
 
@@ -300,7 +306,7 @@ def _project_refusal(name: str, key: _Key, value: Any, project: Path, user_file:
     if key.widens:
         reach = (
             "the network CiteDesk may reach"
-            if name == "allow_private_network"
+            if name in ("allow_private_network", "judge_remote")
             else "the folders CiteDesk may read"
         )
         return f"a project file cannot widen {reach} ({UNTRUSTED}); set it in {where} or on the command line"
@@ -313,10 +319,18 @@ def _project_refusal(name: str, key: _Key, value: Any, project: Path, user_file:
                 f"{outside[0]} is outside the project ({root}), and a project file may only name paths inside "
                 f"it ({UNTRUSTED}); set it in {where} or on the command line"
             )
+    if name == "judge_url" and not _loopback(value):
+        return f"a project file cannot send text to a judge server on another machine ({UNTRUSTED}); set it in {where} or on the command line"
     sends = (name == "assist" and value != "none") or (name == "judge" and _judge_sends_text(value))
     if sends:
         return f"a project file cannot turn on sending text to Claude ({UNTRUSTED}); choose it in {where} or on the command line"
     return None
+
+
+def _loopback(url: str) -> bool:
+    from citedesk.sources.llmserver import is_loopback  # noqa: PLC0415 - httpx: only for this key
+
+    return is_loopback(url)
 
 
 def _judge_sends_text(setting: str) -> bool:
@@ -398,6 +412,8 @@ class Configuration:
             refresh=refresh,
             store_path=s.store,
             judge=s.judge,
+            judge_url=s.judge_url,
+            judge_remote=s.judge_remote,
             dense=s.dense,
             reviews=reviews,
             assist=s.assist,

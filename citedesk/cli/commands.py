@@ -39,6 +39,8 @@ from citedesk.errors import (
 
 SETTING_FLAGS = {
     "judge": "judge",
+    "judge_url": "judge_url",
+    "judge_remote": "judge_remote",
     "offline": "offline",
     "timeout": "timeout",
     "dense": "dense",

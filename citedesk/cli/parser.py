@@ -211,8 +211,10 @@ def _positive_days(value: str) -> float:
 
 
 JUDGE_HELP = (
-    "heuristic, nli, nli:MODEL (an installed name or a folder), auto (default: the default NLI model "
-    "if installed, else heuristic) or none (no verdicts)"
+    "heuristic, server, server:MODEL (a model the server at --judge-url runs, e.g. bespoke-minicheck), "
+    "nli, nli:MODEL (an installed name or a folder), seq2seq, seq2seq:MODEL (an installed text-to-text "
+    "model), auto (default: the default model if it is text-to-text, else the default NLI model if "
+    "installed, else heuristic) or none (no verdicts)"
 )
 
 
@@ -283,6 +285,17 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         # the judge registry's `help_text()`, written out so that `--help` loads no judge module
         # (tests/evidence/test_judge_registry.py keeps the two the same)
         help=JUDGE_HELP,
+    )
+    parser.add_argument(
+        "--judge-url",
+        metavar="URL",
+        help="the OpenAI-compatible endpoint of --judge server:MODEL (default: Ollama's, "
+        "http://127.0.0.1:11434/v1); only this machine unless --judge-remote",
+    )
+    parser.add_argument(
+        "--judge-remote",
+        action=argparse.BooleanOptionalAction,
+        help="allow --judge-url on another machine: the cited sentences and their sources' passages are sent there",
     )
     parser.add_argument(
         "--dense",

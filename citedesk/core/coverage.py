@@ -49,6 +49,8 @@ class NotChecked(StrEnum):
     NO_BIBLIOGRAPHY = "no bibliography to look the key up in"
     SOURCES_OFF = "sources not checked"
     NO_JUDGE = "not judged"
+    JUDGE_UNREACHABLE = "judge server unreachable"
+    """The judge's server (`--judge server:MODEL`) could not be reached or gave no readable answer."""
 
     @property
     def attachable(self) -> bool:
@@ -59,6 +61,7 @@ class NotChecked(StrEnum):
             NotChecked.NO_BIBLIOGRAPHY,
             NotChecked.SOURCES_OFF,
             NotChecked.NO_JUDGE,
+            NotChecked.JUDGE_UNREACHABLE,
         )
 
 

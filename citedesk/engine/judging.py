@@ -51,7 +51,12 @@ def load_judging(
     state.progress("loading the judge")
     chosen = resolve(options.judge)
     local, embedder, _note = make_judge(
-        AUTO if chosen.sends_text else options.judge, store=store, dense=options.dense
+        AUTO if chosen.sends_text else options.judge,
+        store=store,
+        dense=options.dense,
+        server=JudgeContext(
+            server_url=options.judge_url, server_remote=options.judge_remote, deadline=state.deadline
+        ),
     )
     client = _claude_client(options) if options.assist == "claude" or chosen.sends_text else None
     remote: Judge | None = None
@@ -135,15 +140,16 @@ def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Em
 
 
 def make_judge(
-    spec: str, *, store: Store | None = None, dense: bool = True
+    spec: str, *, store: Store | None = None, dense: bool = True, server: JudgeContext | None = None
 ) -> tuple[Judge, Embedder | None, str]:
     """A local judge setting (`heuristic`, `nli`, `nli:NAME_OR_PATH`, `auto`, any registered judge
     that needs no client) → the judge, the embedder for retrieval (None without the embedding
     model) and a note for the report. The judge registry (`judges/registry.py`) says what the
-    setting means."""
+    setting means. `server`: a server judge's URL, consent to a remote one, and the deadline."""
     choice = resolve(spec)
     embedder, note = make_embedder(store=store, dense=dense)
-    return choice.load(JudgeContext(embedder=embedder, store=store)), embedder, note
+    context = replace(server or JudgeContext(), embedder=embedder, store=store)
+    return choice.load(context), embedder, note
 
 
 class _StoredAnswers:

@@ -78,6 +78,10 @@ class AuditOptions:
     """A judge setting, as the judge registry reads it (`evidence/judges/registry.py`): heuristic,
     nli, nli:MODEL, claude, any judge registered, auto (an installed default NLI model, else
     heuristic) or none."""
+    judge_url: str = ""
+    """A server judge's OpenAI-compatible endpoint (`--judge-url`; empty: Ollama's on this machine)."""
+    judge_remote: bool = False
+    """Let a server judge's URL be another machine (`--judge-remote`): the text is sent there."""
     dense: bool = True
     """Use the embedding model for retrieval and the heuristic judge when it is installed."""
     reviews: bool = True

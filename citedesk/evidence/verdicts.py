@@ -148,6 +148,12 @@ class Judging:
         return [answers[i] for i in range(len(questions))]
 
     def verdict(self, question: Question, answer: Judgement) -> Verdict:
+        if answer.unchecked is not None:  # the judge gave no verdict (its server is down): say why
+            reason, detail = answer.unchecked
+            judge = answer.judge or self.judge.name
+            return Verdict(
+                question.key, VerdictLabel.UNCHECKED, 0.0, judge, reason=reason, detail=detail or None
+            )
         return Verdict(
             question.key,
             self.judge.policy.label(answer.support, answer.contradiction),

@@ -21,6 +21,10 @@ class Judgement:
     judge: str | None = None
     """Who decided, when not the judge that was asked: a remote judge's local stand-in for a pair
     it could not answer. Such judgements are shown with that name and never cached."""
+    unchecked: tuple[str, str] | None = None
+    """(a `core.coverage.NotChecked` value, its detail) when the judge gave no verdict (its server
+    could not be reached, its answer was unreadable): the citation is not checked, never a finding.
+    Such a judgement must carry `judge` too, so it is never cached."""
 
 
 @dataclass(frozen=True)

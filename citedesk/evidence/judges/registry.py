@@ -171,6 +171,6 @@ def _load_built_in() -> None:
     if not _built_in_loaded:
         # (the flag is set after the import: another thread never finds the registry half full)
         from citedesk.evidence import models  # noqa: F401, PLC0415
-        from citedesk.evidence.judges import heuristic  # noqa: F401, PLC0415
+        from citedesk.evidence.judges import heuristic, server  # noqa: F401, PLC0415
 
         _built_in_loaded.append(True)

@@ -54,6 +54,12 @@ class JudgeContext:
     """The audit's client for a judge that sends text (Claude's), None otherwise."""
     local: Judge | None = None
     """For a judge that sends text: the local judge that stands in for pairs it cannot answer."""
+    server_url: str = ""
+    """For a server judge: its OpenAI-compatible endpoint (`--judge-url`; empty: its default)."""
+    server_remote: bool = False
+    """For a server judge: a non-loopback URL is allowed (`--judge-remote`)."""
+    deadline: float | None = None
+    """`time.monotonic()` by which the audit must be done: a server judge's requests end by then."""
 
 
 @dataclass(frozen=True)
