@@ -13,7 +13,6 @@ from pathlib import Path
 from citedesk.errors import UsageError
 from citedesk.evidence import models
 from citedesk.evidence.judges import registry as judges
-from citedesk.evidence.judges.nli import NliJudge
 from citedesk.evidence.registry import recommended as offered
 
 
@@ -23,6 +22,8 @@ class InstalledModel:
     path: Path
     description: str
     default: bool
+    speed: str = ""
+    """Its speed here (`measured here: …`), or how to measure it (`models bench NAME`)."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,13 @@ def models_dir() -> Path:
 def installed() -> list[InstalledModel]:
     default = models.default_model()
     return [
-        InstalledModel(path.name, path, models.describe(path), default is not None and path == default)
+        InstalledModel(
+            path.name,
+            path,
+            models.describe(path),
+            default is not None and path == default,
+            models.speed_line(path),
+        )
         for path in models.installed()
     ]
 
@@ -134,8 +141,15 @@ def set_default(name: str) -> str:
 def verify(name: str) -> VerifyOutcome:
     """Run the known pairs through the model (loads it: torch)."""
     path = models.find_model(name)
-    result = models.verify(NliJudge(path))
+    result = models.verify(models.judge_for(path))
     return VerifyOutcome(path.name, result.correct, result.total, result.rows)
+
+
+def bench(name: str) -> str:
+    """Time an installed model on this machine and record the figure `models list` shows (loads it:
+    torch; takes seconds to minutes for a large model)."""
+    _, measured = models.bench(name)
+    return measured.in_words()
 
 
 def judge_choices() -> list[tuple[str, str]]:

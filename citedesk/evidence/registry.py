@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from citedesk.evidence.judges.nli import InputFormat
 from citedesk.evidence.judges.registry import JudgeKind, model_judge
+from citedesk.evidence.judges.text2text import MINICHECK_T5_FORMAT
 
 LEADERBOARD = "LLM-AggreFact leaderboard (llm-aggrefact.github.io, Sept 2024; mean of 11 sets)"
 
@@ -60,6 +61,8 @@ class RegistryEntry:
     revision: str = "main"
     kind: JudgeKind = JudgeKind.ENCODER
     """What kind of model it is: offered only where a registered judge runs that kind."""
+    threshold: str = "supported at P ≥ 0.5, as published (MiniCheck: `pred_label = prob > 0.5`)"
+    """The calibrated threshold its verdicts are read with, and where it comes from."""
 
     @property
     def offered(self) -> bool:
@@ -128,11 +131,33 @@ REGISTRY = (
         3130,
         "MIT",
         "2-way, read from two token logits of a text-to-text model",
-        "not measured",
-        "MiniCheck's most accurate small model (0.8B parameters)",
+        "not estimated: run `citedesk models bench minicheck-flan-t5-large` after installing it",
+        "MiniCheck's most accurate small model (0.8B parameters, Flan-T5-large)",
         benchmark="LLM-AggreFact balanced accuracy 75.0",
         source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
+        input_format=MINICHECK_T5_FORMAT,
         kind=JudgeKind.TEXT_TO_TEXT,
+    ),
+    RegistryEntry(
+        "factcg-deberta-large",
+        "yaxili96/FactCG-DeBERTa-v3-Large",
+        1750,
+        "MIT (FactCG repository; the model card states no licence of its own)",
+        "2-way: output 1 = supported (config.num_labels 2, generic labels)",
+        "as MiniCheck-DeBERTa-v3-Large (same architecture)",
+        "DeBERTa-v3-large trained on FactCG's graph-based multi-hop synthetic data (CG2C)",
+        benchmark="LLM-AggreFact balanced accuracy 75.6 (threshold 0.5; 77.2 with per-set tuned thresholds)",
+        source="FactCG paper (Lei et al., NAACL 2025) and repository derenlei/FactCG; " + LEADERBOARD,
+        input_format=InputFormat(kind="pair", entail=1, contradict=None, max_length=2048),
+        threshold="supported at P ≥ 0.5 (FactCG's `fixed` setting; its tuned per-set thresholds are not published as one figure)",
+        one_click=False,
+        not_offered=(
+            "it reads one instruction prompt, not a sentence pair: `{document}\\n\\nChoose your answer: based on "
+            'the paragraph above can we conclude that "{claim}"?\\n\\nOPTIONS:\\n- Yes\\n- No\\nI think the '
+            "answer is ` (FactCG `utils.INSTRUCTION_TEMPLATE`, 2048 tokens, documents in chunks of ≤550 "
+            "NLTK words, best chunk decides), which the encoder judge does not build yet; read any other "
+            "way it would misjudge"
+        ),
     ),
     RegistryEntry(
         "alignscore-large",
