@@ -32,6 +32,7 @@ from citedesk.evidence.judges.registry import (
     registered,
     resolve,
     specs,
+    unregister,
 )
 from citedesk.evidence.models import models_dir, set_default
 from citedesk.evidence.registry import find_entry, recommended
@@ -210,7 +211,11 @@ def test_a_name_is_taken_once_and_auto_and_none_are_not_names() -> None:
 def test_the_judge_flags_help_and_the_chooser_come_from_the_registry() -> None:
     assert help_text() == JUDGE_HELP
     assert chooser() == [
-        ("auto", "Automatic (the default NLI model if installed, else heuristic)"),
+        (
+            "auto",
+            "Automatic (the default model if it is text-to-text, else the default NLI model if installed, "
+            "else heuristic)",
+        ),
         ("heuristic", "Heuristic judge (no model needed)"),
     ]
 
@@ -225,20 +230,19 @@ def test_the_catalogue_offers_only_models_a_registered_judge_runs() -> None:
     flan = find_entry("minicheck-flan-t5-large")
     assert flan is not None
     assert flan.kind is JudgeKind.TEXT_TO_TEXT
-    assert not flan.offered
-    assert flan.why_not_offered == "a text-to-text model; no judge CiteDesk has runs one"
-    assert flan not in recommended()
-    assert all(e.kind is JudgeKind.ENCODER for e in recommended())
     assert model_judge(JudgeKind.ENCODER) is models.NLI
-    # a text-to-text judge, once registered, makes the catalogue offer the model (and check it)
-    seq2seq = replace(
-        toy_spec("toy-t5", JudgeKind.TEXT_TO_TEXT),
-        from_folder=lambda folder, _format, name: ToyJudge(heuristic.POLICY, name),
-    )
-    with registered(seq2seq):
-        assert flan.offered
-        assert flan in recommended()
-        assert model_judge(JudgeKind.TEXT_TO_TEXT) is seq2seq
+    # the text-to-text judge is registered, so the catalogue offers the model (and checks it with it)
+    assert model_judge(JudgeKind.TEXT_TO_TEXT) is models.SEQ2SEQ
+    assert flan.offered
+    assert flan in recommended()
+    # without it, the model would be listed, not offered
+    models_seq2seq = models.SEQ2SEQ
+    unregister(models_seq2seq.name)
+    try:
+        assert not flan.offered
+        assert flan.why_not_offered == "a text-to-text model; no judge CiteDesk has runs one"
+    finally:
+        register(models_seq2seq)
     hhem = find_entry("hhem-2.1-open")
     assert hhem is not None
     assert not hhem.offered  # custom code: never offered, whatever judges there are
