@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,11 +146,15 @@ def _plain_session(path: Path) -> Any:
     return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
 
 
-def start_background_export(model_dir: Path) -> subprocess.Popen[bytes] | None:
+def start_background_export(
+    model_dir: Path, *, target: Path | None = None, failed: Path | None = None, job: Sequence[str] = ()
+) -> subprocess.Popen[bytes] | None:
     """Start `prepare` in a niced child process that outlives this one; None when one is already
-    running (its lock file is fresh) or a previous export failed (`citedesk models prepare` retries)."""
-    target = onnx_file(model_dir)
-    if target.is_file() or failure_file(model_dir).is_file():
+    running (its lock file is fresh) or a previous export failed (`citedesk models prepare` retries).
+    `target`, `failed` and `job` (module and arguments before the model folder's) make another
+    file the same way: the judges' (`onnx_judge`)."""
+    target = target or onnx_file(model_dir)
+    if target.is_file() or (failed or failure_file(model_dir)).is_file():
         return None
     lock = target.with_suffix(".lock")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +166,14 @@ def start_background_export(model_dir: Path) -> subprocess.Popen[bytes] | None:
     except FileExistsError:
         return None
     return subprocess.Popen(
-        [sys.executable, "-m", "citedesk.evidence.onnx_export", str(model_dir), "--lock", str(lock)],
+        [
+            sys.executable,
+            "-m",
+            *(job or ["citedesk.evidence.onnx_export"]),
+            str(model_dir),
+            "--lock",
+            str(lock),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -169,10 +181,10 @@ def start_background_export(model_dir: Path) -> subprocess.Popen[bytes] | None:
     )
 
 
-def export_in_background(model_dir: Path) -> bool:
+def export_in_background(model_dir: Path, **job: Any) -> bool:
     """`start_background_export`, its end awaited by a daemon thread (no zombie in a long-lived
     process, no warning about a child still running); whether one was started."""
-    process = start_background_export(model_dir)
+    process = start_background_export(model_dir, **job)
     if process is None:
         return False
     threading.Thread(target=process.wait, name="onnx-export-reaper", daemon=True).start()

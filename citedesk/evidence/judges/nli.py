@@ -15,6 +15,11 @@ sentence chunks that each fit (a single over-long sentence is cut at a token bou
 chunk that supports most decides (max aggregation). torch and transformers load on first use, in
 whatever thread judges first.
 
+Where the model's ONNX file exists (`evidence.onnx_judge`: exported once, checked against torch,
+int8 where it agrees with fp32) the judge runs it with onnxruntime and the `tokenizers` library
+and never imports torch; where it does not, the first use starts its export in the background and
+judges with torch meanwhile; a model that cannot be exported stays on torch (`notice` says why).
+
 `evidence.models` registers it as the `nli` judge (an encoder model: `nli` the default model,
 `nli:MODEL` an installed name or a folder), the one `auto` prefers when a default model is
 installed: which models are installed is that module's business, so this one never imports it.
@@ -22,7 +27,9 @@ installed: which models are installed is that module's business, so this one nev
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -32,9 +39,14 @@ from typing import Any, Literal
 
 from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
+from citedesk.evidence.onnx_embed import onnx_enabled, runtime_installed
 from citedesk.evidence.runtime import configure_threads, shared_model
 
 __all__ = ["ModelError", "NliJudge"]
+
+_log = logging.getLogger(__name__)
+_said: set[str] = set()
+"""Notices already logged: each once per process, not once per audit."""
 
 ENTAIL = ("entail", "support", "consistent", "faithful", "grounded", "true", "yes")
 CONTRADICT = ("contradict", "refute", "inconsistent", "false")
@@ -165,10 +177,13 @@ class NliJudge:
         name: str | None = None,
         input_format: InputFormat | None = None,
         shared: bool = True,
+        backend: Literal["either", "onnx", "torch"] = "either",
     ) -> None:
         """`input_format` None reads the folder's `citedesk-model.json` (a sentence pair without
         one); `max_length` None takes the format's; `shared` False loads a private copy (checking a
-        download) instead of the process-wide one every audit reuses."""
+        download) instead of the process-wide one every audit reuses. `backend` "either" runs the
+        ONNX file when it exists (unless `CITEDESK_ONNX` is off or `quantize` asks for torch's
+        int8), "onnx" exports it now if missing and insists on it, "torch" never touches ONNX."""
         self.model_dir = Path(model_dir)
         self.batch_size = batch_size
         self.requested_length = max_length
@@ -183,14 +198,32 @@ class NliJudge:
         self._model: Any = None
         self._tokenizer: Any = None
         self.scheme: LabelScheme | None = None
+        self.backend = backend
+        self._onnx: Any = None
+        self._onnx_path = Path()
+        self._fast: Any = None
+        self.notice = ""
+        """Why torch judges when ONNX was possible (one line), or ""."""
+
+    @property
+    def engine(self) -> str:
+        """Which engine judges: "onnx", "onnx-int8" or "torch" ("" before the model is loaded)."""
+        if self._onnx is not None:
+            return "onnx-int8" if "-int8" in self._onnx_path.name else "onnx"
+        return "torch" if self._model is not None else ""
 
     def load(self) -> None:
         with self._lock:
-            if self._model is not None:
+            if self._model is not None or self._onnx is not None:
                 return
             if not (self.model_dir / "config.json").is_file():
                 raise ModelError(f"no model at {self.model_dir} (a folder with config.json and weights)")
             input_format = self.input_format or read_format(self.model_dir) or InputFormat()
+            wants_onnx = self.backend == "onnx" or (
+                self.backend == "either" and not self.quantize and onnx_enabled() and runtime_installed()
+            )
+            if wants_onnx and self._load_onnx(input_format):
+                return
             import torch  # noqa: PLC0415 - heavy; first use only
             from transformers import (  # noqa: PLC0415
                 AutoConfig,
@@ -242,6 +275,71 @@ class NliJudge:
             self.input_format = input_format
             self._tokenizer, self._model, self.scheme = tokenizer, model, scheme
 
+    def _load_onnx(self, input_format: InputFormat) -> bool:
+        """Judge with the model's ONNX file if there is one (exporting it now when `backend` is
+        "onnx", starting its export in the background otherwise); whether it is used."""
+        from citedesk.evidence import onnx_judge  # noqa: PLC0415 - numpy and onnxruntime only
+
+        try:
+            config = json.loads((self.model_dir / "config.json").read_text(encoding="utf-8"))
+            positions = [int(config.get("max_position_embeddings") or 100_000)]
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                saved = (self.model_dir / "tokenizer_config.json").read_text(encoding="utf-8")
+                limit = int(json.loads(saved).get("model_max_length") or 0)
+                positions += [limit] if 0 < limit < 100_000 else []
+            wanted = self.requested_length or input_format.max_length or DEFAULT_MAX_LENGTH
+            if self.backend == "onnx":
+                path: Path | None = onnx_judge.prepare_judge(self.model_dir, input_format.kind, wanted)
+            else:
+                path = onnx_judge.best_file(self.model_dir)
+            if path is None:
+                self._export_later(input_format.kind, wanted)
+                return False
+            labels = {int(k): v for k, v in (config.get("id2label") or {}).items()}
+            scheme = scheme_for(input_format, labels, int(config.get("num_labels") or len(labels)))
+            self.max_length = min([wanted, *positions])
+            fast = onnx_judge.PairTokenizer.load(self.model_dir, input_format.kind, self.max_length)
+            session = onnx_judge.OnnxClassifier.open(path, self.threads, shared=self.shared)
+        except ModelError:
+            if self.backend == "onnx":
+                raise
+            return self._torch_because("the model cannot run on ONNX Runtime")
+        except (OSError, ValueError) as exc:  # no tokenizer.json, an unreadable file
+            if self.backend == "onnx":
+                raise ModelError(f"the ONNX judge did not load ({type(exc).__name__}: {exc})") from exc
+            return self._torch_because(f"the ONNX judge did not load ({type(exc).__name__})")
+        self._onnx_path, self._onnx, self._fast = path, session, fast
+        self.input_format, self.scheme = input_format, scheme
+        return True
+
+    def _torch_because(self, why: str) -> bool:
+        """Judge with torch, and say why in one line (logged once per process): False."""
+        self.notice = f"{why}; {self.name} judges with torch (slower)"
+        if self.notice not in _said:
+            _said.add(self.notice)
+            _log.warning("citedesk: %s", self.notice)
+        return False
+
+    def _export_later(self, kind: str, max_length: int) -> None:
+        from citedesk.evidence import onnx_judge  # noqa: PLC0415
+        from citedesk.evidence.onnx_export import export_in_background  # noqa: PLC0415
+
+        failed = onnx_judge.judge_failure_file(self.model_dir)
+        if failed.is_file():
+            self._torch_because("the model could not be put on ONNX Runtime")
+            return
+        export_in_background(
+            self.model_dir,
+            target=onnx_judge.judge_onnx_file(self.model_dir),
+            failed=failed,
+            job=["citedesk.evidence.onnx_judge", kind, str(max_length)],
+        )
+
+    def _count(self, text: str) -> int:
+        if self._fast is not None:
+            return int(self._fast.count(text))
+        return len(self._tokenizer.tokenize(text))
+
     def encode(self, evidence: Sequence[str], claims: Sequence[str]) -> Any:
         """The model's input for (evidence, claim) pairs, in the model's own format (torch tensors)."""
         assert self.input_format is not None, "load() first"
@@ -267,7 +365,7 @@ class NliJudge:
         """The evidence cut into pieces that fit beside the whole claim (sentences kept whole, but
         for one longer than a whole piece, which is cut at a token boundary)."""
         assert self.input_format is not None, "load() first"
-        budget = max(16, self.max_length - len(self._tokenizer.tokenize(pair.claim)) - 4)
+        budget = max(16, self.max_length - self._count(pair.claim) - 4)
         if self.input_format.chunk_tokens:
             budget = min(budget, self.input_format.chunk_tokens)
         sentences = list(pair.sentences) or [pair.evidence]
@@ -275,7 +373,7 @@ class NliJudge:
         current: list[str] = []
         used = 0
         for sentence in sentences:
-            size = len(self._tokenizer.tokenize(sentence))
+            size = self._count(sentence)
             if size > budget:
                 sentence, size = self._cut(sentence, budget), budget
             if current and used + size > budget:
@@ -289,6 +387,8 @@ class NliJudge:
 
     def _cut(self, text: str, tokens: int) -> str:
         """The longest prefix of `text` that is at most `tokens` tokens, cut at a token boundary."""
+        if self._fast is not None:
+            return str(self._fast.cut(text, tokens))
         if self._tokenizer.is_fast:
             offsets = self._tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
             return text[: offsets["offset_mapping"][tokens - 1][1]]
@@ -299,8 +399,6 @@ class NliJudge:
         self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
     ) -> list[Judgement]:
         self.load()
-        import torch  # noqa: PLC0415
-
         assert self.scheme is not None
         jobs: list[tuple[int, str, str]] = []
         for i, pair in enumerate(pairs):
@@ -309,19 +407,24 @@ class NliJudge:
         support = [0.0] * len(pairs)
         contradiction = [0.0] * len(pairs)
         done = 0
-        with torch.inference_mode():
-            for begin in range(0, len(jobs), self.batch_size):
-                batch = jobs[begin : begin + self.batch_size]
-                encoded = self.encode(
-                    [evidence for _, evidence, _ in batch], [claim for _, _, claim in batch]
-                )
-                probabilities = torch.softmax(self._model(**encoded).logits, dim=-1).numpy()
-                for (index, _, _), row in zip(batch, probabilities, strict=True):
-                    entail = float(row[self.scheme.entail])
-                    support[index] = max(entail, support[index])
-                    if self.scheme.contradict is not None:
-                        contradiction[index] = max(contradiction[index], float(row[self.scheme.contradict]))
-                done += len(batch)
-                if progress is not None:
-                    progress(done, len(jobs))
+        for begin in range(0, len(jobs), self.batch_size):
+            batch = jobs[begin : begin + self.batch_size]
+            probabilities = self._probabilities([e for _, e, _ in batch], [c for _, _, c in batch])
+            for (index, _, _), row in zip(batch, probabilities, strict=True):
+                entail = float(row[self.scheme.entail])
+                support[index] = max(entail, support[index])
+                if self.scheme.contradict is not None:
+                    contradiction[index] = max(contradiction[index], float(row[self.scheme.contradict]))
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(jobs))
         return [Judgement(s, c) for s, c in zip(support, contradiction, strict=True)]
+
+    def _probabilities(self, evidence: list[str], claims: list[str]) -> Any:
+        """Each input's probabilities over the model's outputs (one row per pair)."""
+        if self._onnx is not None:
+            return self._onnx.probabilities(self._fast.encode(evidence, claims))
+        import torch  # noqa: PLC0415
+
+        with torch.inference_mode():
+            return torch.softmax(self._model(**self.encode(evidence, claims)).logits, dim=-1).numpy()
