@@ -478,6 +478,7 @@ def _models(args: argparse.Namespace) -> int:
         )
         for model in found:
             print(f" {'*' if model.default else ' '} {model.name:28} {model.description}")
+            print(f"   {'':28} {model.speed}")
         print()
         for line in models.recommended():
             print(line)
@@ -505,6 +506,8 @@ def _models(args: argparse.Namespace) -> int:
         print(f"removed {args.target}")
     elif args.action == "default":
         print(f"{models.set_default(args.target)} is now the default judge model")
+    elif args.action == "bench":
+        print(f"{args.target}: {models.bench(args.target)}")
     elif args.action == "verify":
         outcome = models.verify(args.target)
         for claim, ok, score in outcome.rows:

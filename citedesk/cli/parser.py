@@ -151,11 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser(
         "models",
-        help="NLI models for the judge: list, import, pull, verify, remove; "
+        help="NLI models for the judge: list, import, pull, verify, remove; bench: time one here; "
         "prepare: make the embedder's ONNX file (audits then start without torch)",
     )
     models.add_argument(
-        "action", choices=["list", "import", "pull", "verify", "remove", "default", "prepare"]
+        "action", choices=["list", "import", "pull", "verify", "remove", "default", "prepare", "bench"]
     )
     models.add_argument(
         "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
