@@ -11,14 +11,27 @@ quiet 2-core machine (README, `tests.bench.audit_speed`); on the shared machine 
 on (load 4-7 on 2 cores) the reference ran at 9 pairs/s, RoBERTa-large cost 21x, DeBERTa-v3-large
 32x, DeBERTa-v3-base 4.9x, MiniLM2-L6-H768 1.8x.
 
+Then the same pairs on ONNX Runtime (`evidence.onnx_judge`: the export and int8 quantisation the
+judges use), for a MiniLM-shaped and a DeBERTa-v3-large-shaped classifier: torch fp32, ONNX fp32 and
+ONNX int8 pairs/s in one run, on the same token ids and thread count, and how often int8's label
+equals fp32's; and, for the real bundled embedder, the smallest cosine between its fp32 and int8
+vectors over real sentences. The last line is JSON with those figures.
+
     .venv/bin/python -m tests.bench.model_speed [--threads N] [--batches N] [--only NAME]
+        [--no-table] [--large-pairs N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from citedesk.evidence.registry import recommended
 
@@ -64,18 +77,108 @@ def pairs_per_second(model: Any, torch: Any, length: int, batches: int, batch: i
     return batch * batches / (time.perf_counter() - started)
 
 
+ONNX_SHAPES: dict[str, tuple[str, dict[str, Any]]] = {
+    "minilm": REFERENCE,
+    "deberta_v3_large": ARCHITECTURES["lytang/MiniCheck-DeBERTa-v3-Large"],
+}
+
+
+def onnx_row(kind: str, fields: dict[str, Any], pairs: int, threads: int, folder: Path) -> dict[str, float]:
+    """torch fp32, ONNX fp32 and ONNX int8 pairs/s on the same 128-token inputs (batches of 16)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    from citedesk.evidence.onnx_judge import OnnxClassifier, quantise, write_graph
+
+    config = AutoConfig.for_model(kind, num_labels=2, **fields)
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_config(config).eval()  # type: ignore[no-untyped-call]
+    batch = min(16, pairs)
+    ids = np.random.default_rng(0).integers(5, 1000, (batch, 128), dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    names = list(feed)
+    rounds = max(1, pairs // batch)
+
+    def timed(run: Any) -> tuple[float, Any]:
+        out = run({n: v[:2] for n, v in feed.items()})  # warm-up
+        started = time.perf_counter()
+        for _ in range(rounds):
+            out = run(feed)
+        return batch * rounds / (time.perf_counter() - started), out
+
+    def torch_run(f: dict[str, Any]) -> Any:
+        with torch.inference_mode():
+            return torch.softmax(model(**{n: torch.from_numpy(v) for n, v in f.items()}).logits, -1).numpy()
+
+    torch_s, torch_p = timed(torch_run)  # torch at its fastest (its default attention)
+    model.set_attn_implementation("eager")  # what the export needs (onnx_judge.write_graph)
+    fp32, int8 = folder / f"{kind}.onnx", folder / f"{kind}-int8.onnx"
+    write_graph(model, names, feed, fp32)
+    quantise(fp32, int8)
+    fp32_s, fp32_p = timed(OnnxClassifier.open(fp32, threads, shared=False).probabilities)
+    int8_s, int8_p = timed(OnnxClassifier.open(int8, threads, shared=False).probabilities)
+    return {
+        "torch_fp32_pairs_s": round(torch_s, 2),
+        "onnx_fp32_pairs_s": round(fp32_s, 2),
+        "onnx_int8_pairs_s": round(int8_s, 2),
+        "int8_speedup": round(int8_s / torch_s, 2),
+        "fp32_max_difference": float(np.abs(fp32_p - torch_p).max()),
+        "int8_label_agreement": float((int8_p.argmax(-1) == fp32_p.argmax(-1)).mean()),
+    }
+
+
+def embedder_cosine(threads: int, folder: Path) -> float:
+    """The smallest cosine between the bundled embedder's fp32 and int8 ONNX vectors (real sentences)."""
+    from citedesk.evidence.embed import default_model_dir
+    from citedesk.evidence.onnx_embed import OnnxEncoder
+    from citedesk.evidence.onnx_export import export
+    from citedesk.evidence.onnx_judge import quantise
+    from tests.evidence.test_onnx_embedder import real_sentences
+
+    fp32 = export(default_model_dir(), folder / "embedder.onnx")
+    quantise(fp32, folder / "embedder-int8.onnx")
+    sentences = real_sentences()
+    vectors = [
+        np.concatenate([
+            OnnxEncoder.load(default_model_dir(), path, max_length=128, threads=threads).forward(sentences[i : i + 16])
+            for i in range(0, len(sentences), 16)
+        ])
+        for path in (fp32, folder / "embedder-int8.onnx")
+    ]  # fmt: skip
+    return float((vectors[0] * vectors[1]).sum(axis=1).min())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own)")
     parser.add_argument("--batches", type=int, default=2)
     parser.add_argument("--only", help="time only registry models whose name contains this")
+    parser.add_argument("--no-table", action="store_true", help="only the ONNX figures")
+    parser.add_argument("--pairs", type=int, default=64, help="pairs per engine, MiniLM shape")
+    parser.add_argument("--large-pairs", type=int, default=16, help="pairs per engine, DeBERTa-large shape")
     args = parser.parse_args()
     import torch
-    from transformers import AutoConfig, AutoModelForSequenceClassification
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    print(f"torch threads: {torch.get_num_threads()}")
+    threads = torch.get_num_threads()
+    print(f"torch threads: {threads}")
+    if not args.no_table:
+        table(args, torch)
+    figures: dict[str, Any] = {"threads": threads, "cpus": os.cpu_count(), "load_1min": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory(prefix="citedesk-bench-") as folder:
+        for name, (kind, fields) in ONNX_SHAPES.items():
+            pairs = args.large_pairs if "large" in name else args.pairs
+            figures[name] = onnx_row(kind, fields, pairs, threads, Path(folder))
+            print(f"{name}: {figures[name]}", flush=True)
+        figures["int8_cosine_min"] = round(embedder_cosine(threads, Path(folder)), 5)
+    print(json.dumps(figures))
+
+
+def table(args: argparse.Namespace, torch: Any) -> None:
+    """The registry's models on torch: pairs/s at 128 tokens and at their full window."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
     print(f"{'model':28} {'params':>7} {'128 tokens':>12} {'cost':>6} {'full window':>20}")
     rows = [("MiniLM-size reference", REFERENCE, 128)]
     rows += [
