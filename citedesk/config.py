@@ -333,6 +333,9 @@ def _loopback(url: str) -> bool:
     return is_loopback(url)
 
 
+loopback_url = _loopback  # the window asks it too: Settings ▸ Local LLM server needs "remote" otherwise
+
+
 def _judge_sends_text(setting: str) -> bool:
     spec = find_judge(setting.partition(":")[0].strip())
     return spec is not None and spec.sends_text

@@ -189,6 +189,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("legend", "L&egend", "show_legend"),
     # Help
     ActionSpec("help_legend", "&Legend", "show_legend"),
+    ActionSpec("help_server_judge", "Check with a local LLM &server…", None),
     ActionSpec("about", "&About CiteDesk", "show_about"),
 )
 
@@ -219,7 +220,7 @@ MENU_BAR: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "confirmed", "false_alarm", "needs_source", "note", "clear_decision", "show_dismissed")),
     ("&View", ("line_numbers", "soft_wrap", "monospace", "zoom_in", "zoom_out", "zoom_reset", SEPARATOR,
                "group", "legend")),
-    ("&Help", ("help_legend", "about")),
+    ("&Help", ("help_legend", "help_server_judge", "about")),
 )  # fmt: skip
 """The menu bar: each menu's actions by id, `SEPARATOR` between groups, and where the File menu's
 submenus (`RECENT`, `SAMPLES`: filled by the window) go."""

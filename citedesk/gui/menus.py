@@ -3,7 +3,8 @@
 `build_menus(window)` adds every action to the menu bar *and* to the window, so each shortcut works
 wherever the keyboard is. Each action runs its spec's `handler`, looked up on the window by name;
 nothing here decides anything. The window fills the File menu's submenus (recent files, samples)
-and connects the actions with no handler (the Claude consent).
+and connects the actions with no handler (the Claude consent); a Help page (`HELP_PAGES`) shows its
+text.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from citedesk.gui.actions import (
     button_text,
     fix_label,
 )
-from citedesk.gui.qt import QAction, QMainWindow, QMenu
+from citedesk.gui.dialogs.settings_dialog import SERVER_JUDGE_HELP
+from citedesk.gui.qt import QAction, QMainWindow, QMenu, QMessageBox
+
+HELP_PAGES: dict[str, tuple[str, str]] = {
+    "help_server_judge": ("Check with a local LLM server", SERVER_JUDGE_HELP),
+}
+"""Help entries that only explain something: (title, text) by action id."""
 
 
 def handler_of(host: object, spec: ActionSpec) -> Callable[..., object] | None:
@@ -55,6 +62,9 @@ class MenuBuilder:
         handler = handler_of(self.window, spec)
         if handler is not None:
             action.triggered.connect(_slot(handler, spec))
+        elif spec.id in HELP_PAGES:
+            title, text = HELP_PAGES[spec.id]
+            action.triggered.connect(lambda: QMessageBox.information(self.window, title, text))
         menu.addAction(action)
         self.window.addAction(action)
         self.actions[spec.id] = action

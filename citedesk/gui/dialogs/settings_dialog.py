@@ -1,4 +1,4 @@
-"""Settings: judge and model, offline mode, fetch permissions, the folders a document may name files
+"""Settings: judge and model (or a local LLM server), offline mode, fetch permissions, the folders a document may name files
 in, Zotero's data folder, retrieval, the editor's font, theme.
 
 The audit settings come in layers (`citedesk.config`): defaults < the user's `config.toml` < the
@@ -54,11 +54,13 @@ def allowed_folders(settings: QSettings) -> list[str]:
 ZOTERO_DIR = "zotero_dir"
 """Zotero's data folder (as `--zotero-dir`); absent or empty: the usual folder, ~/Zotero."""
 
-WINDOW_KEYS = ("judge", "offline", "dense", "allow_private_network", "zotero")
+WINDOW_KEYS = ("judge", "judge_url", "judge_remote", "offline", "dense", "allow_private_network", "zotero")
 """The audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on apart)."""
 
 AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
     "judge": ("judge",),
+    "judge_url": ("judge_url",),
+    "judge_remote": ("judge_remote",),
     "offline": ("offline",),
     "timeout": ("fetch_timeout", "time_budget"),
     "dense": ("dense",),
@@ -86,10 +88,10 @@ def window_choices(settings: QSettings) -> dict[str, Any]:
     for name in WINDOW_KEYS:
         if not settings.contains(name):
             continue
-        if name == "judge":
-            judge = settings.value(name)
-            if judge:
-                choices[name] = str(judge)
+        if name in ("judge", "judge_url"):
+            text = settings.value(name)
+            if text:
+                choices[name] = str(text)
         else:
             choices[name] = bool(settings.value(name, False, type=bool))
     return choices
@@ -219,6 +221,25 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
         app.setPalette(QPalette())
 
 
+SERVER = "server:"
+"""The chooser's entry for a local LLM server; the setting it makes is `server:MODEL`."""
+SERVER_URL = "http://127.0.0.1:11434/v1"
+"""Ollama's address, what an empty `judge_url` (`--judge-url`) means."""
+SERVER_MODEL = "bespoke-minicheck"
+SERVER_JUDGE_HELP = (
+    "CiteDesk can ask a language model served on this machine whether each source supports the "
+    "sentence that cites it. Bespoke-MiniCheck-7B, trained for exactly this, is the strongest judge "
+    "CiteDesk offers (77.4 balanced accuracy on LLM-AggreFact, as published), and the slowest.\n\n"
+    "1. Install Ollama (ollama.com) and run:  ollama pull bespoke-minicheck\n"
+    "2. Settings ▸ Judge ▸ Local LLM server; model: bespoke-minicheck; URL: http://127.0.0.1:11434/v1 "
+    "(llama.cpp's server, LM Studio and vLLM work too: give their address and model name).\n\n"
+    "The document's sentences and its sources' text go to that server. A server on another machine "
+    'needs the explicit "remote" choice, and every report then says that text left this machine. '
+    'While the server is down, citations are "not checked (judge server unreachable)", never flagged.'
+)
+"""Help ▸ Check with a local LLM server: how to set one up (read by `gui.menus`)."""
+
+
 class SettingsDialog(QDialog):
     download_requested = Signal()
     """ "Download a judge model…": the window offers the recommended models."""
@@ -237,10 +258,13 @@ class SettingsDialog(QDialog):
         for spec, label in models.judge_choices():
             self.judge.addItem(label, spec)
         index = self.judge.findData(options.judge)
-        if index < 0:  # a model that is no longer installed: keep it visible rather than lose it
+        if index < 0 and not options.judge.startswith(
+            SERVER
+        ):  # a model that is no longer installed: keep it visible rather than lose it
             self.judge.addItem(f"{options.judge} (not installed)", options.judge)
             index = self.judge.count() - 1
         self.judge.setCurrentIndex(index)
+        self._server_fields(options)
         self.offline = QCheckBox("Fetch nothing: use local files and the cache only")
         self.offline.setChecked(options.offline)
         self.private = QCheckBox("Allow links to loopback and private-network addresses")
@@ -282,6 +306,7 @@ class SettingsDialog(QDialog):
         self.origins: dict[str, QLabel] = {}
         """Beside each audit setting a settings file gave: which file (empty when none did)."""
         form.addRow("Judge", self._noted("judge", self.judge))
+        form.addRow("", self.server_box)
         self.download_button = QPushButton("Download a judge model…")
         self.download_button.setAutoDefault(False)
         self.download_button.clicked.connect(self._download)
@@ -312,9 +337,74 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
+        form.addRow("", self.problem)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def _server_fields(self, options: Settings) -> None:
+        """The chooser's "Local LLM server" entry and its fields (shown when it is chosen): the
+        server's address, the model it runs, and the explicit choice a server elsewhere needs."""
+        self.judge.addItem("Local LLM server (Ollama, llama.cpp, LM Studio, vLLM)", SERVER)
+        self.server_model = QLineEdit(SERVER_MODEL)
+        self.server_url = QLineEdit(options.judge_url or SERVER_URL)
+        self.server_url.setToolTip("The server's OpenAI-compatible address (…/v1); Ollama's by default.")
+        self.server_remote = QCheckBox("Allow a server on another machine")
+        self.server_remote.setChecked(options.judge_remote)
+        self.server_warning = QLabel(
+            "This server is not on this machine: the document's sentences and its sources' text "
+            "will be sent to it."
+        )
+        self.server_warning.setWordWrap(True)
+        self.server_warning.setStyleSheet("color: #b35900;")
+        self.problem = QLabel("")
+        self.problem.setStyleSheet("color: #c0392b;")
+        self.problem.setWordWrap(True)
+        self.server_box = QWidget()
+        fields = QFormLayout(self.server_box)
+        fields.setContentsMargins(0, 0, 0, 0)
+        fields.addRow("Model", self.server_model)
+        fields.addRow("Server URL", self.server_url)
+        fields.addRow("", self.server_remote)
+        fields.addRow("", self.server_warning)
+        fields.addRow("", QLabel("Help ▸ Check with a local LLM server says how to set one up."))
+        if options.judge.startswith(SERVER):
+            self.server_model.setText(options.judge.removeprefix(SERVER))
+            self.judge.setCurrentIndex(self.judge.findData(SERVER))
+        self.judge.currentIndexChanged.connect(self._show_server_fields)
+        self.server_url.textChanged.connect(self._show_server_fields)
+        self._show_server_fields()
+
+    def _show_server_fields(self) -> None:
+        chosen = self.judge.currentData() == SERVER
+        self.server_box.setVisible(chosen)
+        self.server_warning.setVisible(chosen and not config.loopback_url(self.server_url.text().strip()))
+
+    def judge_setting(self) -> str:
+        """The `judge` setting chosen: a listed judge's, or `server:MODEL`."""
+        chosen = str(self.judge.currentData())
+        return f"{SERVER}{self.server_model.text().strip()}" if chosen == SERVER else chosen
+
+    def server_problem(self) -> str | None:
+        """Why the server chosen cannot be kept (None: it can, or no server is chosen). A server
+        elsewhere is refused until the writer ticks "another machine", as `--judge-remote`."""
+        if self.judge.currentData() != SERVER:
+            return None
+        url = self.server_url.text().strip()
+        if not self.server_model.text().strip():
+            return f"Name the model the server runs (for Ollama's Bespoke-MiniCheck: {SERVER_MODEL})."
+        if not url.startswith(("http://", "https://")) or not url.partition("://")[2].strip("/"):
+            return f"The server's URL is http(s)://HOST:PORT/v1 (Ollama's: {SERVER_URL})."
+        if not config.loopback_url(url) and not self.server_remote.isChecked():
+            return "That server is on another machine: tick “Allow a server on another machine” to send text there."
+        return None
+
+    def accept(self) -> None:
+        """Closes only with a server choice that can be kept; otherwise says what is missing."""
+        problem = self.server_problem()
+        self.problem.setText(problem or "")
+        if problem is None:
+            super().accept()
 
     def _noted(self, name: str, widget: QWidget) -> QWidget:
         """The widget with a small grey note beside it saying which settings file gave its value."""
@@ -330,7 +420,11 @@ class SettingsDialog(QDialog):
 
     def _audit_choices(self) -> dict[str, object]:
         return {
-            "judge": self.judge.currentData(),
+            "judge": self.judge_setting(),
+            "judge_url": ""
+            if self.server_url.text().strip() == SERVER_URL
+            else self.server_url.text().strip(),
+            "judge_remote": self.server_remote.isChecked(),
             "offline": self.offline.isChecked(),
             "allow_private_network": self.private.isChecked(),
             "dense": self.dense.isChecked(),
