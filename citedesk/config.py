@@ -103,6 +103,10 @@ class Settings:
     """A server judge's endpoint (`--judge-url`; empty: Ollama's, http://127.0.0.1:11434/v1)."""
     judge_remote: bool = False
     """Allow a server judge on another machine (the document's text is sent there)."""
+    strong_judge: str = ""
+    """A cascade's strong judge: re-reads what the judge flagged or is unsure about (empty: none)."""
+    strong_budget: float = 30.0
+    """Seconds the strong judge may spend re-reading in one audit."""
 
 
 # --- reading one value ------------------------------------------------------------------------------
@@ -221,6 +225,8 @@ KEYS: dict[str, _Key] = {
     "recheck_days": _Key(_number(0, 3650, "days", low_too=True)),
     "judge_url": _Key(_text),
     "judge_remote": _Key(_boolean, widens=True),
+    "strong_judge": _Key(_text),
+    "strong_budget": _Key(_number(0, 3600, "seconds")),
 }
 assert set(KEYS) == {f.name for f in fields(Settings)}, "every setting has a key, every key a setting"
 
@@ -417,6 +423,8 @@ class Configuration:
             judge=s.judge,
             judge_url=s.judge_url,
             judge_remote=s.judge_remote,
+            strong_judge=s.strong_judge,
+            strong_budget=s.strong_budget,
             dense=s.dense,
             reviews=reviews,
             assist=s.assist,

@@ -41,6 +41,8 @@ SETTING_FLAGS = {
     "judge": "judge",
     "judge_url": "judge_url",
     "judge_remote": "judge_remote",
+    "strong_judge": "strong_judge",
+    "strong_budget": "strong_budget",
     "offline": "offline",
     "timeout": "timeout",
     "dense": "dense",

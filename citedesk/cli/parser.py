@@ -218,6 +218,22 @@ JUDGE_HELP = (
 )
 
 
+def _add_cascade_flags(parser: argparse.ArgumentParser) -> None:
+    """A strong judge that re-reads, within a budget, what the fast judge (`--judge`) flagged."""
+    parser.add_argument(
+        "--strong-judge",
+        metavar="JUDGE",
+        help="a cascade: this judge (any --judge value that sends nothing to Claude) re-reads what --judge "
+        "flagged, the fixes it drives and the claims it is unsure about, and decides them",
+    )
+    parser.add_argument(
+        "--strong-budget",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="time the --strong-judge may spend re-reading (default: 30); the rest keeps --judge's reading",
+    )
+
+
 def _add_source_flags(parser: argparse.ArgumentParser) -> None:
     """What audit, review and fix share: where sources come from and which judge reads them."""
     parser.add_argument(
@@ -297,6 +313,7 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help="allow --judge-url on another machine: the cited sentences and their sources' passages are sent there",
     )
+    _add_cascade_flags(parser)
     parser.add_argument(
         "--dense",
         action=argparse.BooleanOptionalAction,

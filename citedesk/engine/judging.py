@@ -4,6 +4,7 @@ offered for uncited sentences (the local judge's, and Claude's checked proposals
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 
 from citedesk.assist.atoms import decompose
@@ -11,9 +12,10 @@ from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient
 from citedesk.assist.insert import can_cite, propose_citations
 from citedesk.core.claims import Atom
 from citedesk.core.document import Document
-from citedesk.core.findings import Applicability, Finding, Kind, Verdict
+from citedesk.core.findings import Applicability, Finding, Kind, Verdict, VerdictLabel
 from citedesk.core.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
+from citedesk.errors import UsageError
 from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir
 from citedesk.evidence.judges.base import Judge
 from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
@@ -38,6 +40,15 @@ class Judging:
     assist: AssistSummary | None
     atoms: dict[str, list[Atom]] | None
     prepared: dict[str, PreparedSource] = field(default_factory=dict)
+    strong: Judge | None = None
+    """A cascade's strong judge (`AuditOptions.strong_judge`): it decides what it re-reads."""
+    cascade: str = ""
+    """What the cascade did, in words ("strong judge X re-read 12 of 14 within 30 s"), once run."""
+
+    @property
+    def note(self) -> str:
+        """What the report says beside the judge's name: its policy's note, and the cascade's."""
+        return "; ".join(n for n in (self.judge.policy.note, self.cascade) if n)
 
 
 def load_judging(
@@ -71,7 +82,32 @@ def load_judging(
             atoms = _claude_facts(document, client, assist, state)
     usable = {key: s for key, s in resolved.items() if s.usable}
     prepared = prepare(usable, embedder, state.progress)
-    return Judging(remote or local, local, remote, embedder, client, assist, atoms, prepared)
+    strong = _strong_judge(options, state, store, embedder)
+    return Judging(remote or local, local, remote, embedder, client, assist, atoms, prepared, strong)
+
+
+def _strong_judge(
+    options: AuditOptions, state: AuditState, store: Store, embedder: Embedder | None
+) -> Judge | None:
+    """The cascade's strong judge, loaded beside the fast one. One that sends text to Claude is
+    refused: the cascade re-reads without asking for the writer's key or consent again."""
+    if not options.strong_judge:
+        return None
+    spec = resolve(options.strong_judge)
+    if spec.off or spec.sends_text:
+        raise UsageError(
+            f"--strong-judge {options.strong_judge}: a strong judge must be a judge that reads on this "
+            "machine or a judge server (not none, not claude)"
+        )
+    state.progress("loading the strong judge")
+    context = JudgeContext(
+        embedder=embedder,
+        store=store,
+        server_url=options.judge_url,
+        server_remote=options.judge_remote,
+        deadline=state.deadline,
+    )
+    return spec.load(context)
 
 
 def judge_claims(
@@ -123,9 +159,120 @@ def judge_claims(
             for k, o in result.offers.items()
         }
     )
+    verdicts, fast_findings, strong_findings = result.verdicts, result.findings, []
+    if loaded.strong is not None and remote is None:
+        cascade = _cascade(document, resolved, result, uncited, loaded, options, state, store)
+        verdicts = {k: v for k, v in verdicts.items() if k not in cascade.reread} | cascade.verdicts
+        fast_findings = [f for f in fast_findings if f.claim_id not in cascade.reread]
+        strong_findings = cascade.findings
+        offers = {k: o for k, o in offers.items() if k not in cascade.reread} | _offered(
+            cascade.offers, loaded.strong
+        )
+        loaded.cascade = cascade.describe(loaded.strong.name, options.strong_budget)
+    elif loaded.strong is not None:
+        loaded.cascade = f"strong judge {loaded.strong.name} not used: Claude judges this audit"
     merged = offer_citations(document, findings, offers, claude_offers)
-    merged.extend(restrained(result.findings, judge.policy))
-    return result.verdicts, merged
+    merged.extend(restrained(fast_findings, judge.policy))
+    if loaded.strong is not None:
+        merged.extend(restrained(strong_findings, loaded.strong.policy))
+    return verdicts, merged
+
+
+def _offered(offers: dict[str, Offer], judge: Judge) -> dict[str, Offer]:
+    """The offers as `judge`'s policy lets it make them: a judge that may only suggest drives no
+    fix that `fix` or **Fix all** would apply (its fixes become unsafe)."""
+    if judge.policy.acts:
+        return offers
+    return {
+        k: replace(o, fix=replace(o.fix, applicability=Applicability.UNSAFE) if o.fix else None)
+        for k, o in offers.items()
+    }
+
+
+UNSURE = 0.1
+"""How close to its threshold a fast judge's support must be for the cascade to re-read the claim."""
+
+
+@dataclass
+class Cascade:
+    """What the strong judge re-read, and its verdicts, findings and offers for those claims."""
+
+    wanted: int
+    reread: set[str] = field(default_factory=set)
+    verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    offers: dict[str, Offer] = field(default_factory=dict)
+
+    def describe(self, name: str, budget: float) -> str:
+        if not self.wanted:
+            return f"strong judge {name}: nothing to re-read"
+        rest = "" if len(self.reread) == self.wanted else "; the rest keep the fast judge's reading"
+        return f"strong judge {name} re-read {len(self.reread)} of {self.wanted} within {budget:g} s{rest}"
+
+
+def to_reread(result: EvidenceResult, judge: Judge) -> list[str]:
+    """The claims that matter, most important first: each one the fast judge raised a finding on
+    (before it is shown), each uncited one it drives a fix for (before it is offered), then each
+    one whose support lies within `UNSURE` of its threshold."""
+    wanted: dict[str, None] = {}
+    wanted.update((f.claim_id, None) for f in result.findings if f.claim_id)
+    wanted.update((k, None) for k, o in result.offers.items() if o.fix is not None)
+    threshold = judge.policy.supported
+    wanted.update(
+        (claim_id, None)
+        for claim_id, verdicts in result.verdicts.items()
+        if any(v.label is not VerdictLabel.UNCHECKED and abs(v.score - threshold) <= UNSURE for v in verdicts)
+    )
+    return list(wanted)
+
+
+def _cascade(
+    document: Document,
+    resolved: dict[str, ResolvedSource],
+    fast: EvidenceResult,
+    uncited: list[Finding],
+    loaded: Judging,
+    options: AuditOptions,
+    state: AuditState,
+    store: Store,
+) -> Cascade:
+    """The strong judge re-reads the claims that matter one at a time, on the evidence already
+    retrieved, until its budget (or the audit's) runs out. A claim whose re-reading the budget cut
+    short keeps the fast judge's reading whole: never half of each."""
+    assert loaded.strong is not None
+    wanted = [c for c in to_reread(fast, loaded.judge) if c in document.claim_by_id]
+    cascade = Cascade(len(wanted))
+    ends = time.monotonic() + options.strong_budget
+    for done, claim_id in enumerate(wanted):
+        state.progress(f"re-reading with {loaded.strong.name}", done, len(wanted))
+        stopped = False
+
+        def out_of_time() -> bool:
+            nonlocal stopped
+            stopped = stopped or time.monotonic() >= ends or state.out_of_time()
+            return stopped
+
+        if out_of_time():
+            break
+        result = assess_evidence(
+            replace(document, claims=(document.claim_by_id[claim_id],)),
+            resolved,
+            loaded.strong,
+            embedder=loaded.embedder,
+            store=store,
+            uncited=[f for f in uncited if f.claim_id == claim_id],
+            atoms={claim_id: loaded.atoms[claim_id]} if loaded.atoms and claim_id in loaded.atoms else None,
+            progress=lambda *_: state.check(),
+            out_of_time=out_of_time,
+            prepared=loaded.prepared,
+        )
+        if stopped:
+            break
+        cascade.reread.add(claim_id)
+        cascade.verdicts.update(result.verdicts)
+        cascade.findings.extend(result.findings)
+        cascade.offers.update(result.offers)
+    return cascade
 
 
 def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Embedder | None, str]:

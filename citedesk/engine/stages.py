@@ -168,7 +168,7 @@ def _judging(ctx: AuditContext) -> Found:
     ctx.verdicts, ctx.findings = judge_claims(
         ctx.document, ctx.resolved, before, ctx.judging, ctx.options, ctx.state, ctx.store
     )
-    ctx.judge_name, ctx.judge_note = ctx.judging.judge.name, ctx.judging.judge.policy.note
+    ctx.judge_name, ctx.judge_note = ctx.judging.judge.name, ctx.judging.note
     return _minus(ctx.findings, before), _minus(before, ctx.findings)
 
 

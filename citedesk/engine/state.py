@@ -82,6 +82,13 @@ class AuditOptions:
     """A server judge's OpenAI-compatible endpoint (`--judge-url`; empty: Ollama's on this machine)."""
     judge_remote: bool = False
     """Let a server judge's URL be another machine (`--judge-remote`): the text is sent there."""
+    strong_judge: str = ""
+    """A cascade's strong judge (`--strong-judge`, any judge registered that sends no text to
+    Claude): it re-reads what the chosen (fast) judge flagged, the fixes it drives and the claims it
+    is unsure about, within `strong_budget` seconds, and decides those. Empty: no cascade."""
+    strong_budget: float = 30.0
+    """Seconds the strong judge may spend re-reading (`--strong-budget`); what it does not reach
+    keeps the fast judge's reading."""
     dense: bool = True
     """Use the embedding model for retrieval and the heuristic judge when it is installed."""
     reviews: bool = True
