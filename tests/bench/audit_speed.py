@@ -7,7 +7,10 @@ weights — speed does not depend on them),
 the re-audit time after editing one sentence, and the NLI judge's pairs/s next to the bare
 forward pass of the same model on the same pairs in the same run. The last line is JSON
 (`figures_json`): `edit_reaudit_ms`, the median re-audit time over 20 edits, each of another
-sentence (heuristic judge, in this process, as the window's audit process re-audits).
+sentence (heuristic judge, in this process, as the window's audit process re-audits), and
+`cascade_audit_s` beside `plain_audit_s`: the same audit (heuristic, sources cached) with and
+without a cascade whose strong judge is a toy that sleeps `STRONG_PAUSE` seconds per pair (a
+~100 pairs/s model), with how many claims it re-read of those it wanted (`cascade_reread`).
 
     .venv/bin/python -m tests.bench.audit_speed [--heuristic-only]
 
@@ -192,6 +195,52 @@ def bare_vs_judge(model_dir: Path, pairs: list[Pair]) -> None:
     )
 
 
+STRONG_PAUSE = 0.01
+"""Seconds per pair the cascade bench's strong judge spends (a ~100 pairs/s model)."""
+
+
+def cascade_figures(text: str, path: Path, options: AuditOptions) -> dict[str, object]:
+    """The audit's time without and with a cascade (a slow toy strong judge, the default budget)."""
+    from collections.abc import Callable, Sequence
+    from dataclasses import replace
+
+    from citedesk.evidence.judges import heuristic
+    from citedesk.evidence.judges.base import Judgement
+    from citedesk.evidence.judges.heuristic import HeuristicJudge
+    from citedesk.evidence.judges.registry import JudgeKind, JudgeSpec, registered
+
+    policy = replace(heuristic.POLICY, note="", acts=True, kind="model")
+
+    class SlowStrong:
+        name = "bench-strong"
+
+        def __init__(self) -> None:
+            self.policy, self.inner = policy, HeuristicJudge()
+
+        def judge(
+            self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+        ) -> list[Judgement]:
+            time.sleep(STRONG_PAUSE * len(pairs))
+            return self.inner.judge(pairs, progress)
+
+    spec = JudgeSpec(
+        "bench-strong", JudgeKind.SERVER, "a slow toy strong judge", lambda _: SlowStrong(), policy
+    )
+    audit_text(text, str(path), options)  # sources and judgements cached for both runs
+    plain, _, _ = timed_audit(text, path, options)
+    with registered(spec):
+        started = time.perf_counter()
+        report = audit_text(text, str(path), replace(options, strong_judge="bench-strong"))
+        cascade = time.perf_counter() - started
+    said = re.search(r"re-read (\d+) of (\d+)", report.judge_note)
+    show("heuristic, cascade (toy strong judge)", cascade, report.timings, len(report.findings))
+    return {
+        "plain_audit_s": round(plain, 3),
+        "cascade_audit_s": round(cascade, 3),
+        "cascade_reread": f"{said[1]} of {said[2]}" if said else report.judge_note,
+    }
+
+
 def main() -> None:
     import sys
 
@@ -216,8 +265,9 @@ def main() -> None:
             f"{'heuristic, 20 edits (median, max)':<44} {statistics.median(edits):6.3f} s, {max(edits):.3f} s"
         )
         cpu_ms = round(statistics.median(cpu) * 1000, 1)
+        cascade = cascade_figures(text, doc, base)
         if "--heuristic-only" in sys.argv[1:]:
-            print(figures_json(edit_reaudit_s=edits, edit_reaudit_cpu_ms=cpu_ms))
+            print(figures_json(edit_reaudit_s=edits, edit_reaudit_cpu_ms=cpu_ms, **cascade))
             return
         show(
             "heuristic, words only",
@@ -246,7 +296,7 @@ def main() -> None:
             for i in range(min(64, len(body) - 4))
         ]
         bare_vs_judge(model, pairs)
-        print(figures_json(edit_reaudit_s=edits, edit_reaudit_cpu_ms=cpu_ms))
+        print(figures_json(edit_reaudit_s=edits, edit_reaudit_cpu_ms=cpu_ms, **cascade))
 
 
 if __name__ == "__main__":
