@@ -22,7 +22,7 @@ from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
 from citedesk.evidence.policy import restrained
 from citedesk.evidence.suggest import EvidenceResult, Offer, assess_evidence, claude_offer, offer_citations
 from citedesk.evidence.verdicts import PreparedSource, prepare
-from citedesk.sources.gather import ResolvedSource
+from citedesk.sources.resolved import ResolvedSource
 from citedesk.store import Store
 
 

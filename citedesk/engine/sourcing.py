@@ -14,9 +14,9 @@ from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import StoreError
 from citedesk.evidence.reuse import Lru
 from citedesk.sources.fetch import FetchPolicy
-from citedesk.sources.gather import ResolvedSource, SourceOptions
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.quality import authority, density, recency, relevance
+from citedesk.sources.resolved import ResolvedSource, SourceOptions
 from citedesk.sources.truth import TruthResult, check_entries, entries_to_check, retraction_summary
 from citedesk.sources.truthwords import truth_summary
 from citedesk.store import Store, default_store_path

@@ -38,7 +38,8 @@ from citedesk.engine.state import AuditOptions, AuditState, StageResult
 from citedesk.sources.checks import source_findings, waits_for_truth
 from citedesk.sources.citeworks import works_to_check
 from citedesk.sources.coverage import every_citation, why_not_checked_in
-from citedesk.sources.gather import ResolvedSource, gather_sources
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.resolved import ResolvedSource
 from citedesk.sources.truth import TruthResult, truth_findings
 from citedesk.store import Store
 

@@ -65,7 +65,7 @@ from citedesk.evidence.verdicts import (
 
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder
-    from citedesk.sources.gather import ResolvedSource
+    from citedesk.sources.resolved import ResolvedSource
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:

@@ -33,7 +33,7 @@ from citedesk.evidence.reuse import Lru
 
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder, Vectors
-    from citedesk.sources.gather import ResolvedSource
+    from citedesk.sources.resolved import ResolvedSource
 
 TOP_K = 5
 MODEL_WINDOWS = 3

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind, Severity, make_finding
 from citedesk.core.repair import remove_everywhere
-from citedesk.sources.gather import ResolvedSource, SourceStatus
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
+from citedesk.sources.resolved import ResolvedSource, SourceStatus
 
 _NOT_REACHED_NOW = (
     SourceStatus.SERVER_ERROR,

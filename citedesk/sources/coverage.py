@@ -14,7 +14,7 @@ from typing import NamedTuple
 from citedesk.core.coverage import NotChecked
 from citedesk.core.document import Document
 from citedesk.core.findings import Verdict, VerdictLabel
-from citedesk.sources.gather import ResolvedSource, SourceStatus
+from citedesk.sources.resolved import ResolvedSource, SourceStatus
 
 _BY_STATUS = {
     SourceStatus.OFFLINE: NotChecked.OFFLINE,

@@ -20,7 +20,8 @@ from citedesk.core.findings import Kind
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
 from citedesk.evidence.lexical import content_stems
 from citedesk.evidence.suggest import assess_evidence
-from citedesk.sources.gather import SourceOptions, gather_sources
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.resolved import SourceOptions
 from citedesk.store import Store
 from tests.conftest import SAMPLES
 from tests.helpers.messages_api import FakeMessages, by_task, message, messages_api, sentence_of

@@ -29,7 +29,8 @@ GATHER = """
 import json, sys, time
 from citedesk.core.document import parse_document
 from citedesk.sources.fetch import FetchPolicy
-from citedesk.sources.gather import SourceOptions, gather_sources
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.resolved import SourceOptions
 from citedesk.store import Store
 base, budget, folder = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 text = " ".join(f"Claim {n} [{n}]." for n in range(1, 21)) + "\\n\\n## References\\n\\n"

@@ -16,7 +16,8 @@ from citedesk.core.findings import Verdict, VerdictLabel
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
 from citedesk.evidence.suggest import assess_evidence, claude_offer
-from citedesk.sources.gather import SourceOptions, gather_sources
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.resolved import SourceOptions
 from citedesk.store import Store
 
 

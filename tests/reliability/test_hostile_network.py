@@ -25,7 +25,8 @@ import pytest
 from citedesk.cli import main
 from citedesk.core.document import parse_document
 from citedesk.sources.fetch import FetchPolicy
-from citedesk.sources.gather import SourceOptions, SourceStatus, gather_sources
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.resolved import SourceOptions, SourceStatus
 from citedesk.store import Store
 from tests.conftest import REPO
 from tests.helpers.server import ARTICLE, running

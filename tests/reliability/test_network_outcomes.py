@@ -32,7 +32,7 @@ from citedesk.core.report import render_json, render_text
 from citedesk.engine import stages
 from citedesk.engine.sourcing import source_options
 from citedesk.pipeline import AuditOptions, audit_text
-from citedesk.sources.gather import SourceOptions
+from citedesk.sources.resolved import SourceOptions
 from tests.conftest import SAMPLES
 from tests.helpers.server import ARTICLE, running
 

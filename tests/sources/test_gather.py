@@ -17,8 +17,9 @@ from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind, Severity
 from citedesk.sources.checks import source_findings
 from citedesk.sources.fetch import FetchPolicy
-from citedesk.sources.gather import ResolvedSource, SourceOptions, SourceStatus, gather_sources
+from citedesk.sources.gather import gather_sources
 from citedesk.sources.local import is_within
+from citedesk.sources.resolved import ResolvedSource, SourceOptions, SourceStatus
 from citedesk.store import Store
 from tests.helpers.server import ARTICLE, running
 
