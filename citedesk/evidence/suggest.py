@@ -200,7 +200,7 @@ def claude_offer(
             f" (support {score:.2f}): read it before citing it.",
         )
     fix = make_fix(
-        f"Cite [{', '.join(keys)}] (suggested by Claude, confirmed locally)",
+        f"Cite {document.dialect.group_label(document, keys)} (suggested by Claude, confirmed locally)",
         document,
         cite_sentence(document, claim.sentence, keys),
     )

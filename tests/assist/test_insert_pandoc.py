@@ -148,7 +148,7 @@ def test_claudes_pandoc_citation_is_confirmed_offered_and_applied_in_pandoc_synt
     assert "Claude does not suggest" not in json.dumps(report["assist"])
     uncited = _uncited(report)
     assert report["assist"]["suggested"] == {uncited["claim"]: ["forestry2019"]}
-    assert uncited["fixes"][0]["title"] == "Cite [forestry2019] (suggested by Claude, confirmed locally)"
+    assert uncited["fixes"][0]["title"] == "Cite [@forestry2019] (suggested by Claude, confirmed locally)"
     assert "most often from drought [@forestry2019].\n" in fixed
     assert "[see @forestry2019, p. 4]" not in fixed
     assert document.read_bytes() == before
