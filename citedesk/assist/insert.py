@@ -38,8 +38,9 @@ from citedesk.core.document import (
 from citedesk.core.findings import Fix, Kind
 from citedesk.core.plan import plan_repairs
 from citedesk.core.repair import AddCitation, cite_sentence, prose_of
-from citedesk.core.works import BibReference
+from citedesk.core.works import BibReference, CitedEntry
 from citedesk.errors import AssistError, RepairError
+from citedesk.evidence.lexical import content_stems
 
 SYSTEM = (
     "You add citations to a writer's sentence. You may ONLY insert citation markers such as [2] "
@@ -103,6 +104,10 @@ MAX_CLAIMS = 20
 """Uncited claims sent per audit, at most (bounded cost; the preview shows the same ones)."""
 MAX_PASSES = 3
 """Requests per claim, at most: a refused answer is sent back once or twice with the reason."""
+MAX_LISTED = 100
+"""Works listed in one request, at most. A numbered document's reference list is short; a pandoc
+document's bibliography may be a whole Zotero library (thousands of entries), and listing it all in
+every request would send far more than the sentence needs, at the writer's cost."""
 
 
 def insertion_requests(document: Document, claim_ids: list[str]) -> list[tuple[str, Request]]:
@@ -164,12 +169,32 @@ def request_for(sentence: str, document: Document, refused: str = "", attempt: i
     of it is (`[3] Title`, `[@moreau2021] Title`), and the sentence."""
     listing = "\n".join(
         f"{document.dialect.group_label(document, [work.key])} {work.title or work.url or work.doi or ''}".rstrip()
-        for work in document.works
+        for work in listed_works(document, sentence)
     )
     prompt = f"REFERENCES:\n{listing}\n\nSENTENCE: {sentence}"
     if refused:
         prompt += f"\n\nYOUR PREVIOUS ANSWER WAS REFUSED (this is attempt {attempt}): {refused}"
     return Request(system_for(document), prompt, max_tokens=600)
+
+
+def listed_works(document: Document, sentence: str) -> list[CitedEntry]:
+    """The works a request lists: all of them when there are at most `MAX_LISTED`; else the works
+    the document already cites, then those whose titles share the most content words with the
+    sentence, `MAX_LISTED` in all, in the document's own order (so the listing reads as the
+    reference list or bibliography does)."""
+    works = document.works
+    if len(works) <= MAX_LISTED:
+        return list(works)
+    cited = {key for marker in document.markers for key in marker.keys}
+    words = set(content_stems(sentence))
+
+    def rank(index: int) -> tuple[bool, int, int]:
+        work = works[index]
+        shared = len(words.intersection(content_stems(work.title or ""))) if words else 0
+        return (work.key not in cited, -shared, index)
+
+    chosen = sorted(sorted(range(len(works)), key=rank)[:MAX_LISTED])
+    return [works[i] for i in chosen]
 
 
 @dataclass

@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from citedesk.assist.insert import (
+    MAX_LISTED,
     SYSTEM,
     check_insertion,
     is_insertion_system,
@@ -121,6 +123,30 @@ def test_the_request_lists_the_bibliography_as_pandoc_citations() -> None:
     numbered = parse_document((SAMPLES / "evidence.md").read_text(encoding="utf-8"))
     assert request_for(UNCITED, numbered).system == SYSTEM
     assert "[3] Street tree survival after planting" in request_for(UNCITED, numbered).prompt
+
+
+def test_a_large_bibliography_is_listed_by_relevance_not_whole() -> None:
+    """A Zotero library of a thousand entries is not sent with every sentence: the request lists
+    the works the document cites and those whose titles share the sentence's words, at most
+    MAX_LISTED, in bibliography order."""
+    filler = tuple(
+        replace(_works()[0], key=f"filler{i:04d}", title=f"Unrelated study number {i} of parking policy")
+        for i in range(1000)
+    )
+    works = (*filler[:500], *_works(), *filler[500:])
+    pandoc = parse_document(DOCUMENT, None, works)
+    prompt = request_for(UNCITED, pandoc).prompt
+    listed = [line for line in prompt.split("\n") if line.startswith("[@")]
+    assert len(listed) == MAX_LISTED
+    assert "[@forestry2019] Street Tree Survival after Planting" in prompt  # shares "tree", "survival"
+    cited = {key for marker in pandoc.markers for key in marker.keys}
+    assert cited
+    assert all(f"[@{key}]" in prompt for key in cited)
+    order = [line.split("]")[0] for line in listed]
+    assert order == sorted(order, key=[f"[@{w.key}" for w in works].index)
+    # a short bibliography is listed whole, as before
+    short = request_for(UNCITED, parse_document(DOCUMENT, None, _works())).prompt
+    assert len([line for line in short.split("\n") if line.startswith("[@")]) == len(_works())
 
 
 def test_the_preview_shows_what_a_pandoc_document_would_send() -> None:
