@@ -14,6 +14,16 @@ moment the stage is done (issue 26: the window paints the structural findings wh
 still loading). Cancelling is race-free: a shared counter says "every generation up to N is
 cancelled", and the running audit checks it at each stage.
 
+With a cascade (`AuditOptions.strong_judge`, issue 27) a request is audited twice: first without
+the strong judge, whose report goes out as `Provisional` (the fast judge's reading, shown at once
+and not the last message), then with it — the sources, the retrieval and the fast judge's verdicts
+are cached in this warm child by then, so the second pass costs about the strong judge's re-reads —
+whose report is the `Finished`. The second pass sends `Progress` ("re-reading with NAME",
+done/total) but no `StageDone` (its stages' findings are the report's), and it stops (`Cancelled`)
+at its next check once its generation is cancelled or a newer request is waiting. In the
+provisional report every fix a judge drives is unsafe (`provisional`): **Fix all** leaves what the
+strong judge has not confirmed yet.
+
 The window starts the child as it opens (`AuditProcess.start`, "warm"), and the child imports the
 audit's stages while it waits for its first request, so the first audit does not pay for either.
 """
@@ -31,13 +41,14 @@ import signal
 import sys
 import threading
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
 from typing import TYPE_CHECKING
 
 from citedesk import errors
+from citedesk.core.findings import Applicability
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 if TYPE_CHECKING:
@@ -134,6 +145,43 @@ class Finished:
 
 
 @dataclass(frozen=True)
+class Provisional:
+    """The fast judge's report of `generation`, while the cascade's `strong_judge` re-reads what
+    matters: shown as any report is, then replaced by the `Finished` of the same generation (or
+    left as it is after a `Failed` or `Cancelled`)."""
+
+    generation: int
+    report: Report
+    strong_judge: str
+
+
+STILL_CHECKING = " (the strong judge is still checking)"
+"""What a provisional judged fix's title ends with: why **Fix all** leaves it for now."""
+
+
+def provisional(report: Report) -> Report:
+    """`report` with every fix a judge drives (the fix of a judged finding, or of an offered
+    citation) made unsafe and saying why: the strong judge re-reads exactly those claims
+    (`engine.judging.to_reread`), and a guess it has not confirmed must not be applied by **Fix
+    all**. Structural fixes stay as they are."""
+
+    def held(finding: Finding) -> Finding:
+        if (finding.judged_by is None and finding.suggestion is None) or not any(
+            fix.safe for fix in finding.fixes
+        ):
+            return finding
+        fixes = tuple(
+            replace(fix, title=fix.title + STILL_CHECKING, applicability=Applicability.UNSAFE)
+            if fix.safe
+            else fix
+            for fix in finding.fixes
+        )
+        return replace(finding, fixes=fixes)
+
+    return replace(report, findings=[held(f) for f in report.findings])
+
+
+@dataclass(frozen=True)
 class Failed:
     generation: int
     failure: AuditFailure
@@ -146,9 +194,10 @@ class Cancelled:
     generation: int
 
 
-AuditMessage = Progress | StageDone | Finished | Failed | Cancelled
-"""What comes back from the child, in order: any number of `Progress` and `StageDone`, then one of
-`Finished`, `Failed` or `Cancelled` (the last of its generation)."""
+AuditMessage = Progress | StageDone | Provisional | Finished | Failed | Cancelled
+"""What comes back from the child, in order: any number of `Progress` and `StageDone` (with a
+cascade: then a `Provisional` and more `Progress`), then one of `Finished`, `Failed` or `Cancelled`
+(the last of its generation)."""
 
 
 class _SharedCancelState(AuditState):
@@ -160,15 +209,19 @@ class _SharedCancelState(AuditState):
         generation: int,
         cancelled_upto: Synchronized,  # type: ignore[type-arg]
         results: Queue[AuditMessage | bytes],
+        newer: Callable[[], bool] | None = None,
     ) -> None:
+        """`newer`: whether a newer request is waiting (the cascade's second pass gives it: that
+        pass stops for one, and sends no `StageDone`)."""
         super().__init__(
             on_progress=lambda stage, done, total: results.put(Progress(generation, stage, done, total)),
-            on_stage=self._stage_done,
+            on_stage=self._stage_done if newer is None else None,
         )
         self._generation = generation
         self._upto = cancelled_upto
         self._results = results
         self._sent_document = False
+        self._newer = newer
 
     def _stage_done(self, result: StageResult) -> None:
         document = None if self._sent_document else result.document
@@ -182,7 +235,11 @@ class _SharedCancelState(AuditState):
 
     @property
     def cancelled(self) -> bool:
-        return super().cancelled or self._generation <= self._upto.value
+        return (
+            super().cancelled
+            or self._generation <= self._upto.value
+            or (self._newer is not None and self._newer())
+        )
 
 
 def _die_with(parent: int) -> None:
@@ -227,22 +284,38 @@ def serve(
             results.put(Cancelled(generation))
             continue
         _adopt(request.environment)
-        state = _SharedCancelState(generation, cancelled_upto, results)
-        try:
-            report = audit_text(request.text, request.path, request.options, state)
-        except errors.Cancelled:
-            results.put(Cancelled(generation))
-        except Exception as exc:  # report every failure; the loop must survive it
-            failure = AuditFailure.of(exc)
-            if not failure.known:
-                print(failure.detail, file=sys.stderr)
-            results.put(Failed(generation, failure))
-        else:
-            results.put(pickle.dumps(Finished(generation, report)))  # see `_loads`
+        _answer(request, cancelled_upto, results, lambda: not requests.empty())
+
+
+def _answer(
+    request: AuditRequest,
+    cancelled_upto: Synchronized,  # type: ignore[type-arg]
+    results: Queue[AuditMessage | bytes],
+    newer: Callable[[], bool],
+) -> None:
+    """Audit one request and send its messages; with a cascade, in two passes (module docstring)."""
+    generation, options = request.generation, request.options
+    state = _SharedCancelState(generation, cancelled_upto, results)
+    try:
+        if options.strong_judge:
+            fast = audit_text(request.text, request.path, replace(options, strong_judge=""), state)
+            results.put(pickle.dumps(Provisional(generation, provisional(fast), options.strong_judge)))
+            state = _SharedCancelState(generation, cancelled_upto, results, newer)
+            state.check()  # an edit while the first pass ran: no second one
+        report = audit_text(request.text, request.path, options, state)
+    except errors.Cancelled:
+        results.put(Cancelled(generation))
+    except Exception as exc:  # report every failure; the loop must survive it
+        failure = AuditFailure.of(exc)
+        if not failure.known:
+            print(failure.detail, file=sys.stderr)
+        results.put(Failed(generation, failure))
+    else:
+        results.put(pickle.dumps(Finished(generation, report)))  # see `_loads`
 
 
 def _loads(payload: bytes) -> AuditMessage:
-    """A message the child pickled itself (a `StageDone` or a `Finished`), unpickled so that the
+    """A message the child pickled itself (a `StageDone`, `Provisional` or `Finished`), unpickled so that the
     window's thread is never kept waiting for the GIL (`LOAD_AT_ONCE_BYTES`)."""
     if len(payload) <= LOAD_AT_ONCE_BYTES:
         message: AuditMessage = pickle.loads(payload)

@@ -1,0 +1,167 @@
+"""The cascade in the audit child (issue 27): the fast judge's report goes out first, as a
+`Provisional`, then the strong judge re-reads in a second pass and its report is the `Finished`;
+a cancel or a newer request stops that second pass; and a provisional report's judged fixes are
+held back from **Fix all** until the strong judge has confirmed them."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from citedesk.core.findings import Applicability, Fix, Kind, Severity, TextEdit, make_finding
+from citedesk.core.report import Report
+from citedesk.desk.background import (
+    STILL_CHECKING,
+    AuditMessage,
+    AuditProcess,
+    Cancelled,
+    Finished,
+    Progress,
+    Provisional,
+    StageDone,
+    provisional,
+)
+from citedesk.core.document import parse_document
+from citedesk.pipeline import AuditOptions
+from tests.conftest import SAMPLES
+from tests.desk.strong_judge import NAME, SURVEY, install
+
+WAIT_S = 60.0
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    shutil.copytree(SAMPLES / "sources", tmp_path / "sources")
+    target = tmp_path / "evidence.md"
+    shutil.copy(SAMPLES / "evidence.md", target)
+    return target
+
+
+def options(sample: Path, strong: str = NAME) -> AuditOptions:
+    return AuditOptions(
+        offline=True, dense=False, judge="heuristic", document_dir=sample.parent, strong_judge=strong
+    )
+
+
+def read_until(process: AuditProcess, done: Callable[[list[AuditMessage]], bool]) -> list[AuditMessage]:
+    received: list[AuditMessage] = []
+    deadline = time.monotonic() + WAIT_S
+    while not (received and done(received)):
+        assert time.monotonic() < deadline, received
+        message = process.next_message(1)
+        if message is not None:
+            received.append(message)
+    return received
+
+
+def last_of(generation: int) -> Callable[[list[AuditMessage]], bool]:
+    return lambda got: isinstance(got[-1], Finished | Cancelled) and got[-1].generation == generation
+
+
+def flags_survey(report: Report) -> bool:
+    """Whether `report` calls the sample's survey claim misattributed."""
+    claims = report.document.claim_by_id
+    return any(
+        f.kind is Kind.MISATTRIBUTED and f.claim_id in claims and SURVEY in claims[f.claim_id].sentence.text
+        for f in report.findings
+    )
+
+
+def test_the_fast_report_comes_first_then_the_strong_judges(sample: Path) -> None:
+    process = AuditProcess(setup=functools.partial(install, None))
+    try:
+        process.submit(1, sample.read_text(encoding="utf-8"), str(sample), options(sample))
+        received = read_until(process, last_of(1))
+    finally:
+        process.close()
+    kinds = [type(m) for m in received]
+    assert kinds.count(Provisional) == 1
+    at = kinds.index(Provisional)
+    first, final = received[at], received[-1]
+    assert isinstance(first, Provisional) and isinstance(final, Finished)
+    assert first.strong_judge == NAME
+    # the fast judge flags the survey claim; the strong judge, re-reading it, finds it supported
+    assert flags_survey(first.report)
+    assert not flags_survey(final.report)
+    assert f"strong judge {NAME} re-read" in final.report.judge_note
+    assert "strong judge" not in first.report.judge_note
+    # the second pass says what it re-reads, and sends no stage's findings (the report has them)
+    second = received[at + 1 : -1]
+    assert all(isinstance(m, Progress) for m in second)
+    rereads = [m for m in second if isinstance(m, Progress) and m.stage == f"re-reading with {NAME}"]
+    assert rereads and rereads[-1].total > 0
+    assert any(isinstance(m, StageDone) for m in received[:at])
+
+
+def test_a_cancel_stops_the_strong_judges_second_pass(sample: Path, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    process = AuditProcess(setup=functools.partial(install, release))
+    try:
+        process.submit(1, sample.read_text(encoding="utf-8"), str(sample), options(sample))
+        read_until(process, lambda got: isinstance(got[-1], Provisional))
+        process.cancel_upto(1)
+        release.touch()  # the re-read in hand ends; the next check stops the pass
+        received = read_until(process, last_of(1))
+    finally:
+        release.touch()
+        process.close()
+    assert received[-1] == Cancelled(1)
+    assert not any(isinstance(m, Finished) for m in received)
+
+
+def test_a_newer_request_stops_the_second_pass_and_is_answered(sample: Path, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    process = AuditProcess(setup=functools.partial(install, release))
+    text = sample.read_text(encoding="utf-8")
+    try:
+        process.submit(1, text, str(sample), options(sample))
+        read_until(process, lambda got: isinstance(got[-1], Provisional))
+        process.submit(2, text.replace("Shade", "Shade indeed", 1), str(sample), options(sample, strong=""))
+        _delivered(process)
+        release.touch()
+        received = read_until(process, last_of(2))
+    finally:
+        release.touch()
+        process.close()
+    outcomes = [m for m in received if isinstance(m, Finished | Cancelled)]
+    assert outcomes[0] == Cancelled(1)
+    assert isinstance(outcomes[1], Finished) and outcomes[1].generation == 2
+    assert not any(isinstance(m, Provisional) and m.generation == 2 for m in received)  # no cascade asked
+
+
+def _delivered(process: AuditProcess) -> None:
+    """Wait until the request just submitted is in the pipe (a queue's feeder thread writes it a
+    moment after `put`): the child then sees it as waiting at its next check."""
+    reader = process._requests._reader  # type: ignore[union-attr]
+    deadline = time.monotonic() + WAIT_S
+    while not reader.poll(0.05):
+        assert time.monotonic() < deadline
+
+
+def test_a_provisional_report_holds_judged_fixes_back_from_fix_all() -> None:
+    document = parse_document("Trees cool streets [1].\n\n## References\n\n1. A. B.\n", None)
+    edit = (TextEdit(0, 5, "Shade"),)
+    structural = make_finding(
+        Kind.FABRICATED, (19, 22), "no such reference", fixes=(Fix("Remove [1]", edit),)
+    )
+    judged = make_finding(
+        Kind.MISATTRIBUTED, (19, 22), "does not say it", fixes=(Fix("Cite [2]", edit),), judged_by="model"
+    )
+    unsafe = make_finding(
+        Kind.MISATTRIBUTED,
+        (0, 5),
+        "guess",
+        fixes=(Fix("Cite [3]", edit, applicability=Applicability.UNSAFE),),
+        judged_by="word-level",
+        severity=Severity.WARNING,
+    )
+    held = provisional(Report(document=document, findings=[structural, judged, unsafe]))
+    assert held.findings[0] == structural
+    assert held.findings[1].fixes[0].applicability is Applicability.UNSAFE
+    assert held.findings[1].fixes[0].title == "Cite [2]" + STILL_CHECKING
+    assert held.findings[2] == unsafe  # a suggestion to verify already: said once
