@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from citedesk.core.document import parse_document
 from citedesk.core.findings import Applicability, Fix, Kind, Severity, TextEdit, make_finding
 from citedesk.core.report import Report
 from citedesk.desk.background import (
@@ -26,7 +27,6 @@ from citedesk.desk.background import (
     StageDone,
     provisional,
 )
-from citedesk.core.document import parse_document
 from citedesk.pipeline import AuditOptions
 from tests.conftest import SAMPLES
 from tests.desk.strong_judge import NAME, SURVEY, install
@@ -83,7 +83,8 @@ def test_the_fast_report_comes_first_then_the_strong_judges(sample: Path) -> Non
     assert kinds.count(Provisional) == 1
     at = kinds.index(Provisional)
     first, final = received[at], received[-1]
-    assert isinstance(first, Provisional) and isinstance(final, Finished)
+    assert isinstance(first, Provisional)
+    assert isinstance(final, Finished)
     assert first.strong_judge == NAME
     # the fast judge flags the survey claim; the strong judge, re-reading it, finds it supported
     assert flags_survey(first.report)
@@ -94,7 +95,8 @@ def test_the_fast_report_comes_first_then_the_strong_judges(sample: Path) -> Non
     second = received[at + 1 : -1]
     assert all(isinstance(m, Progress) for m in second)
     rereads = [m for m in second if isinstance(m, Progress) and m.stage == f"re-reading with {NAME}"]
-    assert rereads and rereads[-1].total > 0
+    assert rereads
+    assert rereads[-1].total > 0
     assert any(isinstance(m, StageDone) for m in received[:at])
 
 
@@ -130,7 +132,8 @@ def test_a_newer_request_stops_the_second_pass_and_is_answered(sample: Path, tmp
         process.close()
     outcomes = [m for m in received if isinstance(m, Finished | Cancelled)]
     assert outcomes[0] == Cancelled(1)
-    assert isinstance(outcomes[1], Finished) and outcomes[1].generation == 2
+    assert isinstance(outcomes[1], Finished)
+    assert outcomes[1].generation == 2
     assert not any(isinstance(m, Provisional) and m.generation == 2 for m in received)  # no cascade asked
 
 
