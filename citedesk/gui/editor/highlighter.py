@@ -8,6 +8,11 @@ Three layers are painted, each over the one before:
 
 Spans are Qt document positions; `Marks` holds them, and the editor asks it what is where.
 
+Under the three, a LaTeX document gets a syntax layer (`latex_syntax`: commands, comments, math in
+muted colours), painted first; a mark painted over coloured text keeps the text's colour and adds
+its underline and tint, so the layers never fight. A Markdown document has no syntax layer and
+is painted exactly as before.
+
 A book has thousands of blocks and thousands of marks, so new marks never repaint the whole
 document at once (issue 26: no stall over 50 ms): only the blocks the old or the new marks touch
 are repainted (every block, when the text changed since the marks before were set), those on
@@ -26,9 +31,11 @@ from typing import TypeVar
 
 from citedesk.core.coverage import UncheckedCitation
 from citedesk.core.findings import Finding, Kind, Severity
+from citedesk.gui.editor.latex_syntax import Span, scan_line, syntax_format
 from citedesk.gui.qt import (
     QColor,
     QObject,
+    QPalette,
     QPlainTextEdit,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -191,6 +198,35 @@ class FindingHighlighter(QSyntaxHighlighter):
         """The text the marks were last set on."""
         self.repainting = False
         """True while a block is repainted: the editor then says its text changed, and it did not."""
+        self._latex = False
+        self._dark = False
+        self._syntax: list[Span] = []
+        """The current block's syntax spans (LaTeX only), which marks painted over it keep."""
+        self._over: dict[tuple[int, str], tuple[QTextCharFormat, QTextCharFormat]] = {}
+        """(id of a mark's format, syntax kind) → (that format, it with the syntax colour)."""
+
+    @property
+    def latex(self) -> bool:
+        """Whether the text is coloured as LaTeX."""
+        return self._latex
+
+    def set_latex(self, latex: bool, *, repaint: bool = True) -> None:
+        """Colour the text as LaTeX (or not). The theme is read now, from the editor's palette.
+        With `repaint`, every block is painted again (the text stays; the editor is told so);
+        without, the caller is about to replace the text, which paints it anyway."""
+        owner = self._editor()
+        palette = owner.palette() if owner is not None else QPalette()
+        dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+        if (latex, dark) == (self._latex, self._dark):
+            return
+        self._latex, self._dark = latex, dark
+        self._over.clear()
+        if repaint:
+            self.repainting = True
+            try:
+                self.rehighlight()
+            finally:
+                self.repainting = False
 
     def set_marks(self, marks: Marks) -> None:
         """Show `marks`: the blocks they or the marks before touch are repainted, those on screen
@@ -235,11 +271,15 @@ class FindingHighlighter(QSyntaxHighlighter):
         while self._todo:
             self._repaint(self._todo.pop())
 
-    def _on_screen(self) -> int:
-        """The block number in the middle of the editor's view (0 when it has no editor)."""
+    def _editor(self) -> QPlainTextEdit | None:
         owner = self.document().parent()
         while owner is not None and not isinstance(owner, QPlainTextEdit):
             owner = owner.parent()
+        return owner
+
+    def _on_screen(self) -> int:
+        """The block number in the middle of the editor's view (0 when it has no editor)."""
+        owner = self._editor()
         if owner is None:
             return 0
         first = owner.firstVisibleBlock().blockNumber()
@@ -277,6 +317,12 @@ class FindingHighlighter(QSyntaxHighlighter):
         start = block.position()
         end = start + block.length()
         marks = self._marks
+        self._syntax = []
+        if self._latex:
+            self._syntax, state = scan_line(text, self.previousBlockState())
+            self.setCurrentBlockState(state)
+            for first, length, kind in self._syntax:
+                self.setFormat(first, length, syntax_format(kind, self._dark))
         if marks.claims:
             self._paint(start, end, marks.claims, marks.layer(1), claim_format)
         if marks.unchecked:
@@ -298,4 +344,32 @@ class FindingHighlighter(QSyntaxHighlighter):
                 continue
             first = max(span_start, start) - start
             last = min(span_end, end) - start
-            self.setFormat(first, max(1, last - first), fmt_of(item))
+            self._put(first, max(1, last - first), fmt_of(item))
+
+    def _put(self, first: int, length: int, fmt: QTextCharFormat) -> None:
+        """Paint a mark: where it lies on coloured LaTeX, the mark's format with that colour."""
+        if not self._syntax:
+            self.setFormat(first, length, fmt)
+            return
+        end, done = first + length, first
+        for start, size, kind in self._syntax:
+            low, high = max(start, first), min(start + size, end)
+            if low >= high:
+                continue
+            if low > done:
+                self.setFormat(done, low - done, fmt)
+            self.setFormat(low, high - low, self._coloured(fmt, kind))
+            done = high
+        if done < end:
+            self.setFormat(done, end - done, fmt)
+
+    def _coloured(self, fmt: QTextCharFormat, kind: str) -> QTextCharFormat:
+        key = (id(fmt), kind)
+        kept = self._over.get(key)
+        if kept is None or kept[0] is not fmt:
+            merged = QTextCharFormat(fmt)
+            syntax = syntax_format(kind, self._dark)
+            merged.setForeground(syntax.foreground())
+            merged.setFontItalic(syntax.fontItalic())
+            kept = self._over[key] = (fmt, merged)
+        return kept[1]
