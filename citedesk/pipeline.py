@@ -55,7 +55,7 @@ def audit_text(
         anywhere=options.allow_local_paths,
     )
     if cited is None:
-        structure = structure_without_bibliography(text)
+        structure = structure_without_bibliography(text, path)
         report = audit(document_of(structure, path), options, state)
         if not structure.dialect.works_in_text:  # it cites keys of a bibliography it does not name
             report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)

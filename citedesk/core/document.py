@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.citekeys import CitationGroup
 from citedesk.core.claims import Claim, make_claims
-from citedesk.core.markdown import Layout, scan_markdown
+from citedesk.core.markdown import Layout
 from citedesk.core.markers import MalformedMarker, Marker
 from citedesk.core.references import LabelStyle, Reference, ReferenceList
 from citedesk.core.sentences import Sentence, split_sentences
@@ -152,17 +152,19 @@ def parse_structure(
     bibliography: Sequence[BibReference] | None = None,
     *,
     dialect: CitationDialect | None = None,
+    path: str | None = None,
 ) -> Structure:
     """Markers and references of `text`; the scanners read it with every line break as LF or CRLF
     (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`.
-    It is read in `dialect`, or the one `core.dialects.dialect_for` chooses: with a `bibliography`
-    (even an empty one), as a pandoc document."""
+    It is read in `dialect`, or the one `core.dialects.dialect_for` chooses from the file's `path`
+    (`.tex` is LaTeX) and the `bibliography` (with one, even an empty one, a pandoc document). The
+    dialect says which parts are prose (`layout`: Markdown's reading, or LaTeX's)."""
     if dialect is None:
         from citedesk.core.dialects import dialect_for  # noqa: PLC0415 - the dialects build on this module
 
-        dialect = dialect_for(bibliography)
+        dialect = dialect_for(bibliography, path)
     scanned = unify_line_breaks(text)
-    layout = scan_markdown(scanned)
+    layout = dialect.layout(scanned)
     found = dialect.read(scanned, layout, tuple(bibliography) if bibliography is not None else None)
     return Structure(
         text,
@@ -190,7 +192,7 @@ def parse_document(
     *,
     dialect: CitationDialect | None = None,
 ) -> Document:
-    return document_of(parse_structure(text, bibliography, dialect=dialect), path)
+    return document_of(parse_structure(text, bibliography, dialect=dialect, path=path), path)
 
 
 def document_of(structure: Structure, path: str | None = None) -> Document:
@@ -228,13 +230,16 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
     )
 
 
-def structure_without_bibliography(text: str) -> Structure:
-    """How a document that names no bibliography is read: numbered — unless it cites pandoc keys
+def structure_without_bibliography(text: str, path: str | None = None) -> Structure:
+    """How a document that names no bibliography is read. A LaTeX file (by its `path`) is LaTeX,
+    every citation not checked. Otherwise numbered — unless it cites pandoc keys
     (`[@doe99]`) and has no numbered citations or reference list of its own (footnotes aside, when
     a key is cited in brackets: `dialects.notes_only`); then as a pandoc document whose citations
     are all not checked, instead of a numbered one with nothing to check. Each reading is parsed once."""
-    from citedesk.core.dialects import notes_only  # noqa: PLC0415 - the dialects build on this module
+    from citedesk.core.dialects import dialect_for, notes_only  # noqa: PLC0415 - the dialects build on this module
 
+    if dialect_for(None, path) is not dialect_for(None):  # the file's syntax decides (`.tex`)
+        return parse_structure(text, None, path=path)
     numbered = parse_structure(text)
     if not (numbered.markers or numbered.references.entries):
         keys = parse_structure(text, ())

@@ -1,21 +1,22 @@
 """Citation dialects: one module per citation syntax, on one document model (issue 24).
 
 `base` says what a dialect is (`CitationDialect`) and keeps the registry; `numbered` (`[3]`
-against the document's own reference list) and `pandoc` (`[@doe99]` against a bibliography)
-register themselves when imported here. A new dialect (LaTeX's `\\cite{key}`, a Word field) is one
-new module implementing `CitationDialect` and calling `register`, plus its tests; see
-docs/ARCHITECTURE.md.
+against the document's own reference list), `pandoc` (`[@doe99]` against a bibliography) and
+`latex` (`\\cite{key}` in a `.tex` file) register themselves when imported here. A new dialect
+(a Word field) is one new module implementing `CitationDialect` and calling `register`, plus
+its tests; see docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations
 
-from citedesk.core.dialects import numbered, pandoc
+from citedesk.core.dialects import latex, numbered, pandoc
 from citedesk.core.dialects.base import (
     CitationDialect,
     PlainDialect,
     Reading,
     dialect_for,
     dialect_named,
+    is_latex_path,
     register,
     registered,
 )
@@ -27,6 +28,8 @@ __all__ = [
     "Reading",
     "dialect_for",
     "dialect_named",
+    "is_latex_path",
+    "latex",
     "notes_only",
     "numbered",
     "pandoc",

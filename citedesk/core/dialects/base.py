@@ -10,9 +10,12 @@ one, and `dialect_for` is the one place that chooses which reads a document.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from citedesk.core.markdown import scan_markdown
 
 if TYPE_CHECKING:
     from citedesk.core.citekeys import CitationGroup
@@ -54,6 +57,11 @@ class CitationDialect(Protocol):
         at them, repairs remove and renumber them), rather than of a bibliography kept elsewhere
         (never edited: its entries are checked only when cited, found where they are cited)."""
 
+    def layout(self, text: str) -> Layout:
+        """Which parts of `text` (line breaks unified) are prose, headings, markup and never read:
+        Markdown's reading for the Markdown dialects, LaTeX's for `.tex`. `parse_structure` asks it
+        before `read`, so every later step (sentences, claims, titles) works on one `Layout`."""
+
     def read(self, text: str, layout: Layout, bibliography: tuple[BibReference, ...] | None) -> Reading:
         """The citations and reference list of `text` (line breaks unified, `layout` scanned)."""
 
@@ -88,8 +96,12 @@ class CitationDialect(Protocol):
 class PlainDialect:
     """The members most dialects answer the same way, to inherit: every key it holds is a citation,
     no citation is a word of its sentence, nothing else in the prose is skipped, and a group is its
-    labels side by side. A dialect adds `name`, `works_in_text`, `read`, `label`,
-    `structural_findings` and `edits` (LaTeX's `\\cite{a,b}` would override `group_label`)."""
+    labels side by side, and the text is Markdown (`layout`). A dialect adds `name`,
+    `works_in_text`, `read`, `label`, `structural_findings` and `edits` (LaTeX's `\\cite{a,b}`
+    overrides `group_label` and `layout`)."""
+
+    def layout(self, text: str) -> Layout:
+        return scan_markdown(text)
 
     def label(self, structure: Structure, key: str) -> str:
         raise NotImplementedError
@@ -128,7 +140,22 @@ def registered() -> tuple[CitationDialect, ...]:
     return tuple(_REGISTRY.values())
 
 
-def dialect_for(bibliography: Sequence[BibReference] | None) -> CitationDialect:
-    """The dialect a document is read in: with a bibliography (even an empty one), pandoc keys of
-    it; without one, numbered markers against its own reference list."""
+LATEX_SUFFIXES = (".tex", ".ltx")
+"""File name endings of LaTeX sources: such a file is read as LaTeX whatever its bibliography."""
+
+
+def is_latex_path(path: str | os.PathLike[str] | None) -> bool:
+    """Whether `path` names a LaTeX source (`.tex`, `.ltx`, any case)."""
+    return path is not None and os.fspath(path).lower().endswith(LATEX_SUFFIXES)
+
+
+def dialect_for(
+    bibliography: Sequence[BibReference] | None, path: str | os.PathLike[str] | None = None
+) -> CitationDialect:
+    """The dialect a document is read in. The file's syntax first: a `.tex`/`.ltx` path is LaTeX,
+    with or without a bibliography (without one, every citation is not checked). Otherwise, with a
+    bibliography (even an empty one), pandoc keys of it; without one, numbered markers against its
+    own reference list."""
+    if is_latex_path(path):
+        return _REGISTRY["latex"]
     return _REGISTRY["pandoc" if bibliography is not None else "numbered"]

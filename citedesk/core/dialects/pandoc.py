@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from citedesk.core.citekey_checks import citekey_findings
 from citedesk.core.citekey_repair import pandoc_edits
 from citedesk.core.citekeys import find_citations, is_cross_reference, render_key
-from citedesk.core.dialects.base import Reading, dialect_named, register
+from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.references import ReferenceList
 from citedesk.core.spans import SpanSet
@@ -32,7 +32,7 @@ _NOTE_REFERENCE = re.compile(r"\[\^[^\[\]\s]+\](?!:)")
 """A `[^note]` of any length; a key holds no `[`, so the search from one `[^` stops at the next."""
 
 
-class PandocDialect:
+class PandocDialect(PlainDialect):
     name = "pandoc"
     works_in_text = False
 
