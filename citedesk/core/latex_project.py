@@ -46,6 +46,7 @@ _EXTRA_MACROS = (
     macrospec.std_macro("subinputfrom", "*{{"),
     macrospec.std_macro("subincludefrom", "*{{"),
     macrospec.std_macro("documentclass", "[{"),
+    macrospec.std_macro("nocite", "{"),
 )
 _BARE_NAME = re.compile(r"[ \t]*([^\s{}%\\]+)")
 _MAGIC_ROOT = re.compile(r"^[ \t]*%+[ \t]*!\s*TEX\s+root\s*=\s*(\S.*?)\s*$", re.IGNORECASE | re.MULTILINE)
@@ -161,6 +162,17 @@ def bibliography_names(text: str) -> list[Named]:
         elif "://" not in written:
             found.setdefault(written, Named(node.macroname, written, written, node.pos, end))
     return list(found.values())
+
+
+def nocites(text: str) -> tuple[str, ...]:
+    """The keys `\\nocite{a,b}` lists (`*`: every entry of the bibliography)."""
+    keys: list[str] = []
+    for node in _macros(_nodes(text)):
+        if node.macroname == "nocite":
+            args = _args(node)
+            written = _group_text(args[-1]) if args else None
+            keys.extend(k.strip() for k in (written or "").split(",") if k.strip())
+    return tuple(dict.fromkeys(keys))
 
 
 def root_magic(text: str) -> str | None:

@@ -1,9 +1,10 @@
 """The works a pandoc document cites: its bibliographies read (once), each entry's local copy found.
 
-A document is read as a pandoc document when it names a bibliography — `bibliography:` in its
-YAML front matter (one file or a list, relative to the document), entries of its own
-(`references:` in the front matter), or files given by the caller (`--bibliography`, the window's
-per-document setting). Each entry becomes a `BibReference` whose `path` is its best local copy:
+A document is read against a bibliography when it names one — `bibliography:` in its YAML front
+matter (one file or a list, relative to the document), entries of its own (`references:` in the
+front matter), a LaTeX file's `\\bibliography{refs}` or `\\addbibresource{refs.bib}`
+(`core.latex_project`, relative to the file: a single-file paper audits with no flags), or files
+given by the caller (`--bibliography`, the window's per-document setting, a project's). Each entry becomes a `BibReference` whose `path` is its best local copy:
 
 1. an attachment the entry's `file` field names (relative to the .bib) that exists, a readable
    kind first (PDF, HTML, text);
@@ -37,6 +38,7 @@ from typing import TypeVar
 
 from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
 from citedesk.core.document import Document
+from citedesk.core.latex_project import bibliography_names, line_of
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.files import not_a_file
 from citedesk.sources.bibfiles import (
@@ -68,10 +70,39 @@ class CitedWorks:
     notices: tuple[str, ...] = ()
 
 
+def is_latex(document: Path | None) -> bool:
+    return document is not None and document.suffix.lower() in (".tex", ".ltx")
+
+
+def named_bibliographies(text: str, document: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
+    """The bibliographies a document names: a LaTeX file's `\\bibliography`/`\\addbibresource`
+    (one that does not exist is a BibliographyError on the line that names it — unless it is one of
+    `extra`: a thesis's chapter names it relative to the main file, whose project gave it), any
+    other's front matter."""
+    if not is_latex(document):
+        return front_matter_bibliographies(text, document)
+    folder = document.parent if document is not None else Path()
+    found: list[Path] = []
+    for named in bibliography_names(text):
+        path = folder / named.name
+        parts = Path(named.name).parts
+        if not path.exists() and any(Path(e).parts[-len(parts) :] == parts for e in extra):
+            continue
+        if not path.exists():
+            raise BibliographyError(
+                f"\\{named.command}{{{named.written}}} names {named.name}, which does not exist (in "
+                f"{shown_path(folder)}): check the name, or pass the bibliography with --bibliography FILE",
+                source=str(document),
+                line=line_of(text, named.start),
+            )
+        found.append(path)
+    return found
+
+
 def bibliography_files(text: str, document: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
-    """The bibliographies of a document: its front matter's, then `extra` (each file once)."""
+    """The bibliographies of a document: those it names, then `extra` (each file once)."""
     found: dict[str, Path] = {}
-    for path in [*front_matter_bibliographies(text, document), *extra]:
+    for path in [*named_bibliographies(text, document, extra), *extra]:
         found.setdefault(os.path.realpath(path), path)
     return list(found.values())
 
@@ -105,9 +136,9 @@ def cited_works(
     InputError) for a bibliography that cannot be read or may not be, and ZoteroError for a Zotero
     folder named explicitly (`zotero_dir`) that cannot be read.
     """
-    named = front_matter_bibliographies(text, document)
+    named = named_bibliographies(text, document, extra)
     files = bibliography_files(text, document, extra)
-    inline = front_matter_references(text, document)
+    inline = None if is_latex(document) else front_matter_references(text, document)
     if not files and inline is None:
         return None
     given = {os.path.realpath(path) for path in extra}

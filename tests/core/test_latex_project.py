@@ -11,6 +11,7 @@ from citedesk.core.latex_project import (
     includes,
     is_root,
     line_of,
+    nocites,
     read_aux,
     read_bbl,
     root_magic,
@@ -130,3 +131,7 @@ def test_undefined_citations_from_latex_bibtex_and_biber_logs() -> None:
         "WARN - I didn't find a database entry for 'biberonly' (section 0)\n"
     )
     assert undefined_citations(log) == ("walkr2017", "ghost", "nobody2020", "biberonly")
+
+
+def test_nocite_keys_and_star_but_not_in_a_comment() -> None:
+    assert nocites("\\nocite{a, b}\n% \\nocite{c}\n\\nocite{*}") == ("a", "b", "*")
