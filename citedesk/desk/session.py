@@ -20,7 +20,7 @@ from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.desk.projects import Project, quarto_project
+from citedesk.desk.projects import Project, document_project
 from citedesk.errors import InputError, OutputError, RepairError, StoreError, UsageError
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
@@ -140,7 +140,7 @@ class DocumentSession:
         base = self.desk.options
         sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
         project = _quarto(self.path or self.folder, base.local_roots)
-        if project is not None:  # a Quarto book's chapter: the book's bibliography, its folder readable
+        if project is not None:  # a Quarto chapter, a thesis's .tex: its bibliographies, its folder readable
             base = replace(
                 base,
                 bibliographies=(*base.bibliographies, *project.bibliographies),
@@ -487,11 +487,11 @@ def _split(rows: list[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
 
 
 def _quarto(where: Path | None, allowed: Sequence[Path]) -> Project | None:
-    """The Quarto book a document belongs to (`desk.projects`). One whose `_quarto.yml` cannot be
+    """The Quarto book or LaTeX thesis a document belongs to (`desk.projects`). One that cannot be
     used adds nothing here (the window keeps working); `citedesk audit` reads the project itself
     first, and says why (exit 2)."""
     try:
-        return quarto_project(where, allowed) if where is not None else None
+        return document_project(where, allowed) if where is not None else None
     except InputError:
         return None
 
