@@ -8,6 +8,10 @@ was offered is set aside (renamed `*.seen`), not deleted: a writer who says no b
 still find their text in the folder. Until the text is saved or discarded: then the copy and the
 set-aside copy both go (`discard`), so a saved document leaves no side file behind and text the
 writer chose to discard never comes back.
+
+A copy keeps its document's suffix (`thesis.tex`'s copy is `….tex`), so a writer who finds the
+folder opens it in the editor its kind wants, and the copy offered back is read as its kind; an
+untitled document's copy is Markdown's, as it always was.
 """
 
 from __future__ import annotations
@@ -22,7 +26,11 @@ from citedesk.files import write_atomic
 
 HEADER = "<!-- citedesk recovery "
 SUFFIX = ".md"
-SEEN = ".md.seen"
+"""An untitled document's copy, and that of a document whose suffix is not one of `SUFFIXES`."""
+SUFFIXES = (".md", ".markdown", ".txt", ".tex", ".ltx")
+"""The suffixes a copy may have: the documents the window opens (older copies were all `.md`)."""
+SEEN = ".seen"
+"""Added to a copy's name when it has been offered (`abc.md.seen`, `abc.tex.seen`)."""
 
 
 @dataclass(frozen=True)
@@ -47,15 +55,30 @@ def recovery_dir() -> Path:
     return Path(user_data_dir("citedesk", appauthor=False)) / "recovery"
 
 
-def copy_path(document: Path | None, untitled_id: str, folder: Path | None = None) -> Path:
-    """Where the copy of `document` (or of one untitled window) is written: one file per document."""
+def copy_path(
+    document: Path | None, untitled_id: str, folder: Path | None = None, *, kind: str | None = None
+) -> Path:
+    """Where the copy of `document` (or of one untitled window) is written: one file per document.
+    `kind` is the suffix of an untitled document's kind (a copy of a LaTeX sample: `.tex`)."""
+    return _stem(document, untitled_id, folder).with_suffix(suffix_of(document, kind))
+
+
+def _stem(document: Path | None, untitled_id: str, folder: Path | None) -> Path:
     key = str(document.resolve()) if document else f"untitled-{untitled_id}"
-    return (folder or recovery_dir()) / (hashlib.sha1(key.encode()).hexdigest()[:16] + SUFFIX)
+    return (folder or recovery_dir()) / hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
-def write_copy(document: Path | None, text: str, untitled_id: str, folder: Path | None = None) -> Path:
+def suffix_of(document: Path | None, kind: str | None = None) -> str:
+    """The suffix of `document`'s copy: its own when the window opens that kind, else `SUFFIX`."""
+    suffix = document.suffix.lower() if document is not None else (kind or "").lower()
+    return suffix if suffix in SUFFIXES else SUFFIX
+
+
+def write_copy(
+    document: Path | None, text: str, untitled_id: str, folder: Path | None = None, *, kind: str | None = None
+) -> Path:
     """Keep a copy of unsaved text, atomically (a copy is never torn either)."""
-    target = copy_path(document, untitled_id, folder)
+    target = copy_path(document, untitled_id, folder, kind=kind)
     target.parent.mkdir(parents=True, exist_ok=True)
     meta = {"document": str(document.resolve()) if document else None, "saved": time.time()}
     write_atomic(target, HEADER + json.dumps(meta) + " -->\n" + text)
@@ -64,15 +87,18 @@ def write_copy(document: Path | None, text: str, untitled_id: str, folder: Path 
 
 def discard(document: Path | None, untitled_id: str, folder: Path | None = None) -> None:
     """The text was saved, or the writer discarded it: its copy, and the copy set aside when it
-    was offered, are no longer wanted."""
-    target = copy_path(document, untitled_id, folder)
-    target.unlink(missing_ok=True)
-    seen_path(target).unlink(missing_ok=True)
+    was offered, are no longer wanted (whatever their suffix: an untitled document's kind may
+    have changed with its name)."""
+    stem = _stem(document, untitled_id, folder)
+    for suffix in SUFFIXES:
+        target = stem.with_suffix(suffix)
+        target.unlink(missing_ok=True)
+        seen_path(target).unlink(missing_ok=True)
 
 
 def seen_path(copy: Path) -> Path:
     """Where a copy is set aside once it has been offered."""
-    return copy.with_name(copy.name[: -len(SUFFIX)] + SEEN)
+    return copy.with_name(copy.name + SEEN)
 
 
 def read_copy(path: Path) -> RecoveryCopy:
@@ -102,7 +128,7 @@ def find_copies(folder: Path | None = None) -> list[RecoveryCopy]:
     if not folder.is_dir():
         return []
     copies = []
-    for path in folder.glob("*" + SUFFIX):
+    for path in sorted(p for suffix in SUFFIXES for p in folder.glob("[!.]*" + suffix)):
         try:
             copies.append(read_copy(path))
         except (OSError, UnicodeDecodeError):

@@ -7,6 +7,11 @@ file (so its path, decisions and attachments apply). Saving, or answering **Disc
 changes first?", removes the copies (the one set aside when it was offered too): saved text leaves
 no side file, discarded text never comes back at the next start. Opening a bundled sample opens an
 untitled copy, so Ctrl+S can never overwrite the installed sample.
+
+A document is Markdown (or text) or LaTeX (`.tex`, `.ltx`), by its suffix: the dialogs offer both,
+Save as keeps the kind the document has (a `.tex` is saved as a `.tex`), the editor colours LaTeX
+(`latex_syntax`), recovery copies keep the suffix, and the title says "LaTeX". An untitled copy
+of a sample keeps the kind of the sample it copies.
 """
 
 from __future__ import annotations
@@ -19,12 +24,12 @@ from citedesk.core.report import Report
 from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
 from citedesk.errors import CiteDeskError, DocumentChangedError
+from citedesk.gui.editor.editor import Editor
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
     QFileDialog,
     QMessageBox,
     QObject,
-    QPlainTextEdit,
     QSettings,
     QTimer,
     QWidget,
@@ -32,8 +37,19 @@ from citedesk.gui.qt import (
 )
 
 AUTOSAVE_MS = 20_000
-DOCUMENT_FILTER = "Markdown or text (*.md *.markdown *.txt)"
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
+LATEX_SUFFIXES = (".tex", ".ltx")
+DOCUMENT_SUFFIXES = (*MARKDOWN_SUFFIXES, *LATEX_SUFFIXES)
+"""What Open, drag-and-drop and recent files accept."""
+MARKDOWN_FILTER = "Markdown or text (*.md *.markdown *.txt)"
+LATEX_FILTER = "LaTeX (*.tex *.ltx)"
+DOCUMENT_FILTER = f"Documents (*.md *.markdown *.txt *.tex *.ltx);;{MARKDOWN_FILTER};;{LATEX_FILTER}"
+SAVE_FILTERS = {False: "Markdown (*.md)", True: f"{LATEX_FILTER};;Markdown (*.md)"}
+"""Save as: the document's own kind first (the dialog's default), so a .tex stays a .tex."""
+
+
+def is_latex(path: str | Path | None) -> bool:
+    return path is not None and str(path).lower().endswith(LATEX_SUFFIXES)
 
 
 class DocumentController(QObject):
@@ -45,7 +61,7 @@ class DocumentController(QObject):
     message = Signal(str)
     title_changed = Signal(str)
 
-    def __init__(self, desk: Desk, editor: QPlainTextEdit, settings: QSettings, parent: QWidget) -> None:
+    def __init__(self, desk: Desk, editor: Editor, settings: QSettings, parent: QWidget) -> None:
         super().__init__(parent)
         self.desk = desk
         self.editor = editor
@@ -53,6 +69,8 @@ class DocumentController(QObject):
         self.window = parent
         self.session: DocumentSession = desk.untitled()
         self.untitled_id = uuid.uuid4().hex[:12]
+        self.copied_from: Path | None = None
+        """The sample an untitled copy was made of: its kind is the copy's kind."""
         self.recovery_folder: Path | None = None
         """Where recovery copies go (None: the user's data folder)."""
         self.confirm_discard: Callable[[], bool] = self._ask_discard
@@ -77,6 +95,16 @@ class DocumentController(QObject):
     def path(self) -> Path | None:
         return self.session.path
 
+    @property
+    def latex(self) -> bool:
+        """Whether the document is LaTeX (its file's suffix; an untitled copy: its sample's)."""
+        return is_latex(self.path if self.path is not None else self.copied_from)
+
+    @property
+    def kind(self) -> str:
+        """How the title and messages name the document's kind."""
+        return "LaTeX" if self.latex else "Markdown"
+
     def text(self) -> str:
         """The editor's text as the file has it (line endings as they were)."""
         text = self.editor.toPlainText()
@@ -90,9 +118,12 @@ class DocumentController(QObject):
             self.message.emit(f"Could not open {path}: {exc.message}")
             return False
         self.session = session
+        self.copied_from = None
         self.recovered_from = None
         self._show(session.text)
         self._remember_recent(session.path)
+        if self.latex:
+            self.message.emit(f"Opened {session.name} as LaTeX")
         if offer_recovery and session.path is not None:
             copy = copies.copy_for(session.path, self.recovery_folder)
             if copy is not None:
@@ -109,6 +140,7 @@ class DocumentController(QObject):
             return False
         self.session = self.desk.untitled(source.text, folder=path.parent)  # its bibliography, its sources
         self.untitled_id = uuid.uuid4().hex[:12]
+        self.copied_from = path
         self.recovered_from = None
         self._show(source.text)
         self.editor.document().setModified(True)
@@ -135,7 +167,13 @@ class DocumentController(QObject):
             and not self.load_file(copy.document, offer_recovery=False)
         ):
             return None
+        if copy.document is None and is_latex(copy.copy):
+            self.copied_from = copy.copy  # unsaved LaTeX with no file yet: still LaTeX
+            self.editor.highlighter.set_latex(True, repaint=False)  # _offer sets the text
         if not self._offer(copy):
+            if copy.document is None:
+                self.copied_from = None
+                self.editor.highlighter.set_latex(False)
             return None
         self.when_store_ready(self.recovered.emit)  # the file's own text was opened (and audited) first
         return copy
@@ -175,6 +213,7 @@ class DocumentController(QObject):
         return accepted
 
     def _show(self, text: str) -> None:
+        self.editor.highlighter.set_latex(self.latex, repaint=False)  # setPlainText paints it all
         self.editor.setPlainText(text.replace("\r\n", "\n"))
         self.editor.document().setModified(False)
         self._title()
@@ -186,8 +225,19 @@ class DocumentController(QObject):
         return self.save_to(self.path)
 
     def save_as_dialog(self) -> bool:
-        name, _ = QFileDialog.getSaveFileName(self.window, "Save as", str(self.path or ""), "Markdown (*.md)")
-        return self.save_to(Path(name)) if name else False
+        name, chosen = QFileDialog.getSaveFileName(
+            self.window, "Save as", str(self.path or ""), SAVE_FILTERS[self.latex]
+        )
+        return self.save_to(self.named(name, chosen)) if name else False
+
+    @staticmethod
+    def named(name: str, chosen_filter: str) -> Path:
+        """The path typed in Save as, with the chosen kind's suffix when it has none of ours
+        (`thesis` saved as LaTeX is `thesis.tex`)."""
+        path = Path(name)
+        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+            return path
+        return path.with_name(path.name + (".tex" if chosen_filter.startswith("LaTeX") else ".md"))
 
     def save_to(self, path: Path) -> bool:
         old = self.path
@@ -205,6 +255,8 @@ class DocumentController(QObject):
             return False
         copies.discard(old, self.untitled_id, self.recovery_folder)
         self.forget_copies()
+        self.copied_from = None
+        self.editor.highlighter.set_latex(self.latex)  # saved as another kind: coloured as that one
         self.editor.document().setModified(False)
         self._remember_recent(self.path)
         self._title()
@@ -256,12 +308,14 @@ class DocumentController(QObject):
 
     # never losing text ----------------------------------------------------------------------------------
     def recovery_path(self) -> Path:
-        return copies.copy_path(self.path, self.untitled_id, self.recovery_folder)
+        kind = ".tex" if self.latex else None
+        return copies.copy_path(self.path, self.untitled_id, self.recovery_folder, kind=kind)
 
     def write_recovery(self) -> None:
         """Keep a copy of unsaved text outside the document (never over it)."""
         if self.editor.document().isModified():
-            copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder)
+            kind = ".tex" if self.latex else None  # an untitled LaTeX copy's copy is .tex too
+            copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder, kind=kind)
 
     def forget_copies(self) -> None:
         """The text was saved or discarded: no recovery copy of it is kept, nor the set-aside copy
@@ -311,7 +365,8 @@ class DocumentController(QObject):
     # the title and recent files -------------------------------------------------------------------------
     def _title(self) -> None:
         star = "*" if self.editor.document().isModified() else ""
-        self.title_changed.emit(f"{star}{self.session.name} — CiteDesk")
+        kind = " (LaTeX)" if self.latex else ""
+        self.title_changed.emit(f"{star}{self.session.name}{kind} — CiteDesk")
 
     def recent(self) -> list[str]:
         stored = self.settings.value("recent", []) or []
