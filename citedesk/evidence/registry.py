@@ -34,6 +34,29 @@ MINICHECK_FORMAT = InputFormat(kind="joined", entail=1, contradict=None, max_len
 `{0: "0", 1: "1"}`). From MiniCheck's `minicheck/inference.py` (`Inferencer`, `chunk_size` 400)."""
 
 
+FACTCG_TEMPLATE = (
+    "{evidence}\n\nChoose your answer: based on the paragraph above can we conclude that "
+    '"{claim}"?\n\nOPTIONS:\n- Yes\n- No\nI think the answer is '
+)
+"""FactCG's prompt (`factcg/utils.py`, `INSTRUCTION_TEMPLATE`, `{text_a}` the document and `{text_b}`
+the claim): the classifier was trained on exactly this text, so nothing in it may change."""
+
+FACTCG_FORMAT = InputFormat(
+    kind="template",
+    template=FACTCG_TEMPLATE,
+    entail=1,
+    contradict=None,
+    max_length=2048,
+    chunk_words=550,
+    threshold=0.5,
+)
+"""FactCG-DeBERTa-v3-Large as its `factcg/inference.py` reads it: the prompt as one sequence of at
+most 2048 tokens (`Inferencer.tokenize`), the document in chunks of whole sentences of at most 550
+NLTK words joined by newlines (`chunking_src`), the best chunk decides (`batch_inference`: max over
+chunks), P(supported) the softmax's column 1, supported at 0.5 (`benchmark.py --threshold-setting
+fixed`)."""
+
+
 @dataclass(frozen=True)
 class RegistryEntry:
     name: str
@@ -142,22 +165,19 @@ REGISTRY = (
         "factcg-deberta-large",
         "yaxili96/FactCG-DeBERTa-v3-Large",
         1750,
-        "MIT (FactCG repository; the model card states no licence of its own)",
+        "MIT (model card and FactCG repository)",
         "2-way: output 1 = supported (config.num_labels 2, generic labels)",
-        "as MiniCheck-DeBERTa-v3-Large (same architecture)",
-        "DeBERTa-v3-large trained on FactCG's graph-based multi-hop synthetic data (CG2C)",
-        benchmark="LLM-AggreFact balanced accuracy 75.6 (threshold 0.5; 77.2 with per-set tuned thresholds)",
-        source="FactCG paper (Lei et al., NAACL 2025) and repository derenlei/FactCG; " + LEADERBOARD,
-        input_format=InputFormat(kind="pair", entail=1, contradict=None, max_length=2048),
-        threshold="supported at P ≥ 0.5 (FactCG's `fixed` setting; its tuned per-set thresholds are not published as one figure)",
-        one_click=False,
-        not_offered=(
-            "it reads one instruction prompt, not a sentence pair: `{document}\\n\\nChoose your answer: based on "
-            'the paragraph above can we conclude that "{claim}"?\\n\\nOPTIONS:\\n- Yes\\n- No\\nI think the '
-            "answer is ` (FactCG `utils.INSTRUCTION_TEMPLATE`, 2048 tokens, documents in chunks of ≤550 "
-            "NLTK words, best chunk decides), which the encoder judge does not build yet; read any other "
-            "way it would misjudge"
+        "as MiniCheck-DeBERTa-v3-Large (same architecture): ≈2 pairs/s at 128 tokens on 2 CPU cores, "
+        "≥4x slower at 512 (estimated); `citedesk models bench factcg-deberta-large` measures it here",
+        "grounding judge: DeBERTa-v3-large (0.4B parameters) trained on FactCG's graph-based multi-hop "
+        "synthetic data (CG2C), read through FactCG's instruction prompt",
+        benchmark=(
+            "LLM-AggreFact balanced accuracy 75.6 at the fixed threshold 0.5 (77.2 with per-set thresholds "
+            "tuned on each set's dev split, which one threshold cannot reproduce)"
         ),
+        source="FactCG paper (Lei et al., NAACL 2025) and repository derenlei/FactCG (README leaderboard figures)",
+        input_format=FACTCG_FORMAT,
+        threshold="supported at P ≥ 0.5 (FactCG's `fixed` setting, as its 75.6 was measured)",
     ),
     RegistryEntry(
         "alignscore-large",

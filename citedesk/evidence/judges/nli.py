@@ -3,8 +3,12 @@
 Each model is read the way it was trained (its `InputFormat`): the evidence is always the premise
 (the document) and the claim the hypothesis, but a generic MNLI cross-encoder takes them as the
 tokenizer's sentence pair (`[CLS] evidence [SEP] claim [SEP]`), while MiniCheck's RoBERTa and
-DeBERTa checkpoints take one sequence, `evidence + eos_token + claim`. A model installed from the
-registry carries its format in `citedesk-model.json`; any other folder is read as a sentence pair.
+DeBERTa checkpoints take one sequence, `evidence + eos_token + claim`, and FactCG's DeBERTa takes
+one instruction prompt that wraps both (a `template` format: the evidence, then "Choose your answer:
+based on the paragraph above can we conclude that "CLAIM"?", as FactCG's `utils.INSTRUCTION_TEMPLATE`
+spells it). A model installed from the registry carries its format in `citedesk-model.json` (with
+its published threshold, which becomes its judge's policy); any other folder is read as a sentence
+pair.
 
 Labels come from the format when the model's own `id2label` says nothing (MiniCheck ships
 `{0: "0", 1: "1"}`, 1 = supported), else from `id2label` (3-way entailment/neutral/contradiction,
@@ -30,15 +34,16 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from citedesk.errors import ModelError
-from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
+from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair, Policy
 from citedesk.evidence.onnx_embed import onnx_enabled, runtime_installed
 from citedesk.evidence.runtime import configure_threads, shared_model
 
@@ -82,11 +87,12 @@ class InputFormat:
     """How a model reads an (evidence, claim) pair. The premise is always the evidence (the source's
     text), the hypothesis the claim (the writer's sentence)."""
 
-    kind: Literal["pair", "joined"] = "pair"
+    kind: Literal["pair", "joined", "template"] = "pair"
     """`pair`: the tokenizer's sentence-pair encoding, evidence first, as MNLI-style cross-encoders
     were trained (`tokenizer(premise, hypothesis)`); `joined`: one sequence
     `evidence + tokenizer.eos_token + claim`, as MiniCheck's RoBERTa / DeBERTa checkpoints were
-    (MiniCheck `Inferencer.batch_tokenize`)."""
+    (MiniCheck `Inferencer.batch_tokenize`); `template`: one sequence, `template` filled in with
+    the evidence and the claim, as FactCG was (FactCG `Inferencer.tokenize`)."""
     entail: int | None = None
     """The output index meaning "supported", when the model's `id2label` does not say; None reads
     it from `id2label`."""
@@ -96,22 +102,56 @@ class InputFormat:
     """Tokens per input the model was evaluated with (None: `DEFAULT_MAX_LENGTH`)."""
     chunk_tokens: int | None = None
     """At most this many evidence tokens per chunk (MiniCheck: 400), else whatever fits."""
+    chunk_words: int | None = None
+    """At most this many words of evidence per chunk, a word counted as FactCG counts it (NLTK's
+    `word_tokenize`: words and punctuation marks, `WORD`); FactCG: 550. The token window still
+    bounds a chunk too."""
+    template: str = ""
+    """For `template`: the prompt, with `{evidence}` and `{claim}` where they go."""
+    threshold: float | None = None
+    """The published P(supported) at or above which the verdict is supported (None: the default
+    model policy's 0.5): the judge's `policy.supported`, so it decides every verdict."""
 
     def describe(self) -> str:
         """One line for `models list`: what goes where, and which output means what."""
         if self.kind == "joined":
             layout = "evidence + end-of-sequence token + claim, one sequence"
+        elif self.kind == "template":
+            layout = f"one sequence, the instruction prompt {self.template!r}"
         else:
             layout = "sentence pair: premise = evidence, hypothesis = claim"
         limits = f"{self.max_length or DEFAULT_MAX_LENGTH} tokens"
         if self.chunk_tokens:
             limits += f", evidence in chunks of ≤{self.chunk_tokens} tokens (best chunk decides)"
+        if self.chunk_words:
+            limits += f", evidence in chunks of ≤{self.chunk_words} words (best chunk decides)"
         if self.entail is None:
             labels = "labels from the model's id2label"
         else:
             labels = f"output {self.entail} = supported"
             labels += f", {self.contradict} = contradicted" if self.contradict is not None else " (2-way)"
+        if self.threshold is not None:
+            labels += f" at P ≥ {self.threshold:g}"
         return f"{layout}; {limits}; {labels}"
+
+    def text(self, evidence: str, claim: str) -> str:
+        """A `template` format's one input for (evidence, claim): the prompt, filled in."""
+        return self.template.format(evidence=evidence, claim=claim)
+
+    @property
+    def policy(self) -> Policy:
+        """How a judge reading this format turns support into verdicts: at its published threshold."""
+        return MODEL_POLICY if self.threshold is None else replace(MODEL_POLICY, supported=self.threshold)
+
+
+WORD = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
+"""A word as FactCG's chunking counts it (NLTK `word_tokenize`): a run of letters and digits (with
+its contraction) or one punctuation mark. NLTK is not a dependency; this counts within a few per
+cent of it on prose, which only moves where a 550-word chunk ends."""
+
+
+def words(text: str) -> int:
+    return len(WORD.findall(text))
 
 
 def write_format(folder: Path, input_format: InputFormat, **about: str) -> None:
@@ -165,6 +205,41 @@ def scheme_for(input_format: InputFormat, id2label: dict[int, str], num_labels: 
     return LabelScheme(input_format.entail, input_format.contradict)
 
 
+def position_limit(config: dict[str, Any]) -> int:
+    """The most tokens a model's positions allow: its `max_position_embeddings`, unless it has no
+    absolute positions (DeBERTa-v3: relative attention only, `position_biased_input` false), which
+    reads any length: FactCG runs its DeBERTa-v3-large on 2048 tokens though the config says 512."""
+    if config.get("relative_attention") and config.get("position_biased_input") is False:
+        return 100_000
+    return int(config.get("max_position_embeddings") or 100_000)
+
+
+def onnx_layout(input_format: InputFormat) -> Literal["pair", "joined"]:
+    """What the ONNX export checks its tokenizer with: a `template` format is one sequence the
+    judge builds itself (`encode_single`), so the export checks it as a sentence pair, which
+    exercises the same tokenizer and the same graph."""
+    return "joined" if input_format.kind == "joined" else "pair"
+
+
+def encode_single(fast: Any, texts: Sequence[str]) -> dict[str, Any]:
+    """One sequence per input with the ONNX path's tokenizer (`onnx_judge.PairTokenizer`), padded
+    on the right as transformers pads: what a `template` format feeds the graph."""
+    import numpy as np  # noqa: PLC0415 - the ONNX path only
+
+    fast.tokenizer.enable_truncation(max_length=fast.max_length)
+    encoded = fast.tokenizer.encode_batch(list(texts))
+    width = max(len(e.ids) for e in encoded)
+
+    def padded(rows: list[list[int]], value: int) -> Any:
+        return np.array([row + [value] * (width - len(row)) for row in rows], dtype=np.int64)
+
+    return {
+        "input_ids": padded([e.ids for e in encoded], fast.pad_id),
+        "attention_mask": padded([e.attention_mask for e in encoded], 0),
+        "token_type_ids": padded([e.type_ids for e in encoded], 0),
+    }
+
+
 class NliJudge:
     def __init__(
         self,
@@ -192,8 +267,11 @@ class NliJudge:
         self.threads = threads
         self.shared = shared
         self.name = f"nli:{name or self.model_dir.name}" + (":int8" if quantize else "")
-        self.policy = MODEL_POLICY
+        with contextlib.suppress(ModelError):  # an unreadable record is said by load()
+            input_format = input_format or read_format(self.model_dir)
         self.input_format = input_format
+        self.policy = input_format.policy if input_format is not None else MODEL_POLICY
+        """The format's published threshold where it has one (FactCG), else the model policy."""
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenizer: Any = None
@@ -252,8 +330,8 @@ class NliJudge:
                         f"the model at {self.model_dir} is read as evidence + end-of-sequence token + "
                         "claim, but its tokenizer has no end-of-sequence token"
                     )
-                limits = [getattr(config, "max_position_embeddings", 100_000)]
-                if 0 < getattr(tokenizer, "model_max_length", 0) < 100_000:
+                limits = [position_limit(config.to_dict())]
+                if 0 < getattr(tokenizer, "model_max_length", 0) < 100_000 and not input_format.max_length:
                     limits.append(int(tokenizer.model_max_length))
                 if self.quantize:
                     with warnings.catch_warnings():  # torch marks eager quantization deprecated; it works
@@ -272,7 +350,7 @@ class NliJudge:
                 tokenizer, model, scheme, positions = read()
             wanted = self.requested_length or input_format.max_length or DEFAULT_MAX_LENGTH
             self.max_length = min(wanted, positions)  # never more tokens than positions
-            self.input_format = input_format
+            self.input_format, self.policy = input_format, input_format.policy
             self._tokenizer, self._model, self.scheme = tokenizer, model, scheme
 
     def _load_onnx(self, input_format: InputFormat) -> bool:
@@ -282,23 +360,24 @@ class NliJudge:
 
         try:
             config = json.loads((self.model_dir / "config.json").read_text(encoding="utf-8"))
-            positions = [int(config.get("max_position_embeddings") or 100_000)]
+            positions = [position_limit(config)]
             with contextlib.suppress(OSError, ValueError, TypeError):
                 saved = (self.model_dir / "tokenizer_config.json").read_text(encoding="utf-8")
                 limit = int(json.loads(saved).get("model_max_length") or 0)
-                positions += [limit] if 0 < limit < 100_000 else []
+                positions += [limit] if 0 < limit < 100_000 and not input_format.max_length else []
             wanted = self.requested_length or input_format.max_length or DEFAULT_MAX_LENGTH
+            layout = onnx_layout(input_format)
             if self.backend == "onnx":
-                path: Path | None = onnx_judge.prepare_judge(self.model_dir, input_format.kind, wanted)
+                path: Path | None = onnx_judge.prepare_judge(self.model_dir, layout, wanted)
             else:
                 path = onnx_judge.best_file(self.model_dir)
             if path is None:
-                self._export_later(input_format.kind, wanted)
+                self._export_later(layout, wanted)
                 return False
             labels = {int(k): v for k, v in (config.get("id2label") or {}).items()}
             scheme = scheme_for(input_format, labels, int(config.get("num_labels") or len(labels)))
             self.max_length = min([wanted, *positions])
-            fast = onnx_judge.PairTokenizer.load(self.model_dir, input_format.kind, self.max_length)
+            fast = onnx_judge.PairTokenizer.load(self.model_dir, layout, self.max_length)
             session = onnx_judge.OnnxClassifier.open(path, self.threads, shared=self.shared)
         except ModelError:
             if self.backend == "onnx":
@@ -309,7 +388,7 @@ class NliJudge:
                 raise ModelError(f"the ONNX judge did not load ({type(exc).__name__}: {exc})") from exc
             return self._torch_because(f"the ONNX judge did not load ({type(exc).__name__})")
         self._onnx_path, self._onnx, self._fast = path, session, fast
-        self.input_format, self.scheme = input_format, scheme
+        self.input_format, self.scheme, self.policy = input_format, scheme, input_format.policy
         return True
 
     def _torch_because(self, why: str) -> bool:
@@ -343,6 +422,14 @@ class NliJudge:
     def encode(self, evidence: Sequence[str], claims: Sequence[str]) -> Any:
         """The model's input for (evidence, claim) pairs, in the model's own format (torch tensors)."""
         assert self.input_format is not None, "load() first"
+        if self.input_format.kind == "template":
+            return self._tokenizer(
+                [self.input_format.text(e, c) for e, c in zip(evidence, claims, strict=True)],
+                padding=True,
+                truncation=True,  # chunks() already made the evidence fit, as for `joined`
+                max_length=self.max_length,
+                return_tensors="pt",
+            )
         if self.input_format.kind == "joined":
             joiner = self._tokenizer.eos_token
             return self._tokenizer(
@@ -365,24 +452,30 @@ class NliJudge:
         """The evidence cut into pieces that fit beside the whole claim (sentences kept whole, but
         for one longer than a whole piece, which is cut at a token boundary)."""
         assert self.input_format is not None, "load() first"
-        budget = max(16, self.max_length - self._count(pair.claim) - 4)
-        if self.input_format.chunk_tokens:
-            budget = min(budget, self.input_format.chunk_tokens)
+        fmt = self.input_format
+        wrapper = fmt.text("", pair.claim) if fmt.kind == "template" else pair.claim
+        budget = max(16, self.max_length - self._count(wrapper) - 4)
+        if fmt.chunk_tokens:
+            budget = min(budget, fmt.chunk_tokens)
+        glue = "\n" if fmt.kind == "template" else " "  # FactCG joins a chunk's sentences by lines
         sentences = list(pair.sentences) or [pair.evidence]
         pieces: list[str] = []
         current: list[str] = []
-        used = 0
+        used = spoken = 0
         for sentence in sentences:
             size = self._count(sentence)
             if size > budget:
                 sentence, size = self._cut(sentence, budget), budget
-            if current and used + size > budget:
-                pieces.append(" ".join(current))
-                current, used = [], 0
+            said = words(sentence) if fmt.chunk_words else 0
+            over_words = fmt.chunk_words is not None and spoken + said > fmt.chunk_words
+            if current and (used + size > budget or over_words):
+                pieces.append(glue.join(current))
+                current, used, spoken = [], 0, 0
             current.append(sentence)
             used += size
+            spoken += said
         if current:
-            pieces.append(" ".join(current))
+            pieces.append(glue.join(current))
         return pieces
 
     def _cut(self, text: str, tokens: int) -> str:
@@ -423,6 +516,9 @@ class NliJudge:
     def _probabilities(self, evidence: list[str], claims: list[str]) -> Any:
         """Each input's probabilities over the model's outputs (one row per pair)."""
         if self._onnx is not None:
+            if self.input_format is not None and self.input_format.kind == "template":
+                texts = [self.input_format.text(e, c) for e, c in zip(evidence, claims, strict=True)]
+                return self._onnx.probabilities(encode_single(self._fast, texts))
             return self._onnx.probabilities(self._fast.encode(evidence, claims))
         import torch  # noqa: PLC0415
 
