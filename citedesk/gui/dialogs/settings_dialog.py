@@ -1,4 +1,4 @@
-"""Settings: judge and model (or a local LLM server), offline mode, fetch permissions, the folders a document may name files
+"""Settings: judge and model (or a local LLM server), the cascade's strong judge and its budget, offline mode, fetch permissions, the folders a document may name files
 in, Zotero's data folder, retrieval, the editor's font, theme.
 
 The audit settings come in layers (`citedesk.config`): defaults < the user's `config.toml` < the
@@ -36,6 +36,7 @@ from citedesk.gui.qt import (
     QPalette,
     QPushButton,
     QSettings,
+    QSpinBox,
     QWidget,
     Signal,
 )
@@ -54,13 +55,25 @@ def allowed_folders(settings: QSettings) -> list[str]:
 ZOTERO_DIR = "zotero_dir"
 """Zotero's data folder (as `--zotero-dir`); absent or empty: the usual folder, ~/Zotero."""
 
-WINDOW_KEYS = ("judge", "judge_url", "judge_remote", "offline", "dense", "allow_private_network", "zotero")
+WINDOW_KEYS = (
+    "judge",
+    "judge_url",
+    "judge_remote",
+    "strong_judge",
+    "strong_budget",
+    "offline",
+    "dense",
+    "allow_private_network",
+    "zotero",
+)
 """The audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on apart)."""
 
 AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
     "judge": ("judge",),
     "judge_url": ("judge_url",),
     "judge_remote": ("judge_remote",),
+    "strong_judge": ("strong_judge",),
+    "strong_budget": ("strong_budget",),
     "offline": ("offline",),
     "timeout": ("fetch_timeout", "time_budget"),
     "dense": ("dense",),
@@ -92,6 +105,12 @@ def window_choices(settings: QSettings) -> dict[str, Any]:
             text = settings.value(name)
             if text:
                 choices[name] = str(text)
+        elif name == "strong_judge":  # empty is a choice too: no cascade, whatever a file says
+            choices[name] = str(settings.value(name) or "")
+        elif name == "strong_budget":
+            seconds = settings.value(name, 0.0, type=float)
+            if isinstance(seconds, float) and 0 < seconds <= MAX_BUDGET:
+                choices[name] = seconds
         else:
             choices[name] = bool(settings.value(name, False, type=bool))
     return choices
@@ -239,6 +258,17 @@ SERVER_JUDGE_HELP = (
 )
 """Help ▸ Check with a local LLM server: how to set one up (read by `gui.menus`)."""
 
+MAX_BUDGET = 3600
+"""The most seconds the strong judge's budget may be (the `strong_budget` key's own limit)."""
+STRONG_JUDGE_HELP = (
+    "A cascade: the judge above reads every citation as you write; the strong judge re-reads the "
+    "fast judge's findings and the fixes they drive, and claims it is unsure about, in the "
+    "background; the list updates in place. What it does not reach within the budget keeps the "
+    "fast judge's reading, and each finding says which judge decided it. Choose a model here "
+    "(FactCG, MiniCheck, or a local LLM server) and a fast judge above."
+)
+"""What the strong judge does, in one paragraph under its choice."""
+
 
 class SettingsDialog(QDialog):
     download_requested = Signal()
@@ -312,6 +342,10 @@ class SettingsDialog(QDialog):
         self.download_button.clicked.connect(self._download)
         form.addRow("", self.download_button)
         form.addRow("", QLabel("Or install one with `citedesk models import FOLDER`."))
+        self._strong_fields(options)
+        form.addRow("Strong judge (cascade)", self._noted("strong_judge", self.strong_judge))
+        form.addRow("Strong judge budget", self._noted("strong_budget", self.strong_budget))
+        form.addRow("", self.strong_help)
         form.addRow("Offline", self._noted("offline", self.offline))
         form.addRow("Network", self._noted("allow_private_network", self.private))
         form.addRow("Folders CiteDesk may read", self._noted("allow_folders", self.folders))
@@ -375,6 +409,33 @@ class SettingsDialog(QDialog):
         self.server_url.textChanged.connect(self._show_server_fields)
         self._show_server_fields()
 
+    def _strong_fields(self, options: Settings) -> None:
+        """The cascade's strong judge and its budget. Offered: none, each installed model (a
+        chooser entry that names one, `nli:NAME`, `seq2seq:NAME`), and `server:MODEL` where a
+        server's address is set or the judge is a server: the judges that read on this machine.
+        `auto` and the word-level judge are left out: neither reads better than the fast judge."""
+        self.strong_judge = QComboBox()
+        self.strong_judge.addItem("None (no cascade)", "")
+        for setting, label in models.judge_choices():
+            if ":" in setting:
+                self.strong_judge.addItem(label, setting)
+        if options.judge_url or options.judge.startswith(SERVER):
+            model = options.judge.removeprefix(SERVER) if options.judge.startswith(SERVER) else SERVER_MODEL
+            self.strong_judge.addItem(f"Local LLM server: {model}", f"{SERVER}{model}")
+        index = self.strong_judge.findData(options.strong_judge)
+        if index < 0:  # a model removed since, or a server no longer set: shown, not lost
+            self.strong_judge.addItem(f"{options.strong_judge} (not available here)", options.strong_judge)
+            index = self.strong_judge.count() - 1
+        self.strong_judge.setCurrentIndex(index)
+        self.strong_budget = QSpinBox()
+        self.strong_budget.setRange(1, MAX_BUDGET)
+        self.strong_budget.setSuffix(" s")
+        self.strong_budget.setValue(max(1, min(MAX_BUDGET, round(options.strong_budget))))
+        self.strong_budget.setToolTip("Seconds the strong judge may spend re-reading in one audit.")
+        self.strong_help = QLabel(STRONG_JUDGE_HELP)
+        self.strong_help.setWordWrap(True)
+        self.strong_help.setStyleSheet("color: gray;")
+
     def _show_server_fields(self) -> None:
         chosen = self.judge.currentData() == SERVER
         self.server_box.setVisible(chosen)
@@ -425,6 +486,8 @@ class SettingsDialog(QDialog):
             if self.server_url.text().strip() == SERVER_URL
             else self.server_url.text().strip(),
             "judge_remote": self.server_remote.isChecked(),
+            "strong_judge": str(self.strong_judge.currentData()),
+            "strong_budget": float(self.strong_budget.value()),
             "offline": self.offline.isChecked(),
             "allow_private_network": self.private.isChecked(),
             "dense": self.dense.isChecked(),
