@@ -4,8 +4,9 @@ the state (the window changes it only on its GUI thread).
 
 Fields: `text` (the text the report is about), `path` (the document's file, None when unsaved),
 `report` (the latest audit's, None before the first) and `generation` (the audit run that made
-it), and `staged` (what the running audit has found so far, stage by stage: `Staged`, issue 26;
-None before the first). `on_change(field, callback)` calls `callback(new value)` after each change of that field;
+it), `staged` (what the running audit has found so far, stage by stage: `Staged`, issue 26;
+None before the first) and `checking` (the cascade's strong judge re-reading the report shown, in
+the background: `Checking`, issue 27; None when nothing is being re-read). `on_change(field, callback)` calls `callback(new value)` after each change of that field;
 `update(**fields)` changes several at once and calls the observers once all are set, so none sees
 a report beside the text of another.
 """
@@ -22,7 +23,24 @@ if TYPE_CHECKING:
     from citedesk.core.findings import Finding
     from citedesk.core.report import Report
 
-FIELDS = ("text", "path", "report", "generation", "staged")
+FIELDS = ("text", "path", "report", "generation", "staged", "checking")
+
+
+@dataclass(frozen=True)
+class Checking:
+    """The strong judge `judge` re-reading, in the background, what the report of `generation`
+    (the fast judge's, on screen) flagged or was unsure about: `done` of `total` claims (total 0:
+    not counted yet). Its report replaces the one shown; till then the writer edits and fixes as
+    usual, and **Fix all** leaves the judge's fixes (`desk.background.provisional`)."""
+
+    generation: int
+    judge: str
+    done: int = 0
+    total: int = 0
+
+    def describe(self) -> str:
+        """What the status bar says: "checking with MiniCheck… 3/12"."""
+        return f"checking with {self.judge}…" + (f" {self.done}/{self.total}" if self.total else "")
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,7 @@ class DocumentState:
             "report": None,
             "generation": 0,
             "staged": None,
+            "checking": None,
         }
         self._observers: dict[str, list[Callable[[Any], object]]] = {name: [] for name in FIELDS}
 
@@ -103,6 +122,11 @@ class DocumentState:
         value: Staged | None = self._values["staged"]
         return value
 
+    @property
+    def checking(self) -> Checking | None:
+        value: Checking | None = self._values["checking"]
+        return value
+
     def on_change(self, field: str, callback: Callable[[Any], object]) -> Callable[[], None]:
         """Call `callback(value)` after each change of `field`; returns what stops it."""
         if field not in self._observers:
@@ -127,4 +151,4 @@ class DocumentState:
 
 def _same(new: object, old: object) -> bool:
     """Equal plain values (text, a path, a number) are no change; a report is compared by identity."""
-    return isinstance(new, str | Path | int) and type(new) is type(old) and new == old
+    return isinstance(new, str | Path | int | Checking) and type(new) is type(old) and new == old

@@ -15,6 +15,17 @@ listen to: `audit_started`, `progress(stage, done, total)`, `stage_done(stage, f
 26: the structural findings are painted while the judge loads); a finished audit's report, the text
 it is about and its generation go there next (its observers show it), then `audit_finished` is
 emitted. `warm()` starts the child before the first audit (the window calls it as it opens).
+
+With a cascade (a strong judge in the options, issue 27) the child answers twice. Its `Provisional`
+report (the fast judge's) is shown as any report is — `audit_finished` is emitted — and the audit is
+no longer `busy`: the writer edits, fixes and applies **Fix all** as usual (the provisional
+report's judged fixes are suggestions to verify until the strong judge confirms them). The state's
+`checking` then says what the strong judge re-reads (`Checking`: "checking with NAME… 3/12", from
+the child's "re-reading with NAME" progress). Its `Finished` report replaces the provisional one in
+place — same text, same generation; `replacing` is emitted just before, so the view can keep the
+list's selection and scroll — and `audit_finished` is emitted again. An edit starts a new audit as
+ever, which cancels the re-read; a re-read that fails or is cancelled leaves the fast judge's report
+and says so (`check_ended`).
 """
 
 from __future__ import annotations
@@ -33,12 +44,15 @@ from citedesk.desk.background import (
     Failed,
     Finished,
     Progress,
+    Provisional,
     StageDone,
 )
-from citedesk.desk.state import DocumentState, Staged
+from citedesk.desk.state import Checking, DocumentState, Staged
 from citedesk.gui.qt import QObject, QTimer, Signal
 
 AUDIT_DELAY_MS = 1000
+REREADING = "re-reading with "
+"""How the engine's cascade names its progress (`engine.judging._cascade`), the judge's name after."""
 Job = tuple[str, str | None, AuditOptions]
 """What to audit: the text, its document's path (None when unsaved), the options."""
 
@@ -104,7 +118,7 @@ class ProcessAuditRunner(QObject):
             if message is None:
                 self._check_child()
                 continue
-            if not isinstance(message, Progress | StageDone):  # the last message of its generation
+            if not isinstance(message, Progress | StageDone | Provisional):  # the last of its generation
                 with self._lock:
                     self._pending.discard(message.generation)
             self.received.emit(message)
@@ -130,6 +144,10 @@ class AuditController(QObject):
     audit_finished = Signal(object)  # Report
     audit_failed = Signal(object)  # AuditFailure
     audit_cancelled = Signal()
+    replacing = Signal()
+    """The strong judge's report is about to replace the provisional one (same generation)."""
+    check_ended = Signal(str)
+    """The strong judge's re-read ended without its report: why, for the status bar."""
 
     def __init__(
         self, job: Callable[[], Job], parent: QObject | None = None, *, state: DocumentState | None = None
@@ -145,6 +163,8 @@ class AuditController(QObject):
         self.debounce.timeout.connect(self.start)
         self.generation = 0
         self._running: int | None = None
+        self._checking: int | None = None
+        """The generation whose provisional report is shown while the strong judge re-reads."""
         self._pending_text: str | None = None
         self._shut = False
 
@@ -159,7 +179,13 @@ class AuditController(QObject):
 
     @property
     def busy(self) -> bool:
+        """An audit runs whose first report is not in yet (a strong judge's re-read is not busy)."""
         return self._running is not None
+
+    @property
+    def checking(self) -> bool:
+        """The strong judge is re-reading the report shown, in the background."""
+        return self._checking is not None
 
     def schedule(self) -> None:
         """The text changed: audit once the writer pauses."""
@@ -191,7 +217,11 @@ class AuditController(QObject):
             self.runner.warm()
 
     def cancel(self, *, quietly: bool = False) -> bool:
-        """Cancel the running audit, if any (`audit_cancelled` unless `quietly`)."""
+        """Cancel the running audit, if any (`audit_cancelled` unless `quietly`), or the strong
+        judge's re-read (the fast judge's report stays; `check_ended` unless `quietly`)."""
+        if self._checking is not None:
+            self._end_check("" if quietly else "stopped")
+            return True
         if self._running is None:
             return False
         self.runner.cancel(self._running)
@@ -207,16 +237,26 @@ class AuditController(QObject):
         self.runner.shutdown()
 
     def _current(self, generation: int) -> bool:
-        return self._running is not None and generation == self.generation
+        return (self._running is not None or self._checking is not None) and generation == self.generation
 
     def _on_message(self, message: AuditMessage) -> None:
         if not self._current(message.generation):
             return  # superseded or cancelled: never paint stale findings
+        if self._checking is not None:
+            self._second_pass(message)
+            return
         match message:
             case Progress(stage=stage, done=done, total=total):
                 self.progress.emit(stage, done, total)
             case StageDone():
                 self._stage_done(message)
+            case Provisional(report=report, strong_judge=judge):
+                self._running, self._checking = None, message.generation
+                checking = Checking(message.generation, judge)
+                self.state.update(
+                    report=report, text=self._pending_text, generation=message.generation, checking=checking
+                )
+                self.audit_finished.emit(report)
             case Finished(report=report):
                 self._running = None
                 self.state.update(report=report, text=self._pending_text, generation=message.generation)
@@ -227,6 +267,33 @@ class AuditController(QObject):
             case Cancelled():  # cancelled from elsewhere (the runner shut down)
                 self._running = None
                 self.audit_cancelled.emit()
+
+    def _second_pass(self, message: AuditMessage) -> None:
+        """A message of the strong judge's re-read: its progress, its report, or why it ended."""
+        match message:
+            case Progress(stage=stage, done=done, total=total) if stage.startswith(REREADING):
+                judge = stage.removeprefix(REREADING)
+                self.state.update(checking=Checking(message.generation, judge, done, total))
+            case Finished(report=report):
+                self._checking = None
+                self.replacing.emit()
+                self.state.update(report=report, checking=None)
+                self.audit_finished.emit(report)
+            case Failed(failure=failure):
+                self._end_check(f"could not finish ({failure.message})")
+            case Cancelled():
+                self._end_check("stopped")
+
+    def _end_check(self, why: str) -> None:
+        """The re-read ends without its report: the fast judge's stays (`why` "": say nothing)."""
+        checking, generation = self.state.checking, self._checking
+        if generation is not None:
+            self.runner.cancel(generation)
+        self._checking = None
+        self.state.update(checking=None)
+        if why:
+            judge = f"the strong judge {checking.judge}" if checking is not None else "the strong judge"
+            self.check_ended.emit(f"{judge} {why}: the fast judge's reading stands")
 
     def _stage_done(self, message: StageDone) -> None:
         """A stage of the current audit is done: its findings join what the state holds so far."""

@@ -13,6 +13,11 @@ thread took 400 ms at 100,000 words, against 50 ms for the report's). While an e
 on screen (a re-audit after an edit, usually done in a few tenths of a second), staged findings
 wait `HOLD_MS` from the audit's start: a quick re-audit goes straight to its report, and the
 judged marks do not blink out and back.
+
+It also shows the cascade's background re-read (issue 27): the `DocumentState`'s `checking` in the
+status bar ("checking with NAME… 3/12"), why a re-read ended without its report, and, when the
+strong judge's report replaces the provisional one, it keeps the findings list where the writer
+had it: the same finding selected (when the strong judge kept it) and the list scrolled as it was.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from citedesk.core.findings import Finding
 from citedesk.core.report import Report
 from citedesk.core.text import LineIndex
-from citedesk.desk.state import DocumentState, Staged
+from citedesk.desk.state import Checking, DocumentState, Staged
 from citedesk.gui.editor.editor import Editor
 from citedesk.gui.panels.findings_panel import FindingsPanel
 from citedesk.gui.panels.status_bar import StatusBar
@@ -55,8 +61,13 @@ class StagedView(QObject):
         self._hold.timeout.connect(lambda: self.show(self._state.staged))
         self.painted: Staged | None = None
         """The staged findings painted last (tests; and nothing is painted twice)."""
+        self._kept: tuple[tuple[object, ...] | None, int] | None = None
+        """The selected finding's identity and the list's scroll, while a report is replaced."""
         audits.audit_started.connect(self._audit_started)
+        audits.replacing.connect(self._keep_place)
+        audits.check_ended.connect(self._status.check_ended)
         state.on_change("staged", self.show)
+        state.on_change("checking", self._checking)
 
     def _audit_started(self) -> None:
         self._started = time.monotonic()
@@ -97,3 +108,34 @@ class StagedView(QObject):
         self._findings.show_findings(findings, {f.start: lines.line_col(f.start)[0] for f in findings}, {})
         self._status.show_staged(len(findings))
         self.painted = staged
+
+    def _checking(self, checking: Checking | None) -> None:
+        self._status.show_checking(checking)
+        if checking is None and self._kept is not None:
+            self._restore_place(*self._kept)
+        self._kept = None
+
+    def _keep_place(self) -> None:
+        """The strong judge's report is about to replace the one shown: remember the place."""
+        selected = self._findings.selected_finding()
+        self._kept = (
+            _identity(selected) if selected is not None else None,
+            self._findings.tree.verticalScrollBar().value(),
+        )
+
+    def _restore_place(self, selected: tuple[object, ...] | None, scroll: int) -> None:
+        """The list refilled with the strong judge's findings: back to where the writer had it."""
+        findings = self._findings
+        if selected is not None and findings.selected_finding() is None:
+            same = [f for f in findings.model.findings() if _identity(f) == selected]
+            if same:
+                findings.select(same[0])
+        findings.tree.verticalScrollBar().setValue(scroll)
+        current = findings.tree.currentIndex()
+        if current.isValid():
+            findings.tree.scrollTo(current)  # kept in sight (no scroll when it is already)
+
+
+def _identity(finding: Finding) -> tuple[object, ...]:
+    """What makes a finding the same across the fast and the strong judge's reports."""
+    return (finding.kind, finding.start, finding.end, finding.reference, finding.claim_id)

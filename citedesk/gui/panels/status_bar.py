@@ -6,12 +6,17 @@ text sits in its own `ElidedLabel` in one layout, so nothing is ever drawn over 
 (QStatusBar's temporary messages were painted under the permanent widgets): a text too long for
 its place ends in "…" and shows in full as a tooltip. Messages replace the stage text for a while,
 then the audit's summary comes back.
+
+With a cascade (issue 27) a label beside the summary says what the strong judge is doing in the
+background: "checking with MiniCheck… 3/12" while it re-reads the report shown, then what it did
+("strong judge MiniCheck re-read 12 of 12 within 30 s", the cascade's clause of the judge note).
 """
 
 from __future__ import annotations
 
 from citedesk.core.findings import Kind
 from citedesk.core.report import Report
+from citedesk.desk.state import Checking
 from citedesk.gui.qt import (
     QHBoxLayout,
     QLabel,
@@ -40,6 +45,17 @@ COUNTED_KINDS = (
     (Kind.UNKNOWN_KEY, "unknown key"),
 )
 """Citation problems counted in the summary line, with the word used there."""
+CHECKING_DETAIL = (
+    "The strong judge re-reads, in the background, what the fast judge flagged or was unsure "
+    "about; its verdicts replace these in place. Until it is done, Fix all leaves the judge's "
+    "fixes (the strong judge is still checking them); keep writing: an edit checks again."
+)
+
+
+def cascade_clause(note: str) -> str:
+    """The cascade's part of a report's judge note ("strong judge X re-read 3 of 4 within 30 s"),
+    or "" when no strong judge was asked."""
+    return next((part for part in note.split("; ") if part.startswith("strong judge")), "")
 
 
 class ElidedLabel(QLabel):
@@ -139,6 +155,11 @@ class StatusBar:
         self.bar = bar
         self.stage = ElidedLabel("Ready", keep=16)
         self.coverage = ElidedLabel("", keep=28)
+        self.checking = ElidedLabel("", keep=12)
+        """What the cascade's strong judge is doing, or did, for the report shown."""
+        self.checking.setVisible(False)
+        self._checking_now = False
+        self._judge_note = ""
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(140)
         self.progress.setVisible(False)
@@ -168,6 +189,7 @@ class StatusBar:
         layout.addWidget(self.cancel_button)
         layout.addWidget(self.working)
         layout.addWidget(self.coverage)
+        layout.addWidget(self.checking)
         layout.addStretch(1)
         layout.addWidget(self.review)
         layout.addWidget(self.assist)
@@ -215,7 +237,34 @@ class StatusBar:
             "Found so far by the structural and source checks; the judge's verdicts come with the report."
         )
 
+    def show_checking(self, checking: Checking | None) -> None:
+        """The strong judge re-reads the report shown ("checking with NAME… 3/12"); None: it is
+        done (its report says what it did) or stopped (`check_ended`)."""
+        self._checking_now = checking is not None
+        if checking is None:
+            self._show_cascade()
+            return
+        self.checking.setText(checking.describe())
+        self.checking.set_detail(CHECKING_DETAIL)
+        self.checking.setVisible(True)
+
+    def _show_cascade(self) -> None:
+        """What the strong judge did for the report shown (nothing, without one)."""
+        clause = cascade_clause(self._judge_note)
+        self.checking.setText(clause)
+        self.checking.set_detail(self._judge_note if clause else "")
+        self.checking.setVisible(bool(clause))
+
+    def check_ended(self, why: str) -> None:
+        """The strong judge's re-read ended without its report (`why`, said for a while)."""
+        self._checking_now = False
+        self.checking.setVisible(False)
+        self.message(why)
+
     def show_report(self, report: Report) -> None:
+        self._judge_note = report.judge_note
+        if not self._checking_now:
+            self._show_cascade()
         line, detail = coverage_line(report)
         self.coverage.setText(line)
         self.coverage.set_detail(detail)
