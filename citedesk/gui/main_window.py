@@ -35,6 +35,7 @@ from citedesk.gui.controllers.audit_controller import AuditController, Job
 from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, DocumentController
 from citedesk.gui.controllers.fix_controller import FixController
 from citedesk.gui.controllers.outside_folders import OutsideFolders
+from citedesk.gui.controllers.project_controller import ProjectController
 from citedesk.gui.controllers.review_controller import ReviewController
 from citedesk.gui.controllers.sources_controller import SourcesController
 from citedesk.gui.controllers.staged_view import StagedView
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
         self._following = False
         self._offsets: Utf16Map | None = None
         self._build_layout()
+        self.project = ProjectController(self.document, self.tabs, lambda: self.options.local_roots, self)
         self.status = StatusBar(self.statusBar())
         self.stage = self.status.stage
         self.progress = self.status.progress
@@ -249,6 +251,7 @@ class MainWindow(QMainWindow):
         self.editor.attach_requested.connect(self.sources.ask_file)
         self.document.title_changed.connect(self.setWindowTitle)
         self.document.message.connect(self.show_message)
+        self.project.message.connect(self.show_message)
         self.document.opened.connect(self._opened)
         self.document.recovered.connect(self.audits.start)
         self.audits.audit_started.connect(self._audit_started)
