@@ -11,6 +11,11 @@ sentence (heuristic judge, in this process, as the window's audit process re-aud
 `cascade_audit_s` beside `plain_audit_s`: the same audit (heuristic, sources cached) with and
 without a cascade whose strong judge is a toy that sleeps `STRONG_PAUSE` seconds per pair (a
 ~100 pairs/s model), with how many claims it re-read of those it wanted (`cascade_reread`).
+The window's way (issue 27), through the real `AuditProcess` (a warm child, sources cached):
+`process_plain_audit_s` (no cascade, median of 5), and with a cascade (the same toy, under
+another name so that none of its readings is cached) `cascade_first_report_s` — the fast judge's
+provisional report, what the writer waits for — and `cascade_final_s`, the strong judge's report,
+with `cascade_budget_s` and what it re-read (`process_cascade_reread`).
 
     .venv/bin/python -m tests.bench.audit_speed [--heuristic-only]
 
@@ -26,9 +31,15 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from citedesk.evidence.judges.base import Pair
+from citedesk.evidence.judges import heuristic
+from citedesk.evidence.judges.base import Judgement, Pair
+from citedesk.evidence.judges.heuristic import HeuristicJudge
+from citedesk.evidence.judges.registry import JudgeKind, JudgeSpec, register, registered
+from citedesk.evidence.judges.spec import registered_specs
 from citedesk.pipeline import AuditOptions, audit_text
 
 EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval" / "wice" / "claim_dev.jsonl"
@@ -199,45 +210,105 @@ STRONG_PAUSE = 0.01
 """Seconds per pair the cascade bench's strong judge spends (a ~100 pairs/s model)."""
 
 
+STRONG_POLICY = replace(heuristic.POLICY, note="", acts=True, kind="model")
+PROCESS_STRONG = "bench-strong-live"
+"""The toy's name in the audit process: another name than in-process, so no reading is cached."""
+
+
+class SlowStrong:
+    """The bench's strong judge: the word-level judge's readings, `STRONG_PAUSE` s per pair."""
+
+    policy = STRONG_POLICY
+
+    def __init__(self, name: str) -> None:
+        self.name, self.inner = name, HeuristicJudge()
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]:
+        time.sleep(STRONG_PAUSE * len(pairs))
+        return self.inner.judge(pairs, progress)
+
+
+def strong_spec(name: str) -> JudgeSpec:
+    return JudgeSpec(
+        name, JudgeKind.SERVER, "a slow toy strong judge", lambda _: SlowStrong(name), STRONG_POLICY
+    )
+
+
+def install_strong() -> None:
+    """Register the process bench's toy (the audit child's `setup`: a fresh interpreter)."""
+    if all(s.name != PROCESS_STRONG for s in registered_specs()):
+        register(strong_spec(PROCESS_STRONG))
+
+
 def cascade_figures(text: str, path: Path, options: AuditOptions) -> dict[str, object]:
     """The audit's time without and with a cascade (a slow toy strong judge, the default budget)."""
-    from collections.abc import Callable, Sequence
-    from dataclasses import replace
-
-    from citedesk.evidence.judges import heuristic
-    from citedesk.evidence.judges.base import Judgement
-    from citedesk.evidence.judges.heuristic import HeuristicJudge
-    from citedesk.evidence.judges.registry import JudgeKind, JudgeSpec, registered
-
-    policy = replace(heuristic.POLICY, note="", acts=True, kind="model")
-
-    class SlowStrong:
-        name = "bench-strong"
-
-        def __init__(self) -> None:
-            self.policy, self.inner = policy, HeuristicJudge()
-
-        def judge(
-            self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
-        ) -> list[Judgement]:
-            time.sleep(STRONG_PAUSE * len(pairs))
-            return self.inner.judge(pairs, progress)
-
-    spec = JudgeSpec(
-        "bench-strong", JudgeKind.SERVER, "a slow toy strong judge", lambda _: SlowStrong(), policy
-    )
     audit_text(text, str(path), options)  # sources and judgements cached for both runs
     plain, _, _ = timed_audit(text, path, options)
-    with registered(spec):
+    with registered(strong_spec("bench-strong")):
         started = time.perf_counter()
         report = audit_text(text, str(path), replace(options, strong_judge="bench-strong"))
         cascade = time.perf_counter() - started
-    said = re.search(r"re-read (\d+) of (\d+)", report.judge_note)
     show("heuristic, cascade (toy strong judge)", cascade, report.timings, len(report.findings))
     return {
         "plain_audit_s": round(plain, 3),
         "cascade_audit_s": round(cascade, 3),
-        "cascade_reread": f"{said[1]} of {said[2]}" if said else report.judge_note,
+        "cascade_reread": reread(report.judge_note),
+    }
+
+
+def reread(note: str) -> str:
+    said = re.search(r"re-read (\d+) of (\d+)", note)
+    return f"{said[1]} of {said[2]}" if said else note
+
+
+def process_figures(text: str, path: Path, options: AuditOptions, runs: int = 5) -> dict[str, object]:
+    """The window's way: seconds from a request to its reports through a warm `AuditProcess`,
+    without a cascade (the median of `runs`) and with one (the provisional report, the final)."""
+    import importlib
+
+    from citedesk.desk.background import AuditProcess, Cancelled, Failed, Finished, Provisional
+
+    # the child unpickles its setup by module name: this module's, not `__main__`'s
+    installer = importlib.import_module("tests.bench.audit_speed").install_strong
+    process = AuditProcess(setup=installer)
+    asked = 0
+
+    def timed(chosen: AuditOptions) -> tuple[float | None, float, str]:
+        nonlocal asked
+        asked += 1
+        started = time.perf_counter()
+        process.submit(asked, text, str(path), chosen)
+        first = None
+        while True:
+            message = process.next_message(300)
+            if message is None:
+                raise RuntimeError("the audit process did not answer within 300 s")
+            if message.generation != asked:
+                continue
+            if isinstance(message, Provisional):
+                first = time.perf_counter() - started
+            elif isinstance(message, Finished):
+                return first, time.perf_counter() - started, message.report.judge_note
+            elif isinstance(message, Failed | Cancelled):
+                raise RuntimeError(f"the audit ended with {message}")
+
+    try:
+        timed(options)  # the child's first audit: its imports, the sources read from the store
+        plain = statistics.median(timed(options)[1] for _ in range(runs))
+        first, final, note = timed(replace(options, strong_judge=PROCESS_STRONG))
+    finally:
+        process.close()
+    print(f"{'audit process, no cascade (median)':<44} {plain:6.3f} s")
+    print(f"{'audit process, cascade: first report':<44} {first or 0:6.3f} s")
+    print(f"{'audit process, cascade: final report':<44} {final:6.3f} s   ({note})")
+    return {
+        "process_plain_audit_s": round(plain, 3),
+        "cascade_first_report_s": round(first or 0.0, 3),
+        "cascade_final_s": round(final, 3),
+        "cascade_budget_s": options.strong_budget,
+        "process_cascade_reread": reread(note),
     }
 
 
@@ -265,7 +336,7 @@ def main() -> None:
             f"{'heuristic, 20 edits (median, max)':<44} {statistics.median(edits):6.3f} s, {max(edits):.3f} s"
         )
         cpu_ms = round(statistics.median(cpu) * 1000, 1)
-        cascade = cascade_figures(text, doc, base)
+        cascade = cascade_figures(text, doc, base) | process_figures(text, doc, base)
         if "--heuristic-only" in sys.argv[1:]:
             print(figures_json(edit_reaudit_s=edits, edit_reaudit_cpu_ms=cpu_ms, **cascade))
             return
