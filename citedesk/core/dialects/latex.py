@@ -1,27 +1,40 @@
 """The LaTeX dialect: `\\cite{key}` and friends against a BibTeX/BibLaTeX bibliography (issue 29).
 
 A `.tex` file is read in this dialect whatever its bibliography (`base.dialect_for`, by path);
-with none, every citation is not checked. Work in progress: this first step registers the dialect
-so that the path rule can be used; the reading (`core.latex`) and edits (`core.latex_repair`)
-follow.
+with none, every citation is not checked. Its layout is LaTeX's (`core.latex`: paragraphs,
+headings, footnotes and captions as prose; comments, preamble, math, verbatim and figures never
+read), each citation command is a marker (one item per key, at the key's offsets inside the
+braces; the span the whole command, with its tie `~`), and `\\nocite` lists entries without citing
+them. Like pandoc's, the bibliography is kept elsewhere: never edited, no orphans. Checks:
+`core.latex_checks`; edits in LaTeX syntax: `core.latex_repair`.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
-from citedesk.core.markdown import Layout
+from citedesk.core.latex import LatexReading, read_latex
+from citedesk.core.latex_checks import latex_findings
+from citedesk.core.latex_repair import latex_edits
+from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.references import ReferenceList
-from citedesk.core.spans import SpanSet
-from citedesk.errors import RepairError
+from citedesk.core.text import unify_line_breaks
+from citedesk.core.works import BibReference
 
 if TYPE_CHECKING:
     from citedesk.core.document import Document, Structure
     from citedesk.core.findings import Finding, TextEdit
+    from citedesk.core.markdown import Layout
     from citedesk.core.repair import Operation
-    from citedesk.core.works import BibReference
+
+
+@functools.lru_cache(maxsize=8)
+def _reading(text: str) -> LatexReading:
+    """The reading of a structure's (original) text: asked once per marker by `in_text`."""
+    return read_latex(unify_line_breaks(text))
 
 
 class LatexDialect(PlainDialect):
@@ -32,11 +45,28 @@ class LatexDialect(PlainDialect):
         return dialect_named, (self.name,)  # one instance, across processes too
 
     def layout(self, text: str) -> Layout:
-        empty = SpanSet.of([])
-        return Layout((), (), (), SpanSet.of([(0, len(text))]), empty, empty, empty)
+        return read_latex(text).layout
 
     def read(self, text: str, layout: Layout, bibliography: tuple[BibReference, ...] | None) -> Reading:
-        return Reading((), (), ReferenceList((), None, None), (), bibliography=bibliography or ())
+        """Each citation command a marker (the style is read by the numbered dialect only)."""
+        reading = read_latex(text)
+        markers = tuple(
+            Marker(
+                cite.start,
+                cite.end,
+                MarkerStyle.PANDOC,
+                tuple(MarkerItem(key.start, key.end, (key.key,)) for key in cite.keys),
+                ", ",
+            )
+            for cite in reading.cites
+        )
+        return Reading(
+            markers,
+            reading.malformed,
+            ReferenceList((), None, None),
+            tuple((b.start, b.end) for b in layout.blocks),
+            bibliography=bibliography or (),
+        )
 
     def label(self, structure: Structure, key: str) -> str:
         return "\\cite{" + key + "}"
@@ -44,13 +74,29 @@ class LatexDialect(PlainDialect):
     def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
         return "\\cite{" + ",".join(keys) + "}"
 
+    def in_text(self, structure: Structure, marker: int) -> bool:
+        """`\\citet{doe99} shows`: a word of its sentence, not where citations go."""
+        cites = _reading(structure.text).cites
+        return 0 <= marker < len(cites) and cites[marker].in_text
+
+    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
+        """In-text citations as the words a reader sees: the first author's family name (or the
+        key, when the bibliography has no such entry or names no author)."""
+        works = structure.work_by_key
+        spoken = []
+        for cite in _reading(structure.text).cites:
+            if not cite.in_text or not cite.keys:
+                continue
+            work = works.get(cite.keys[0].key)
+            name = work.family_name if isinstance(work, BibReference) else None
+            spoken.append((cite.start, cite.end, name or cite.keys[0].key))
+        return spoken
+
     def structural_findings(self, document: Document) -> list[Finding]:
-        return []
+        return latex_findings(document)
 
     def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
-        if operations:
-            raise RepairError("LaTeX repairs are not written yet")
-        return []
+        return latex_edits(structure, operations)
 
 
 LATEX = register(LatexDialect())

@@ -1,0 +1,190 @@
+"""Repairs in LaTeX citation syntax: swap, remove and add keys, as text edits on the original.
+
+Every edit stays inside what a citation is: a key replaced by another at its exact offsets; a key
+taken out of `\\cite{a, b}` with the comma and spaces between it and its neighbour (the other keys'
+bytes untouched); a command left with no key removed whole, with its tie `~` (it is part of the
+marker's span, `core.latex.Cite.start`) or the one space before it (`core.repair.removal_edit`, as
+markers are removed in every dialect), so `text~\\cite{a}.` becomes `text.`; a new key appended
+inside a citation already at the sentence's end, or a new `\\cite{key}` before its full stop. The
+bibliography is never edited. `core.plan.plan_repairs` re-parses each result in this dialect and
+keeps it only when the prose is byte-identical and no key dangles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from citedesk.core.document import Structure
+from citedesk.core.findings import TextEdit
+from citedesk.core.latex import read_latex
+from citedesk.core.latex_cites import Cite, CiteKey, KeyGroup
+from citedesk.core.repair import (
+    AddCitation,
+    FixMalformed,
+    MergeReference,
+    Operation,
+    RemoveCitation,
+    RemoveMarker,
+    RetargetCitation,
+    normalise_edits,
+    removal_edit,
+)
+from citedesk.core.text import unify_line_breaks
+from citedesk.errors import RepairError
+
+_KEY = re.compile(r"[^,{}\\%\s~#]+")
+"""What a new key may be written as inside braces (BibTeX's keys hold none of these)."""
+_CONTROL_WORD_END = re.compile(r"\\[A-Za-z@]+$")
+
+
+def cites_of(structure: Structure) -> tuple[Cite, ...]:
+    """The citation commands of the structure's text, at the same index as its markers."""
+    return read_latex(unify_line_breaks(structure.text)).cites
+
+
+def latex_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+    """The operations as one sorted list of edits; RepairError for one that does not apply."""
+    text = structure.text
+    cites = cites_of(structure)
+    removed: dict[int, set[str]] = {}
+    renamed: dict[int, dict[str, str]] = {}
+    added: dict[int, list[str]] = {}
+    edits: list[TextEdit] = []
+
+    def cite(index: int) -> Cite:
+        if not 0 <= index < len(cites):
+            raise RepairError(f"there is no citation number {index}")
+        return cites[index]
+
+    for op in operations:
+        if isinstance(op, RemoveCitation):
+            if op.key not in {k.key for k in cite(op.marker).keys}:
+                raise RepairError(f"citation {op.marker} does not cite {op.key}")
+            removed.setdefault(op.marker, set()).add(op.key)
+        elif isinstance(op, RemoveMarker):
+            removed.setdefault(op.marker, set()).update(k.key for k in cite(op.marker).keys)
+        elif isinstance(op, RetargetCitation):
+            current = cite(op.marker)
+            if current.locator and not op.same_work:
+                raise RepairError("its note may be a page of the old work: move the citation by hand")
+            renamed.setdefault(op.marker, {})[op.old] = _checked_key(op.new)
+        elif isinstance(op, MergeReference):
+            for index in structure.markers_citing.get(op.duplicate, ()):
+                renamed.setdefault(index, {})[op.duplicate] = _checked_key(op.into)
+        elif isinstance(op, AddCitation):
+            added.setdefault(op.offset, []).append(_checked_key(op.key))
+        elif isinstance(op, FixMalformed):
+            edits.append(_fix_malformed(text, op))
+        else:
+            raise RepairError("a LaTeX document's bibliography is never edited")
+    for index in sorted(set(removed) | set(renamed)):
+        edits.extend(_cite_edits(text, cites[index], removed.get(index, set()), renamed.get(index, {})))
+    for offset, keys in added.items():
+        edits.append(_addition(structure, cites, offset, list(dict.fromkeys(keys))))
+    return normalise_edits(edits)
+
+
+def _checked_key(key: str) -> str:
+    if not _KEY.fullmatch(key):
+        raise RepairError(f"{key!r} cannot be written as a LaTeX citation key")
+    return key
+
+
+def _cite_edits(text: str, cite: Cite, removed: set[str], renamed: dict[str, str]) -> list[TextEdit]:
+    """One command's edits: its keys renamed where they stand, removed with their commas, or the
+    whole command removed when no key is left (refused for an in-text one: it is a word)."""
+    renamed = {old: new for old, new in renamed.items() if old not in removed}
+    kept_keys = [renamed.get(k.key, k.key) for k in cite.keys if k.key not in removed]
+    edits: list[TextEdit] = []
+    seen: set[str] = set()
+    drop: set[CiteKey] = set()
+    for key in cite.keys:  # a swap onto a key the command already cites takes the old one out
+        final = renamed.get(key.key, key.key)
+        if key.key in removed or final in seen:
+            drop.add(key)
+        seen.add(final)
+    if not kept_keys or len(drop) == len(cite.keys):
+        if cite.in_text:
+            raise RepairError("the citation is a word of its sentence: edit the sentence by hand")
+        return [_removal(text, cite.start, cite.end)]
+    for group in cite.groups:
+        if all(k in drop for k in group.keys):
+            edits.append(TextEdit(group.start, group.end, ""))  # `\cites{a}[p.~3]{b}`: `[p.~3]{b}` goes
+            continue
+        edits.extend(_group_removals(group, drop))
+        edits.extend(
+            TextEdit(k.start, k.end, renamed[k.key])
+            for k in group.keys
+            if k not in drop and renamed.get(k.key, k.key) != k.key
+        )
+    return edits
+
+
+def _group_removals(group: KeyGroup, drop: set[CiteKey]) -> list[TextEdit]:
+    """Each run of dropped keys with its commas: up to the next kept key (`a, b, c` → `b, c`
+    when `a` goes) or, for a run at the end, from the kept key before it (`a, b` → `a`)."""
+    keys = group.keys
+    edits: list[TextEdit] = []
+    i = 0
+    while i < len(keys):
+        if keys[i] not in drop:
+            i += 1
+            continue
+        j = i
+        while j < len(keys) and keys[j] in drop:
+            j += 1
+        if j < len(keys):
+            edits.append(TextEdit(keys[i].start, keys[j].start, ""))
+        else:
+            edits.append(TextEdit(keys[i - 1].end, keys[j - 1].end, ""))
+        i = j
+    return edits
+
+
+def _removal(text: str, start: int, end: int) -> TextEdit:
+    """A whole command (with its tie) removed as markers are, but never where a command name
+    before it would run into the word after it (`\\foo\\cite{a}bar` → `\\foobar`)."""
+    edit = removal_edit(text, start, end)
+    before = text[: edit.start] + edit.replacement
+    if _CONTROL_WORD_END.search(before[-40:]) and text[edit.end : edit.end + 1].isalpha():
+        raise RepairError("removing the citation would join a command to the word after it")
+    return edit
+
+
+def _fix_malformed(text: str, op: FixMalformed) -> TextEdit:
+    """A malformed command rewritten; rewritten as nothing, it is removed as a citation is."""
+    if op.replacement:
+        return TextEdit(op.start, op.end, op.replacement)
+    return _removal(text, op.start, op.end)
+
+
+def _addition(structure: Structure, cites: Sequence[Cite], offset: int, keys: list[str]) -> TextEdit:
+    """Keys cited at `offset`: appended inside a (single-group, not in-text) citation that ends
+    there, else a new `\\cite{…}` — in the command the document uses most — tied to the word before."""
+    text = structure.text
+    if not 0 <= offset <= len(text):
+        raise RepairError(f"offset {offset} is outside the text")
+    for cite in cites:
+        if cite.start < offset < cite.end:
+            raise RepairError("a new citation cannot go inside another one")
+        if cite.end == offset and not cite.in_text and len(cite.groups) == 1:
+            group = cite.groups[0]
+            new = [k for k in keys if k not in {c.key for c in group.keys}]
+            if not new:
+                raise RepairError("the citation there cites it already")
+            spacing = ", " if re.search(r",\s", text[group.brace : group.end]) else ","
+            last = group.keys[-1].end
+            return TextEdit(last, last, "".join(spacing + k for k in new))
+    if structure.layout.opaque.contains(offset) or structure.layout.opaque.contains(offset - 1):
+        raise RepairError("a citation cannot go there (a comment, math or a command)")
+    before = text[offset - 1 : offset]
+    tie = "" if not before or before.isspace() or before == "~" else "~"
+    return TextEdit(offset, offset, f"{tie}\\{_usual_command(cites)}{{{','.join(keys)}}}")
+
+
+def _usual_command(cites: Sequence[Cite]) -> str:
+    """The parenthetical command the document cites with most (`citep`, `parencite`), else `cite`."""
+    counts = Counter(c.command for c in cites if not c.in_text and len(c.groups) == 1)
+    return counts.most_common(1)[0][0] if counts else "cite"
