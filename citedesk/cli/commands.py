@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk import config
+from citedesk.assets import sample_projects
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
@@ -34,6 +35,7 @@ from citedesk.errors import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    CiteDeskError,
     UsageError,
 )
 
@@ -154,7 +156,7 @@ def _audit(args: argparse.Namespace) -> int:
     if form == "jsonl":
         return _audit_streaming(session, args, policy)
     with Progress() as progress:  # look-ups and fetches: a bar on a terminal, lines in a log
-        report = session.audit(state=_showing(progress))
+        report = _with_build(args, name, session.audit(state=_showing(progress)))
     colour = _colour(args, form)
     output = session.render(report, form, colour=colour)
     if args.out:
@@ -174,8 +176,15 @@ def _project_files(args: argparse.Namespace) -> None:
         raise UsageError("give the documents to audit (or a Quarto book's folder, or --defaults FILE)")
     args.file = [str(p) for p in run.documents]
     args.bibliography = [*(args.bibliography or ()), *(str(p) for p in run.bibliographies)] or None
+    args.build_notices = {str(main): said for main, said in run.build_notices}
     for notice in run.notices:
         _notice(notice)
+
+
+def _with_build(args: argparse.Namespace, name: str, report: Report) -> Report:
+    """A LaTeX main file's report, with what its last build says (`desk.projects`): notices."""
+    report.notices.extend(getattr(args, "build_notices", {}).get(str(name), ()))
+    return report
 
 
 def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy: FailPolicy) -> int:
@@ -208,7 +217,7 @@ def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: 
         raise UsageError("--assist-preview shows what one document would send: give one file")
     desk = _desk(configuration, args)
     with Progress() as progress:
-        audits = _audit_each(desk, args.file, progress)
+        audits = _audit_each(desk, args.file, progress, args)
     colour = _colour(args, form)
     output = render_batch(audits, form, colour=colour)
     if args.out:
@@ -232,13 +241,15 @@ def _showing(progress: Progress) -> AuditState:
     return AuditState(on_progress=progress.update)
 
 
-def _audit_each(desk: Desk, files: Sequence[str], progress: Progress) -> list[FileAudit]:
+def _audit_each(
+    desk: Desk, files: Sequence[str], progress: Progress, args: argparse.Namespace
+) -> list[FileAudit]:
     """`Desk.audit_files`, with the documents counted (and each one's look-ups) as they go."""
     label, total, finished = "documents audited", len(files), [0]
 
     def audit(path: str | os.PathLike[str]) -> Report:
         progress.update(label, finished[0], total, note=Path(path).name)
-        return desk.open(path).audit(state=_showing(progress))
+        return _with_build(args, str(path), desk.open(path).audit(state=_showing(progress)))
 
     def done(row: FileAudit) -> None:
         finished[0] += 1
@@ -315,42 +326,70 @@ def _assist(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    configuration = _configuration(args, Path(args.file))
+    """Fix each document on its own (a LaTeX main file stands for its files, `desk.projects`): one
+    checked plan per file, written atomically with its backup, the concurrent-edit guard kept. A
+    file that cannot be fixed is said, and the others are still fixed; the exit code is the worst."""
+    allowed = [Path(p) for p in args.allow_folder or ()]
+    run = project_run(args.file, None, allowed)
+    for notice in run.notices:
+        _notice(notice)
+    names = [str(p) for p in run.documents]
+    args.bibliography = [*(args.bibliography or ()), *(str(p) for p in run.bibliographies)] or None
+    configuration = _documents_configuration(args, names)
     if configuration.settings.fix_kinds is None:
         raise UsageError(
             "`citedesk fix` needs --kinds (or `fix_kinds` in a settings file): all, or finding kinds"
         )
     kinds = parse_kinds(configuration.settings.fix_kinds)
     policy = FailPolicy.parse(configuration.settings.fail_on)
-    session = _desk(configuration, args).open(args.file)
+    desk = _desk(configuration, args)
+    if len(names) == 1:
+        return _fix_one(args, desk, names[0], kinds, policy, configuration.settings.fail_on)
+    codes = []
+    for name in names:
+        if args.dry_run:
+            sys.stdout.write(f"==> {name} <==\n")
+        try:
+            codes.append(_fix_one(args, desk, name, kinds, policy, configuration.settings.fail_on))
+        except CiteDeskError as exc:  # this file is not fixed; the others still are
+            named = exc.message if name in exc.message else f"{name}: {exc.message}"
+            print(f"citedesk: {printable(named)}", file=sys.stderr)
+            codes.append(exc.exit_code)
+    return max(codes, default=EXIT_OK)
+
+
+def _fix_one(
+    args: argparse.Namespace, desk: Desk, name: str, kinds: frozenset[Kind], policy: FailPolicy, spec: str
+) -> int:
+    session = desk.open(name)
     outcome = session.fix(kinds, renumber=args.renumber, write=not args.dry_run, unsafe=args.unsafe_fixes)
-    _say_fixed(args, outcome, kinds)
-    return _remaining(args.file, session, outcome.result, kinds, policy, configuration.settings.fail_on)
+    _say_fixed(args, name, outcome, kinds)
+    return _remaining(name, session, outcome.result, kinds, policy, spec)
 
 
-def _say_fixed(args: argparse.Namespace, outcome: FixOutcome, kinds: frozenset[Kind]) -> None:
-    """Say what `fix` did and did not do (and print the result, with --dry-run)."""
+def _say_fixed(args: argparse.Namespace, name: str, outcome: FixOutcome, kinds: frozenset[Kind]) -> None:
+    """Say what `fix` did and did not do to `name` (and print the result, with --dry-run)."""
     for title, why in outcome.refused:
-        print(f"{args.file}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
+        print(f"{name}: not applied: {printable(title)}: {printable(why)}", file=sys.stderr)
     if outcome.suggestions:
         shown = "; ".join(printable(t) for t in outcome.suggestions[:5])
         more = f" and {len(outcome.suggestions) - 5} more" if len(outcome.suggestions) > 5 else ""
         print(
-            f"{args.file}: {len(outcome.suggestions)} suggestion(s) to verify not applied ({shown}{more}):"
+            f"{name}: {len(outcome.suggestions)} suggestion(s) to verify not applied ({shown}{more}):"
             " read each finding's evidence, then apply it in the window or with --unsafe-fixes",
             file=sys.stderr,
         )
     if not outcome.changed:
         named = "any kind" if len(kinds) > 3 else ", ".join(sorted(k.value for k in kinds))
-        print(f"{args.file}: nothing to fix ({named})", file=sys.stderr)
+        print(f"{name}: nothing to fix ({named})", file=sys.stderr)
         return
     for line in outcome.lines():
-        print(f"{args.file}: {printable(line)}", file=sys.stderr)
+        print(f"{name}: {printable(line)}", file=sys.stderr)
     if args.dry_run:
         sys.stdout.write(outcome.result)
-        print(f"{args.file}: {len(outcome.lines())} change(s) would be made (dry run)", file=sys.stderr)
+        print(f"{name}: {len(outcome.lines())} change(s) would be made (dry run)", file=sys.stderr)
         return
-    print(f"{args.file}: written; the original is in {outcome.backup}", file=sys.stderr)
+    print(f"{name}: written; the original is in {outcome.backup}", file=sys.stderr)
 
 
 def _remaining(
@@ -454,7 +493,9 @@ def _retractions(args: argparse.Namespace) -> int:
 
 
 def _samples(args: argparse.Namespace) -> int:
-    for name, path in Desk.samples().items():
+    """The sample documents, then the sample projects (each by its main file: `citedesk audit PATH`
+    audits the project's files)."""
+    for name, path in {**Desk.samples(), **sample_projects()}.items():
         print(f"{name}\t{path}")
     return EXIT_OK
 
@@ -468,6 +509,22 @@ def _prepare_embedder(*, again: bool) -> int:
     if not prepared.used:
         print("CITEDESK_ONNX is off: audits still embed with torch", file=sys.stderr)
     return EXIT_OK
+
+
+def _prepare_model(name: str, *, again: bool) -> int:
+    from citedesk.desk.onnx import prepare_model  # noqa: PLC0415 - loads the judge stack
+
+    prepared = prepare_model(name, again=again)
+    print(f"{prepared.name} {prepared.description} ({prepared.seconds:.1f} s)")
+    if prepared.engine != "torch" and not prepared.used:
+        print("CITEDESK_ONNX is off: audits still judge with torch", file=sys.stderr)
+    return EXIT_OK
+
+
+def _onnx_state(name: str) -> str:
+    from citedesk.desk.onnx import model_onnx_state  # noqa: PLC0415
+
+    return model_onnx_state(name)
 
 
 def _models(args: argparse.Namespace) -> int:
@@ -487,7 +544,11 @@ def _models(args: argparse.Namespace) -> int:
         print("\nWithout a model the heuristic judge is used (labelled `heuristic` in every report).")
         return EXIT_OK
     if args.action == "prepare":
-        return _prepare_embedder(again=args.again)
+        return (
+            _prepare_model(args.target, again=args.again)
+            if args.target
+            else _prepare_embedder(again=args.again)
+        )
     if not args.target:
         raise UsageError(f"`citedesk models {args.action}` needs a target")
     if args.action == "import":
@@ -503,6 +564,7 @@ def _models(args: argparse.Namespace) -> int:
             f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
             f"{pulled.right}/{pulled.pairs} known pairs right"
         )
+        print(f"{pulled.name} {_onnx_state(pulled.name)}")
     elif args.action == "remove":
         models.remove_model(args.target)
         print(f"removed {args.target}")

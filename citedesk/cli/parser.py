@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "file",
         nargs="*",
-        help="Markdown or text documents, or a Quarto book's folder (its chapters, with its bibliography)",
+        help="Markdown, text or LaTeX documents, a Quarto book's folder (its chapters, with its "
+        "bibliography), or a LaTeX main file (thesis.tex: it and the files it includes, with the "
+        "bibliographies they name)",
     )
     audit.add_argument(
         "--defaults",
@@ -105,7 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         "are resolved by meaning (a reference a swap now cites is not removed as an orphan). It "
         "repeats until nothing more changes, so running it again changes nothing. Prints each change.",
     )
-    fix.add_argument("file")
+    fix.add_argument(
+        "file",
+        nargs="+",
+        help="documents to fix, each on its own (one checked plan per file), or a LaTeX main file "
+        "(thesis.tex: it and the files it includes, with the bibliographies they name)",
+    )
     fix.add_argument(
         "--kinds",
         metavar="KINDS",
@@ -152,13 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
     models = commands.add_parser(
         "models",
         help="NLI models for the judge: list, import, pull, verify, remove; bench: time one here; "
-        "prepare: make the embedder's ONNX file (audits then start without torch)",
+        "prepare [NAME]: make the embedder's (or model NAME's) ONNX file (audits then start without torch)",
     )
     models.add_argument(
         "action", choices=["list", "import", "pull", "verify", "remove", "default", "prepare", "bench"]
     )
     models.add_argument(
-        "target", nargs="?", help="a folder (import), a registry name (pull), an installed name"
+        "target",
+        nargs="?",
+        help="a folder (import), a registry name (pull), an installed name (prepare: none for the embedder)",
     )
     models.add_argument("--name", help="install under this name (import)")
     models.add_argument("--again", action="store_true", help="prepare: make the file even if it exists")
