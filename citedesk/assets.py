@@ -22,6 +22,15 @@ def sample_paths() -> dict[str, Path]:
     return {path.stem: path for path in sorted((resources_dir() / "samples").glob("*.md"))}
 
 
+def sample_projects() -> dict[str, Path]:
+    """The bundled sample projects by name, each its main file (`thesis`: `thesis/thesis.tex`, a
+    LaTeX thesis of three chapters with its bibliography and local sources). Kept apart from
+    `sample_paths`, whose documents the window opens as an untitled copy: a project is audited
+    where it lies, from its main file (`citedesk audit PATH`)."""
+    found = sorted((resources_dir() / "samples").glob("*/*.tex"))
+    return {path.stem: path for path in found if path.stem == path.parent.name}
+
+
 def icon_path() -> Path:
     """The application icon (a 256 px PNG; the SVG lies beside it)."""
     return resources_dir() / "icons" / "citedesk.png"
