@@ -1,0 +1,139 @@
+"""LaTeX repairs through the checked plan (issue 29): a typo key's "did you mean" fix, a key taken
+out of a multi-key citation, a whole `~\\cite{}` removed, swaps and additions — and after each,
+braces balanced and nothing changed outside the edited keys."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from citedesk.core.bibliography import BibEntry
+from citedesk.core.checks import structural_findings
+from citedesk.core.document import Document, document_of, parse_document, reparse
+from citedesk.core.findings import Fix, Kind
+from citedesk.core.plan import plan_repairs
+from citedesk.core.repair import RemoveCitation, RetargetCitation, cite_sentence, make_fix, prose_of
+from citedesk.core.works import BibReference
+
+BIBLIOGRAPHY = tuple(
+    BibReference.from_entry(BibEntry(key, "article", title=title, year=year))
+    for key, title, year in (
+        ("smith2020", "Shade trees and street heat", "2020"),
+        ("lee2019", "Parks and mortality", "2019"),
+        ("roe2018", "Urban canopies", "2018"),
+    )
+)
+TEXT = (
+    "\\begin{document}\n"
+    "Shade trees cool streets~\\citep{smiht2020}. Parks cut deaths~\\citep[see][]{lee2019, ghost , roe2018}.\n"
+    "Canopies matter~\\cite{ghost}. As \\citet{ghost} shows, heat kills.\n"
+    "Cities are warm \\cite{lee2019,lee2019}. Empty~\\cite{} here.\n"
+    "\\end{document}\n"
+)
+
+
+def parse(text: str = TEXT) -> Document:
+    return parse_document(text, "paper.tex", BIBLIOGRAPHY)
+
+
+def balanced(text: str) -> bool:
+    depth = 0
+    for char in text.replace("\\{", "").replace("\\}", ""):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_findings_of_every_structural_kind() -> None:
+    document = parse()
+    found = {(f.kind, document.text[f.start : f.end].lstrip("~")) for f in structural_findings(document)}
+    assert (Kind.UNKNOWN_KEY, "\\citep{smiht2020}") in found
+    assert (Kind.FABRICATED, "ghost") in found
+    assert (Kind.FABRICATED, "\\cite{ghost}") in found
+    assert (Kind.MALFORMED_MARKER, "lee2019") in found  # cited twice in one command
+    assert (Kind.MALFORMED_MARKER, "\\cite{}") in found
+    assert not any(f.kind is Kind.ORPHAN_REFERENCE for f in structural_findings(document))
+
+
+def apply(document: Document, fixes: Sequence[Fix | None]) -> str:
+    """The plan's result for `fixes` (each made), checked: prose byte-identical, braces balanced."""
+    assert all(fix is not None for fix in fixes)
+    plan = plan_repairs(document, [fix for fix in fixes if fix is not None])
+    after = reparse(document, plan.result)
+    assert prose_of(after) == prose_of(document)
+    assert balanced(plan.result)
+    return plan.result
+
+
+def test_the_did_you_mean_fix_retargets_the_typo_key() -> None:
+    document = parse()
+    finding = next(f for f in structural_findings(document) if f.kind is Kind.UNKNOWN_KEY)
+    assert finding.details["did_you_mean"] == ["smith2020"]
+    result = apply(document, list(finding.fixes[:1]))
+    assert result == TEXT.replace("smiht2020", "smith2020")
+
+
+def test_a_key_leaves_a_multi_key_citation_with_its_comma() -> None:
+    document = parse()
+    result = apply(document, [make_fix("x", document, [RemoveCitation(1, "ghost")])])
+    assert "~\\citep[see][]{lee2019, roe2018}." in result
+    assert result == TEXT.replace("lee2019, ghost , roe2018", "lee2019, roe2018")
+    last = apply(document, [make_fix("x", document, [RemoveCitation(1, "roe2018")])])
+    assert last == TEXT.replace("lee2019, ghost , roe2018", "lee2019, ghost")
+
+
+def test_a_whole_citation_goes_with_its_tie() -> None:
+    document = parse()
+    fix = make_fix("x", document, [RemoveCitation(2, "ghost")])
+    result = apply(document, [fix])
+    assert result == TEXT.replace("Canopies matter~\\cite{ghost}.", "Canopies matter.")
+
+
+def test_an_in_text_citation_is_not_removed_whole() -> None:
+    document = parse()
+    assert make_fix("x", document, [RemoveCitation(3, "ghost")]) is None
+    fabricated = [f for f in structural_findings(document) if f.kind is Kind.FABRICATED]
+    in_text = next(f for f in fabricated if document.text[f.start : f.end] == "\\citet{ghost}")
+    assert not in_text.fixes
+    assert any(c.text == "As ghost shows, heat kills." for c in document.claims)
+
+
+def test_repeated_key_and_empty_citation_fixes() -> None:
+    document = parse()
+    findings = [f for f in structural_findings(document) if f.kind is Kind.MALFORMED_MARKER]
+    fixes = [f.fixes[0] for f in findings]
+    result = apply(document, fixes)
+    assert "Cities are warm \\cite{lee2019}. Empty here." in result
+
+
+def test_a_swap_keeps_every_other_byte_and_refuses_a_locator() -> None:
+    text = "Heat kills~\\citep[p.~4]{lee2019}. Trees cool~\\citep[see][]{ roe2018 }.\n"
+    document = parse(text)
+    assert make_fix("x", document, [RetargetCitation(0, "lee2019", "smith2020")]) is None
+    result = apply(document, [make_fix("x", document, [RetargetCitation(1, "roe2018", "smith2020")])])
+    assert result == text.replace(" roe2018 ", " smith2020 ")
+
+
+def test_an_addition_joins_the_citation_there_or_makes_a_new_one() -> None:
+    text = "Heat kills~\\citep{lee2019}. Trees cool streets.\n"
+    document = parse(text)
+    first, second = document.claims[0].sentence, document.claims[1].sentence
+    joined = apply(document, [make_fix("x", document, cite_sentence(document, first, ["roe2018"]))])
+    assert joined == text.replace("{lee2019}", "{lee2019,roe2018}")
+    added = apply(document, [make_fix("x", document, cite_sentence(document, second, ["roe2018"]))])
+    assert added == text.replace("streets.", "streets~\\citep{roe2018}.")
+
+
+def test_without_a_bibliography_nothing_is_called_unknown() -> None:
+    document = document_of(parse_document(TEXT, "paper.tex"))
+    kinds = {f.kind for f in structural_findings(document)}
+    assert Kind.UNKNOWN_KEY not in kinds
+    assert Kind.FABRICATED not in kinds
+
+
+def test_nocite_keys_are_read_but_cite_no_sentence() -> None:
+    text = "\\nocite{smiht2020, listed}\\nocite{*}\nHeat kills~\\cite{lee2019}.\n"
+    document = parse(text)
+    assert [m.keys for m in document.markers] == [("lee2019",)]
+    found = {(f.kind, document.text[f.start : f.end]) for f in structural_findings(document)}
+    assert found == {(Kind.UNKNOWN_KEY, "smiht2020"), (Kind.FABRICATED, "listed")}
