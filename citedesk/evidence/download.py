@@ -24,10 +24,19 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from citedesk.evidence.judges.nli import InputFormat, ModelError, write_format
+from citedesk.evidence.judges.nli import (
+    DEFAULT_MAX_LENGTH,
+    InputFormat,
+    ModelError,
+    read_format,
+    write_format,
+)
 from citedesk.evidence.judges.registry import model_judge
-from citedesk.evidence.models import models_dir, verify
+from citedesk.evidence.judges.spec import JudgeKind
+from citedesk.evidence.models import model_kind, models_dir, verify
+from citedesk.evidence.onnx_embed import onnx_enabled, runtime_installed
 from citedesk.evidence.registry import RegistryEntry, find_entry
 
 Progress = Callable[[int, int], None]
@@ -89,6 +98,27 @@ class PullResult:
     right: int
     """Known pairs of `models verify` judged right (of `pairs`)."""
     pairs: int
+    onnx: OnnxPrepared | None = None
+    """The ONNX file made right after the download (None: not tried, ONNX is off)."""
+
+
+@dataclass(frozen=True)
+class OnnxPrepared:
+    """What an installed model will judge with after `prepare_onnx`: its ONNX file, or torch and why."""
+
+    engine: str
+    """`onnx-int8`, `onnx` (fp32: int8 disagreed) or `torch`."""
+    path: Path | None
+    """The ONNX file (None on torch)."""
+    why: str = ""
+    """Why torch: the model cannot be exported, or is not an encoder."""
+
+    def describe(self) -> str:
+        """One line for the CLI and the download dialog."""
+        if self.path is None:
+            return f"judges with torch ({self.why})"
+        precision = "int8" if self.engine == "onnx-int8" else "fp32"
+        return f"judges on ONNX Runtime ({precision})"
 
 
 def progress_text(done: int, total: int) -> str:
@@ -168,7 +198,63 @@ def pull(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return PullResult(target, entry, commit, meter.done, right, pairs)
+    # installed; a failed export below leaves it installed, on torch (it says so, and loses nothing)
+    onnx = prepare_onnx(target) if onnx_enabled() and runtime_installed() else None
+    return PullResult(target, entry, commit, meter.done, right, pairs, onnx)
+
+
+def prepare_onnx(folder: Path, *, again: bool = False) -> OnnxPrepared:
+    """Export an installed encoder model to ONNX now (fp32 checked against torch, int8 where it agrees),
+    once: the files are cached under the model's fingerprint and later calls find them (`again`
+    makes them anew, retrying one that failed). Never raises for a model that cannot be exported:
+    its failure is noted (`onnx_judge.judge_failure_file`) and it stays on torch.
+
+    Done right after a download, so the first audit with a new model does not pay for torch's
+    import and a background export; `citedesk models prepare NAME` does it for a model installed
+    otherwise."""
+    from citedesk.evidence import onnx_judge  # noqa: PLC0415 - imports torch when it exports
+
+    if model_kind(folder) is not JudgeKind.ENCODER:
+        return OnnxPrepared("torch", None, "only encoder judges run on ONNX Runtime")
+    if again:
+        for stale in (
+            onnx_judge.judge_onnx_file(folder, int8=True),
+            onnx_judge.judge_onnx_file(folder),
+            onnx_judge.int8_refused_file(folder),
+            onnx_judge.judge_failure_file(folder),
+        ):
+            stale.unlink(missing_ok=True)
+    shape = read_format(folder) or InputFormat()
+    if shape.kind not in ("pair", "joined"):  # a prompt template: ONNX judges read (joined) pairs only
+        return OnnxPrepared("torch", None, f"its input format ({shape.kind}) is not one ONNX judges read")
+    kind: Literal["pair", "joined"] = "joined" if shape.kind == "joined" else "pair"
+    try:
+        onnx_judge.prepare_judge(folder, kind, shape.max_length or DEFAULT_MAX_LENGTH)
+    except ModelError as exc:
+        return OnnxPrepared("torch", None, str(exc))
+    except OSError as exc:  # an unreadable model file: prepare_judge notes only its own failures
+        return OnnxPrepared("torch", None, f"the model could not be read ({exc})")
+    return onnx_state(folder)
+
+
+def onnx_state(folder: Path) -> OnnxPrepared:
+    """What an installed model judges with now, from the files alone (nothing is exported)."""
+    from citedesk.evidence import onnx_judge  # noqa: PLC0415
+
+    if model_kind(folder) is not JudgeKind.ENCODER:
+        return OnnxPrepared("torch", None, "only encoder judges run on ONNX Runtime")
+    try:
+        path = onnx_judge.best_file(folder)
+        failed = onnx_judge.judge_failure_file(folder)
+    except OSError as exc:  # no weights to fingerprint
+        return OnnxPrepared("torch", None, f"the model could not be read ({exc})")
+    if path is not None:
+        int8 = path == onnx_judge.judge_onnx_file(folder, int8=True)
+        return OnnxPrepared("onnx-int8" if int8 else "onnx", path)
+    if failed.is_file():
+        why = failed.read_text(encoding="utf-8", errors="replace").strip().splitlines()[:1]
+        return OnnxPrepared("torch", None, f"the ONNX export failed: {''.join(why)}")
+    return OnnxPrepared("torch", None, "not exported yet; the first audit starts it")
 
 
 def _sweep(root: Path) -> None:
