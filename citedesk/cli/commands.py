@@ -521,12 +521,6 @@ def _prepare_model(name: str, *, again: bool) -> int:
     return EXIT_OK
 
 
-def _onnx_state(name: str) -> str:
-    from citedesk.desk.onnx import model_onnx_state  # noqa: PLC0415
-
-    return model_onnx_state(name)
-
-
 def _models(args: argparse.Namespace) -> int:
     if args.action == "list":
         found = models.installed()
@@ -564,7 +558,9 @@ def _models(args: argparse.Namespace) -> int:
             f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
             f"{pulled.right}/{pulled.pairs} known pairs right"
         )
-        print(f"{pulled.name} {_onnx_state(pulled.name)}")
+        from citedesk.desk.onnx import model_onnx_state  # noqa: PLC0415 - what the download made
+
+        print(f"{pulled.name} {model_onnx_state(pulled.name)}")
     elif args.action == "remove":
         models.remove_model(args.target)
         print(f"removed {args.target}")
