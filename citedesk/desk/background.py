@@ -178,7 +178,9 @@ def provisional(report: Report) -> Report:
         )
         return replace(finding, fixes=fixes)
 
-    return replace(report, findings=[held(f) for f in report.findings])
+    return replace(
+        report, findings=[held(f) for f in report.findings], dismissed=[held(f) for f in report.dismissed]
+    )
 
 
 @dataclass(frozen=True)
@@ -297,7 +299,7 @@ def _answer(
     generation, options = request.generation, request.options
     state = _SharedCancelState(generation, cancelled_upto, results)
     try:
-        if options.strong_judge:
+        if _two_passes(options):
             fast = audit_text(request.text, request.path, replace(options, strong_judge=""), state)
             results.put(pickle.dumps(Provisional(generation, provisional(fast), options.strong_judge)))
             state = _SharedCancelState(generation, cancelled_upto, results, newer)
@@ -312,6 +314,21 @@ def _answer(
         results.put(Failed(generation, failure))
     else:
         results.put(pickle.dumps(Finished(generation, report)))  # see `_loads`
+
+
+def _two_passes(options: AuditOptions) -> bool:
+    """Whether a request's cascade is answered in two passes: only with a strong judge beside a
+    fast one that reads on this machine (the engine's cascade re-reads nothing Claude judged, and
+    with judging off there is nothing to re-read; those audits are one pass, as on the CLI)."""
+    if not options.strong_judge:
+        return False
+    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415 - loaded by the audit anyway
+
+    try:
+        fast = resolve(options.judge)
+    except errors.CiteDeskError:
+        return False  # the audit says what is wrong with the setting
+    return not (fast.off or fast.sends_text)
 
 
 def _loads(payload: bytes) -> AuditMessage:

@@ -168,3 +168,16 @@ def test_a_provisional_report_holds_judged_fixes_back_from_fix_all() -> None:
     assert held.findings[1].fixes[0].applicability is Applicability.UNSAFE
     assert held.findings[1].fixes[0].title == "Cite [2]" + STILL_CHECKING
     assert held.findings[2] == unsafe  # a suggestion to verify already: said once
+
+
+def test_only_a_fast_judge_on_this_machine_gets_a_background_re_read() -> None:
+    from citedesk.desk.background import _two_passes
+
+    def asks(judge: str, strong: str = NAME) -> bool:
+        return _two_passes(AuditOptions(judge=judge, strong_judge=strong))
+
+    assert asks("heuristic")
+    assert not asks("heuristic", strong="")  # no cascade: one pass, as ever
+    assert not asks("claude")  # the engine's cascade re-reads nothing Claude judged
+    assert not asks("none")  # nothing judged, nothing to re-read
+    assert not asks("no-such-judge")  # the audit itself says what is wrong
