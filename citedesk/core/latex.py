@@ -64,6 +64,8 @@ _OPAQUE_MACROS = frozenset(
     )
 )
 """Commands whose arguments are never words: references, files, layout, definitions."""
+_ESCAPED = frozenset("%&#$_{}")
+"""`\\%` and friends: the character itself, escaped."""
 _NOTE_MACROS = {"footnote": "note", "footnotetext": "note", "caption": "caption"}
 _LISTINGS = ("lstlisting", "minted", "comment", "Verbatim", "BVerbatim", "alltt")
 _VERBATIM_ENVIRONMENTS = frozenset(("verbatim", "verbatim*", *_LISTINGS))
@@ -331,8 +333,11 @@ class _Reader:
         elif name in ("item", "par"):
             self._close("list_item" if name == "item" else "paragraph")
             self.opaque.append(span)
-        elif len(name) == 1 and not name.isalpha():
+        elif name in _ESCAPED:
             self.markup.append((node.pos, node.pos + 1))  # `\%`: the sign is read, not its backslash
+            self._touch(*span)
+        elif len(name) == 1 and not name.isalpha() and not (node.nodeargd and node.nodeargd.argnlist):
+            self.markup.append(span)  # `\\`, `\,`: a break or a space, no word
             self._touch(*span)
         else:
             self._command(node)
@@ -347,8 +352,10 @@ class _Reader:
         for arg in args:
             if isinstance(arg, lw.LatexGroupNode) and arg.delimiters == ("{", "}"):
                 self._group(arg)
+            elif isinstance(arg, lw.LatexGroupNode) or getattr(arg, "chars", None) == "*":
+                self.markup.append((arg.pos, _end(arg)))  # an option or a star
             else:
-                self.markup.append((arg.pos, _end(arg)))
+                self._touch(arg.pos, _end(arg))  # an accent's letter (`\'e`): a word's
 
     def _heading(self, node: lw.LatexMacroNode, level: int) -> None:
         """`\\section{Title}`: a title, never body text; a citation in it counts."""

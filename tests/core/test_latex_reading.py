@@ -151,3 +151,10 @@ def test_malformed_commands_are_not_citations() -> None:
     assert len(reasons) == 2
     assert [m.keys for m in document.markers] == [("c",)]
     assert any(c.text == "Next paragraph." for c in document.claims)
+
+
+def test_escapes_breaks_and_accents_read_as_a_reader_sees_them() -> None:
+    text = "Heat rose 5\\% \\\\ in town and \\&\\, more\\\\* here~\\cite{a}.\r\n\r\nNext \\cite{b}.\r\n"
+    document = read(text)
+    assert [c.text for c in document.claims] == ["Heat rose 5 % in town and & more here.", "Next."]
+    assert keys_at_offsets(document) == [["a"], ["b"]]  # CRLF: offsets into the text as it is
