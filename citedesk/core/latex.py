@@ -8,12 +8,10 @@ comments, the preamble, verbatim and listings, math, `\\label`/`\\ref`, figure a
 bibliography commands) and what is markup inside prose (command names, braces, `~`, `\\%`'s
 backslash) — together with the citations (`Cite`: every key with its offsets) and `\\nocite`s.
 
-Hand-written, each for a reason said where it is: the listings (`lstlisting`, `minted`, `comment`,
-`Verbatim`) are blanked before parsing, since pylatexenc 2 parses their bodies as LaTeX and one
-stray brace in code would swallow the rest of the document; keys are split at commas inside the
-braces with their offsets (latexwalker gives the group, not its keys); `\\cites`-style multi
-citations are read argument by argument (their number of arguments varies, which an argument
-spec cannot say).
+Hand-written, for a reason: the listings (`lstlisting`, `minted`, `comment`, `Verbatim`) are
+blanked before parsing, since pylatexenc 2 parses their bodies as LaTeX and one stray brace in code
+would swallow the rest of the document. Splitting keys and reading `\\cites`-style arguments are
+hand-written too, in `core.latex_cites`, which says why.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pylatexenc import latexwalker as lw  # type: ignore[import-untyped, unused-ignore]
 from pylatexenc.macrospec import MacroSpec  # type: ignore[import-untyped, unused-ignore]
@@ -96,7 +94,6 @@ class LatexReading:
     malformed: tuple[MalformedMarker, ...]
     body: Span = (0, 0)
     """Where the document's body is (all of it when it has no `\\begin{document}`)."""
-    block_kinds: tuple[str, ...] = field(default=())
 
 
 def _context() -> lw.LatexContextDb:
@@ -190,7 +187,6 @@ class _Reader:
             tuple(self.nocites),
             tuple(sorted(self.malformed, key=lambda m: m.start)),
             self.body,
-            tuple(b.kind for b in layout.blocks),
         )
 
     # blocks

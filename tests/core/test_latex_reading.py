@@ -158,3 +158,17 @@ def test_escapes_breaks_and_accents_read_as_a_reader_sees_them() -> None:
     document = read(text)
     assert [c.text for c in document.claims] == ["Heat rose 5 % in town and & more here.", "Next."]
     assert keys_at_offsets(document) == [["a"], ["b"]]  # CRLF: offsets into the text as it is
+
+
+def test_math_listings_and_commands_that_are_not_words_hold_no_citation() -> None:
+    text = (
+        "Inline \\(a \\cite{m1}\\) and display \\[b \\cite{m2}\\] math.\n"
+        "\\begin{align}c \\cite{m3}\\end{align}\n"
+        "\\begin{minted}{python}\nx = {  # \\cite{m4}\n\\end{minted}\n"
+        "\\begin{comment}\n\\cite{m5} }\n\\end{comment}\n"
+        "See \\label{s:a}\\ref{s:a}, \\eqref{e}, \\autoref{f}; \\input{chap} \\bibliography{refs}"
+        "\\addbibresource{refs.bib}\\bibliographystyle{plain} and \\cite{real}.\n"
+    )
+    document = read(text)
+    assert [m.keys for m in document.markers] == [("real",)]
+    assert keys_at_offsets(document) == [["real"]]

@@ -137,3 +137,10 @@ def test_nocite_keys_are_read_but_cite_no_sentence() -> None:
     assert [m.keys for m in document.markers] == [("lee2019",)]
     found = {(f.kind, document.text[f.start : f.end]) for f in structural_findings(document)}
     assert found == {(Kind.UNKNOWN_KEY, "smiht2020"), (Kind.FABRICATED, "listed")}
+
+
+def test_a_group_of_a_multi_citation_goes_with_its_notes() -> None:
+    text = "Heat kills~\\cites[see][]{lee2019}[p.~3]{ghost}.\n"
+    document = parse(text)
+    result = apply(document, [make_fix("x", document, [RemoveCitation(0, "ghost")])])
+    assert result == "Heat kills~\\cites[see][]{lee2019}.\n"
