@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
 from pylatexenc import latexwalker, macrospec  # type: ignore[import-untyped, unused-ignore]
@@ -80,6 +80,24 @@ def _nodes(text: str) -> list[latexwalker.LatexNode]:
     return list(nodes or [])
 
 
+_NAMED = re.compile(
+    r"\\(?:input|include|subfile|import|subimport|sub(?:input|include)from|(?:no)?bibliography"
+    r"|add(?:bibresource|globalbib|sectionbib)|documentclass|nocite)(?![A-Za-z])"
+)
+_WANTED = frozenset({*INCLUDE_COMMANDS, *BIBLIOGRAPHY_COMMANDS, "documentclass", "nocite"})
+
+
+@lru_cache(maxsize=64)
+def _commands(text: str) -> tuple[latexwalker.LatexMacroNode, ...]:
+    """The commands this module reads, outside comments and verbatim, in reading order. A text
+    that does not spell any of them is not parsed at all (a chapter of prose rarely does), and a
+    text is parsed once however many questions are asked of it: latexwalker reads a long chapter
+    in a good fraction of a second, and the window asks on every audit."""
+    if not _NAMED.search(text):
+        return ()
+    return tuple(node for node in _macros(_nodes(text)) if node.macroname in _WANTED)
+
+
 def _macros(nodes: list[latexwalker.LatexNode] | None) -> Iterator[latexwalker.LatexMacroNode]:
     """Every command outside comments and verbatim content, in reading order."""
     for node in nodes or []:
@@ -115,7 +133,7 @@ def includes(text: str) -> list[Named]:
     `\\subfile{…}`, `\\import{dir/}{file}`, and `\\input ch1` without braces), in reading order,
     each with `.tex` added when it has no extension (`\\include` always reads a `.tex`)."""
     found: list[Named] = []
-    for node in _macros(_nodes(text)):
+    for node in _commands(text):
         if node.macroname not in INCLUDE_COMMANDS:
             continue
         args = [a for a in _args(node) if a is not None and not _is_star(a)]
@@ -144,7 +162,7 @@ def bibliography_names(text: str) -> list[Named]:
     biblatex's `\\addbibresource[…]{x.bib}`, in order; a name given twice once. A remote resource
     (`\\addbibresource[location=remote]{https://…}`) is not a file, so it is left out."""
     found: dict[str, Named] = {}
-    for node in _macros(_nodes(text)):
+    for node in _commands(text):
         if node.macroname not in BIBLIOGRAPHY_COMMANDS:
             continue
         args = _args(node)
@@ -167,7 +185,7 @@ def bibliography_names(text: str) -> list[Named]:
 def nocites(text: str) -> tuple[str, ...]:
     """The keys `\\nocite{a,b}` lists (`*`: every entry of the bibliography)."""
     keys: list[str] = []
-    for node in _macros(_nodes(text)):
+    for node in _commands(text):
         if node.macroname == "nocite":
             args = _args(node)
             written = _group_text(args[-1]) if args else None
@@ -183,7 +201,7 @@ def root_magic(text: str) -> str | None:
     match = _MAGIC_ROOT.search(head)
     if match:
         return match.group(1)
-    for node in _macros(_nodes(text)):
+    for node in _commands(text):
         if node.macroname == "documentclass":
             args = _args(node)
             if len(args) == 2 and _group_text(args[1]) == "subfiles":
@@ -198,7 +216,7 @@ def root_magic(text: str) -> str | None:
 def is_root(text: str) -> bool:
     """Whether `text` is a main file: it has a `\\documentclass` outside comments. A subfiles
     chapter (`\\documentclass[main.tex]{subfiles}`) compiles alone, but its main file is the root."""
-    for node in _macros(_nodes(text)):
+    for node in _commands(text):
         if node.macroname == "documentclass":
             args = _args(node)
             return not (len(args) == 2 and _group_text(args[1]) == "subfiles")
