@@ -12,6 +12,7 @@ import pytest
 
 from citedesk.core.bibliography import BibliographyError
 from citedesk.core.projects import ProjectFileError
+from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.projects import (
     document_project,
     latex_build_notices,
@@ -176,3 +177,14 @@ def test_the_last_build_is_cross_checked(thesis: Path) -> None:
     assert not any("compile again for it to be current" in s for s in said)
     os.utime(thesis / "thesis.aux", (later - 20, later - 20))
     assert any("is older than" in s and "compile again" in s for s in latex_build_notices(project))
+
+
+def test_a_chapter_opened_alone_audits_with_the_thesis_bibliography(thesis: Path, tmp_path: Path) -> None:
+    desk = Desk(AuditOptions(offline=True, check_sources=False, store_path=tmp_path / "store.sqlite"))
+    session = desk.open(thesis / "chapters" / "results.tex")  # found by its % !TEX root
+    assert session.options().bibliographies == (thesis / "refs.bib",)
+    write(thesis, {"chapters/results.tex": "% !TEX root = ../thesis.tex\nSleep \\cite{walkr2017}.\n"})
+    report = desk.open(thesis / "chapters" / "results.tex").audit()
+    assert [(f.kind.value, f.reference) for f in report.findings] == [("unknown_key", "walkr2017")]
+    (thesis / "refs.bib").unlink()  # the window keeps working: the chapter is read, its keys not checked
+    assert desk.open(thesis / "chapters" / "results.tex").options().bibliographies == ()
