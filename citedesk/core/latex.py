@@ -147,6 +147,14 @@ def _end(node: lw.LatexNode) -> int:
     return int(node.pos + node.len)
 
 
+def _end_tag(text: str, node: lw.LatexEnvironmentNode) -> int:
+    """Where an environment's `\\end{name}` starts: its end when it has none (left open, read to
+    the end of the text: what follows its last inner `\\end{…}` is still its text)."""
+    tag = "\\end{" + node.environmentname + "}"
+    end = _end(node)
+    return end - len(tag) if text.startswith(tag, end - len(tag)) else end
+
+
 class _Reader:
     """One walk over the node tree (`read`), collecting the layout's spans and the citations.
 
@@ -218,8 +226,7 @@ class _Reader:
         for node in nodes:
             if isinstance(node, lw.LatexEnvironmentNode) and node.environmentname == "document":
                 begin = self.text.find("}", node.pos) + 1
-                end_tag = self.text.rfind("\\end", node.pos, _end(node))
-                end = end_tag if end_tag > begin else _end(node)
+                end = max(begin, _end_tag(self.text, node))
                 self.body = (begin, end)
                 self.opaque += [(0, begin), (end, len(self.text))]
                 self._find_nocites([n for n in nodes if n is not node])
@@ -296,8 +303,7 @@ class _Reader:
             self._float(node)
         else:
             first = node.nodelist[0].pos if node.nodelist else span[1]
-            end_tag = self.text.rfind("\\end", node.pos, span[1])
-            self.opaque += [(node.pos, first), (end_tag if end_tag >= first else span[1], span[1])]
+            self.opaque += [(node.pos, first), (max(first, _end_tag(self.text, node)), span[1])]
             self.walk(node.nodelist)
         self._close()
 

@@ -172,3 +172,10 @@ def test_math_listings_and_commands_that_are_not_words_hold_no_citation() -> Non
     document = read(text)
     assert [m.keys for m in document.markers] == [("real",)]
     assert keys_at_offsets(document) == [["real"]]
+
+
+def test_an_environment_left_open_still_reads_its_text() -> None:
+    text = "\\begin{document}\nA \\cite{a}.\n\\begin{itemize}\\item B \\cite{b}.\\end{itemize}\nC after \\cite{c}.\n"
+    document = read(text)
+    assert [c.text for c in document.claims] == ["A.", "B.", "C after."]
+    assert [m.keys for m in document.markers] == [("a",), ("b",), ("c",)]
