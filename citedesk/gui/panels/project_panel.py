@@ -62,35 +62,40 @@ class ProjectPanel(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.audit_button)
+        self.main: Path | None = None
         self.root: Path | None = None
         self._items: dict[Path, QTreeWidgetItem] = {}
 
     def show_files(
         self, main: Path, files: Sequence[Path], current: Path | None, notices: Sequence[str] = ()
     ) -> None:
-        """List `files` (the main file first), the open one in bold."""
-        self.root = main.parent
-        self.tree.clear()
-        self._items = {}
-        for path in files:
-            item = QTreeWidgetItem([self.shown(path) + (" (main file)" if path == main else "")])
-            item.setData(0, PATH_ROLE, str(path))
-            item.setData(0, LINE_ROLE, 0)
-            item.setToolTip(0, str(path))
+        """List `files` (the main file first), the open one in bold. The same project shown again
+        (the writer opened another of its files) keeps its list and the findings under it."""
+        if main != self.main or list(files) != list(self._items):
+            self.main, self.root = main, main.parent
+            self.tree.clear()
+            self._items = {}
+            for path in files:
+                item = QTreeWidgetItem([self.shown(path)])
+                item.setData(0, PATH_ROLE, str(path))
+                item.setData(0, LINE_ROLE, 0)
+                item.setToolTip(0, str(path))
+                self.tree.addTopLevelItem(item)
+                self._items[path] = item
+        for path, item in self._items.items():
             font = item.font(0)
             font.setBold(path == current)
             item.setFont(0, font)
-            self.tree.addTopLevelItem(item)
-            self._items[path] = item
         count = len(files)
         lines = [f"{main.name}: {count} file{'s' if count != 1 else ''}", *notices]
         self.heading.setText("\n".join(lines))
 
     def shown(self, path: Path) -> str:
         """A file as the project names it: relative to the main file's folder."""
+        name = str(path)
         if self.root is not None and path.is_relative_to(self.root):
-            return path.relative_to(self.root).as_posix()
-        return str(path)
+            name = path.relative_to(self.root).as_posix()
+        return name + (" (main file)" if path == self.main else "")
 
     def files(self) -> list[str]:
         """The files listed, as shown (tests, and what the writer reads)."""
