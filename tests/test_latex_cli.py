@@ -128,3 +128,26 @@ def test_the_last_build_is_cross_checked_in_the_main_files_report(
     assert any("undefined in its last run of thesis.tex: lindgren2061" in n for n in notices)
     assert any("thesis.bbl lists 1 entry the text no longer cites (old2001)" in n for n in notices)
     assert not any("lindgren2061" in n for n in batch["files"][2]["notices"])
+
+
+def test_fix_of_a_chapter_alone_uses_the_thesis_bibliography(
+    thesis: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chapter = thesis / "chapters" / "background.tex"
+    before = chapter.read_text(encoding="utf-8")
+    code = main(
+        [
+            "fix",
+            "chapters/background.tex",
+            "--kinds",
+            "unknown_key",
+            "--unsafe-fixes",
+            "--offline",
+            "--no-sources",
+        ]
+        + ["--fail-on", "none"]
+    )
+    assert code == 0
+    assert "chapters/background.tex: written" in capsys.readouterr().err
+    after = chapter.read_text(encoding="utf-8")
+    assert after == before.replace("\\citep{lindgren2061}", "\\citep{lindgren2016}")
