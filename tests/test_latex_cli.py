@@ -144,8 +144,9 @@ def test_fix_of_a_chapter_alone_uses_the_thesis_bibliography(
             "--unsafe-fixes",
             "--offline",
             "--no-sources",
+            "--fail-on",
+            "none",
         ]
-        + ["--fail-on", "none"]
     )
     assert code == 0
     assert "chapters/background.tex: written" in capsys.readouterr().err
