@@ -4,7 +4,7 @@ the finding marks painted over them keeping both, and Markdown left uncoloured."
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QTextCharFormat
+from PySide6.QtGui import QColor, QPalette, QTextCharFormat
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Finding, Kind, Severity
@@ -86,3 +86,19 @@ def test_a_latex_document_is_coloured_and_a_mark_over_it_keeps_both(qtbot: QtBot
     editor.highlighter.set_latex(False)  # Markdown: no colour at all, only marks
     assert _format_at(editor, 0, comment + 3).foreground().style().name == "NoBrush"
     assert _format_at(editor, 0, cite + 7).underlineStyle() == STYLES[Kind.FABRICATED].underline
+
+
+def test_the_colours_follow_a_dark_theme_chosen_while_open(qtbot: QtBot) -> None:
+    editor = Editor()
+    qtbot.addWidget(editor)
+    editor.highlighter.set_latex(True, repaint=False)
+    editor.setPlainText(TEXT_OF_LINE)
+    light = editor.palette()
+    assert light.color(QPalette.ColorRole.Base).lightness() >= 128  # the default: light
+    assert _format_at(editor, 0, 1).foreground().color().name() == LIGHT.command
+    dark = QPalette(light)
+    dark.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e6e6e6"))
+    editor.setPalette(dark)  # what apply_theme("dark") does through the application
+    assert editor.highlighter._dark
+    assert _format_at(editor, 0, 1).foreground().color().name() == DARK.command

@@ -34,6 +34,7 @@ from citedesk.core.findings import Finding, Kind, Severity
 from citedesk.gui.editor.latex_syntax import Span, scan_line, syntax_format
 from citedesk.gui.qt import (
     QColor,
+    QEvent,
     QObject,
     QPalette,
     QPlainTextEdit,
@@ -200,6 +201,8 @@ class FindingHighlighter(QSyntaxHighlighter):
         """True while a block is repainted: the editor then says its text changed, and it did not."""
         self._latex = False
         self._dark = False
+        self._watching = False
+        """Whether the editor's palette changes are watched (from the first `set_latex`)."""
         self._syntax: list[Span] = []
         """The current block's syntax spans (LaTeX only), which marks painted over it keep."""
         self._over: dict[tuple[int, str], tuple[QTextCharFormat, QTextCharFormat]] = {}
@@ -211,10 +214,14 @@ class FindingHighlighter(QSyntaxHighlighter):
         return self._latex
 
     def set_latex(self, latex: bool, *, repaint: bool = True) -> None:
-        """Colour the text as LaTeX (or not). The theme is read now, from the editor's palette.
-        With `repaint`, every block is painted again (the text stays; the editor is told so);
-        without, the caller is about to replace the text, which paints it anyway."""
+        """Colour the text as LaTeX (or not). The theme is read from the editor's palette, now and
+        whenever it changes (Settings ▸ theme). With `repaint`, every block is painted again (the
+        text stays; the editor is told so); without, the caller is about to replace the text,
+        which paints it anyway."""
         owner = self._editor()
+        if owner is not None and not self._watching:
+            owner.installEventFilter(self)
+            self._watching = True
         palette = owner.palette() if owner is not None else QPalette()
         dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
         if (latex, dark) == (self._latex, self._dark):
@@ -270,6 +277,12 @@ class FindingHighlighter(QSyntaxHighlighter):
         self._timer.stop()
         while self._todo:
             self._repaint(self._todo.pop())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        """The editor's palette changed (a light or dark theme chosen): LaTeX coloured for it."""
+        if event.type() == QEvent.Type.PaletteChange and self._latex:
+            self.set_latex(True)
+        return False
 
     def _editor(self) -> QPlainTextEdit | None:
         owner = self.document().parent()
