@@ -213,6 +213,7 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
         SpanSet.of(hidden),
         layout.code,
         spoken=structure.dialect.spoken(structure),
+        joined=layout.joins,
     )
     return Document(
         text=text,

@@ -166,6 +166,9 @@ class _Reader:
         self.text = text
         self.opaque: list[Span] = list(listings)
         self.markup: list[Span] = []
+        self.spaces: list[Span] = []
+        """Markup read as a space (`~`, `\\\\`, `\\,`, `&`); the rest of `markup` (braces, command names,
+        an escape's backslash) is read as nothing, so `25\\%` is "25%" and `\\emph{wo}rd` "word"."""
         self.code: list[Span] = []
         self.headings: list[Heading] = []
         self.blocks: list[Block] = []
@@ -188,6 +191,7 @@ class _Reader:
             markup=SpanSet.of(self.markup),
             code=SpanSet.of(self.code),
             title_opaque=empty,
+            joins=SpanSet.of(self.markup).without(self.spaces),
         )
         return LatexReading(
             layout,
@@ -291,6 +295,8 @@ class _Reader:
         span = (node.pos, _end(node))
         if node.specials_chars in ("~", "``", "''", "&", "`", "'"):
             self.markup.append(span)
+            if node.specials_chars in ("~", "&"):
+                self.spaces.append(span)
         self._touch(*span)
 
     def _environment(self, node: lw.LatexEnvironmentNode) -> None:
@@ -340,6 +346,7 @@ class _Reader:
             self._touch(*span)
         elif len(name) == 1 and not name.isalpha() and not (node.nodeargd and node.nodeargd.argnlist):
             self.markup.append(span)  # `\\`, `\,`: a break or a space, no word
+            self.spaces.append(span)
             self._touch(*span)
         else:
             self._command(node)

@@ -39,6 +39,10 @@ _LINK = re.compile(r"\[([^\[\]\n]{1,1000})\](\([^()\s\n]{0,2000}(?:[ \t]+\"[^\"\
 _REF_LINK = re.compile(r"\[([^\[\]\n]{1,1000})\](\[([^\[\]\n]{1,200})\])")
 
 
+NO_SPANS = SpanSet.of(())
+"""No span at all (immutable, so one instance serves every default)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Heading:
     start: int
@@ -84,6 +88,9 @@ class Layout:
     title_opaque: SpanSet
     """Inside headings' titles, what is no text (code, URLs, link targets): what `citable_opaque`
     keeps of a title."""
+    joins: SpanSet = NO_SPANS
+    """Markup read as nothing, not as a space, in a sentence's text: markup inside a word (LaTeX's
+    `25\\%`, `\\emph{wo}rd`); none in Markdown."""
 
     @property
     def titles(self) -> tuple[Span, ...]:

@@ -62,8 +62,12 @@ def split_sentences(
     hidden: SpanSet,
     code: SpanSet,
     spoken: Sequence[tuple[int, int, str]] = (),
+    joined: SpanSet | None = None,
 ) -> list[Sentence]:
     """Sentences of the prose `blocks`, each with the markers attached to it.
+
+    `joined` are hidden spans read as nothing rather than a space, in a sentence's text: markup
+    inside a word (LaTeX's `25\\%`, `\\emph{wo}rd`, `caf\\'e`; `core.markdown.Layout.joins`).
 
     `spoken` are citations that are words of their sentence — pandoc's in-text `@smith04 says` —
     as (start, end, words): a name for the segmenter (not a gap), and `words` in the sentence's
@@ -108,11 +112,18 @@ def split_sentences(
                 span_end=span_ends[index],
                 block=block,
                 markers=tuple(own),
-                text=readable(text, start, end, hidden, code, marker_spans, voiced),
-                prose=readable(text, start, end, hidden, code, marker_spans, voiced, keep_code=False),
+                text=readable(text, start, end, hidden, code, marker_spans, voiced, joined=joined),
+                prose=readable(
+                    text, start, end, hidden, code, marker_spans, voiced, keep_code=False, joined=joined
+                ),
             )
         )
     return sentences
+
+
+def _covered(spans: SpanSet, start: int, end: int) -> bool:
+    """Whether `spans` cover all of [start, end)."""
+    return sum(e - s for s, e in spans.within(start, end)) == end - start
 
 
 def _minus(spans: Sequence[tuple[int, int]], holes: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -254,6 +265,7 @@ def readable(
     voiced: Sequence[tuple[int, int, str]] = (),
     *,
     keep_code: bool = True,
+    joined: SpanSet | None = None,
 ) -> str:
     """The words of [start, end): code content kept (or, without `keep_code`, each code span said as
     ` `` `, no word), markers and markup dropped (a spoken citation said by its words), spaces
@@ -262,7 +274,11 @@ def readable(
     cursor = start
     drops = sorted(
         [(s, e, None if keep_code else " `` ") for s, e in code.within(start, end)]
-        + [(s, e, " ") for s, e in hidden.within(start, end) if not code.overlaps(s, e)]
+        + [
+            (s, e, "" if joined and _covered(joined, s, e) else " ")
+            for s, e in hidden.within(start, end)
+            if not code.overlaps(s, e)
+        ]
         + [(s, e, " ") for s, e in markers.within(start, end)]
         + [(s, e, f" {words} ") for s, e, words in _spoken_within(voiced, start, end)]
     )

@@ -119,7 +119,7 @@ def test_headings_are_titles_not_body_text(thesis: Document) -> None:
 def test_sentences_read_as_the_words_a_reader_sees(thesis: Document) -> None:
     texts = [c.text for c in thesis.claims]
     assert texts[0] == "Shade trees cool streets by 2 C."  # `~` a space, `\\textdegree` markup
-    assert "Parks cut deaths by 30 % in cities." in texts
+    assert "Parks cut deaths by 30% in cities." in texts
     assert any(t.startswith("See also note2020") for t in texts)  # the footnote, its own note
     assert "A map of heat." in texts  # the caption
     assert "Code like is not read, nor $x = \\cite{math}$ math." in texts  # inline math as written
@@ -156,7 +156,7 @@ def test_malformed_commands_are_not_citations() -> None:
 def test_escapes_breaks_and_accents_read_as_a_reader_sees_them() -> None:
     text = "Heat rose 5\\% \\\\ in town and \\&\\, more\\\\* here~\\cite{a}.\r\n\r\nNext \\cite{b}.\r\n"
     document = read(text)
-    assert [c.text for c in document.claims] == ["Heat rose 5 % in town and & more here.", "Next."]
+    assert [c.text for c in document.claims] == ["Heat rose 5% in town and & more here.", "Next."]
     assert keys_at_offsets(document) == [["a"], ["b"]]  # CRLF: offsets into the text as it is
 
 
@@ -179,3 +179,14 @@ def test_an_environment_left_open_still_reads_its_text() -> None:
     document = read(text)
     assert [c.text for c in document.claims] == ["A.", "B.", "C after."]
     assert [m.keys for m in document.markers] == [("a",), ("b",), ("c",)]
+
+
+def test_markup_inside_a_word_is_read_as_nothing_and_a_tie_as_a_space() -> None:
+    """A claim's text is what a reader sees: `25\\%` is "25%", `\\emph{wo}rd` is "word", an accent
+    command leaves its letter in the word, and `~` still separates words."""
+    document = parse_document(
+        r"Students recalled 25\% more \emph{wo}rd pairs at the caf\'e than Smith~et~al. found \citep{a}.",
+        "x.tex",
+        (),
+    )
+    assert document.sentences[0].text == "Students recalled 25% more word pairs at the cafe than Smith et al. found."
