@@ -146,11 +146,39 @@ def _group_removals(group: KeyGroup, drop: set[CiteKey]) -> list[TextEdit]:
 def _removal(text: str, start: int, end: int) -> TextEdit:
     """A whole command (with its tie) removed as markers are, but never where a command name
     before it would run into the word after it (`\\foo\\cite{a}bar` → `\\foobar`)."""
-    edit = removal_edit(text, start, end)
+    edit = soft_break(text, removal_edit(text, start, end))
     before = text[: edit.start] + edit.replacement
     if _CONTROL_WORD_END.search(before[-40:]) and text[edit.end : edit.end + 1].isalpha():
         raise RepairError("removing the citation would join a command to the word after it")
     return edit
+
+
+_PUNCTUATION_AFTER = frozenset(".,;:!?)")
+_COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%")
+
+
+def soft_break(text: str, edit: TextEdit) -> TextEdit:
+    """A command that began its line, followed by punctuation (`less clear` ⏎ `\\cite{x}.`), goes with
+    the line break before it: in LaTeX one line break is a space, so leaving it would typeset
+    `clear .`. Not after a blank line (a paragraph break) nor after a line ending in a comment
+    (the punctuation would move into the comment)."""
+    start = edit.start
+    if edit.replacement or text[edit.end : edit.end + 1] not in _PUNCTUATION_AFTER:
+        return edit
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1  # the line's indentation
+    if start == 0 or text[start - 1] not in "\r\n":
+        return edit
+    s = start - 1
+    if text[s] == "\n" and s > 0 and text[s - 1] == "\r":
+        s -= 1
+    line_start = max(text.rfind("\n", 0, s), text.rfind("\r", 0, s)) + 1
+    previous_line = text[line_start:s]
+    if not previous_line.strip() or _COMMENT.search(previous_line):
+        return edit
+    while s > line_start and text[s - 1] in " \t":
+        s -= 1
+    return TextEdit(s, edit.end, "")
 
 
 def _fix_malformed(text: str, op: FixMalformed) -> TextEdit:

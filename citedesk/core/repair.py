@@ -350,7 +350,9 @@ def prose_removals(structure: Structure) -> list[TextEdit]:
             runs[-1][1] = max(runs[-1][1], end)
         else:
             runs.append([start, end])
-    edits = [removal_edit(text, start, end, check=False) for start, end in runs]
+    edits = [
+        structure.dialect.removal(text, removal_edit(text, start, end, check=False)) for start, end in runs
+    ]
     section = structure.references.section
     if section is not None:
         edits.append(TextEdit(section[0], section[1], ""))

@@ -144,3 +144,17 @@ def test_a_group_of_a_multi_citation_goes_with_its_notes() -> None:
     document = parse(text)
     result = apply(document, [make_fix("x", document, [RemoveCitation(0, "ghost")])])
     assert result == "Heat kills~\\cites[see][]{lee2019}.\n"
+
+
+def test_a_command_that_began_its_line_goes_with_the_line_break_before_it() -> None:
+    """Hard-wrapped source often puts a citation at the start of a line: removing it must not leave
+    `order` ⏎ `.` (one line break is a space in LaTeX: `order .`). After a paragraph break or a
+    line that ends in a comment, the line break stays."""
+    text = "\\begin{document}\nDreams replay the day in order\n  \\citep{ghost}.\nNext \\cite{lee2019}.\n\\end{document}\n"
+    document = parse(text)
+    result = apply(document, [make_fix("x", document, [RemoveCitation(0, "ghost")])])
+    assert result == text.replace("in order\n  \\citep{ghost}.", "in order.")
+    commented = text.replace("in order\n", "in order % why\n")
+    document = parse(commented)
+    result = apply(document, [make_fix("x", document, [RemoveCitation(0, "ghost")])])
+    assert result == commented.replace("\\citep{ghost}.", ".")  # the comment ate the line break

@@ -92,6 +92,12 @@ class CitationDialect(Protocol):
         """The operations written as one consistent, sorted list of text edits; RepairError for one
         it cannot make safely (or that does not apply to it: a bibliography is never edited)."""
 
+    def removal(self, text: str, edit: TextEdit) -> TextEdit:
+        """How a run of markers is removed in it, given the removal `core.repair.removal_edit`
+        makes (`edit`): what the prose is read as (`core.repair.prose_of`), so its own removals
+        must end the same way (LaTeX also takes the line break before a command that began its line
+        and was followed by punctuation: one line break is a space there)."""
+
 
 class PlainDialect:
     """The members most dialects answer the same way, to inherit: every key it holds is a citation,
@@ -120,6 +126,9 @@ class PlainDialect:
 
     def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
         return []
+
+    def removal(self, text: str, edit: TextEdit) -> TextEdit:
+        return edit
 
 
 _REGISTRY: dict[str, CitationDialect] = {}

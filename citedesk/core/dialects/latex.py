@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.latex import LatexReading, read_latex
 from citedesk.core.latex_checks import latex_findings
-from citedesk.core.latex_repair import latex_edits
+from citedesk.core.latex_repair import latex_edits, soft_break
 from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.references import ReferenceList
 from citedesk.core.text import unify_line_breaks
@@ -43,6 +43,9 @@ class LatexDialect(PlainDialect):
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return dialect_named, (self.name,)  # one instance, across processes too
+
+    def removal(self, text: str, edit: TextEdit) -> TextEdit:
+        return soft_break(text, edit)
 
     def layout(self, text: str) -> Layout:
         return read_latex(text).layout
