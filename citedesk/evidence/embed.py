@@ -22,7 +22,14 @@ import numpy as np
 import numpy.typing as npt
 
 from citedesk.errors import ModelError
-from citedesk.evidence.onnx_embed import OnnxEncoder, failure_file, onnx_enabled, onnx_file, runtime_installed
+from citedesk.evidence.onnx_embed import (
+    OnnxEncoder,
+    chosen_file,
+    failure_file,
+    onnx_enabled,
+    onnx_file,
+    runtime_installed,
+)
 from citedesk.evidence.runtime import configure_threads, shared_model
 
 if TYPE_CHECKING:
@@ -123,7 +130,9 @@ class Embedder:
             return self._fall_back(f"the model cannot run on ONNX Runtime ({exc})")
         if path.is_file():
             try:
-                return OnnxEncoder.load(folder, path, max_length=self.max_length, threads=self.threads)
+                return OnnxEncoder.load(
+                    folder, chosen_file(folder), max_length=self.max_length, threads=self.threads
+                )
             except Exception as exc:  # a damaged file, an onnxruntime that cannot read it
                 return self._fall_back(f"the ONNX model did not load ({type(exc).__name__}: {exc})")
         failed = failure_file(folder)

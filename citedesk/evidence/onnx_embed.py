@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,52 @@ def onnx_dir() -> Path:
 def onnx_file(model_dir: Path) -> Path:
     """Where the model's ONNX file is (or will be): <cache>/citedesk/onnx/<fingerprint>.onnx."""
     return onnx_dir() / f"{fingerprint(model_dir)}.onnx"
+
+
+def int8_file(model_dir: Path) -> Path:
+    """The int8 copy of the model's ONNX file: <cache>/citedesk/onnx/<fingerprint>.int8.onnx."""
+    return onnx_dir() / f"{fingerprint(model_dir)}.int8.onnx"
+
+
+def agreement_file(model_dir: Path) -> Path:
+    """What the int8 copy was measured to agree with fp32 (`Int8Agreement` as JSON), kept beside it:
+    the reason the embedder uses int8, or the reason it does not."""
+    return onnx_dir() / f"{fingerprint(model_dir)}.int8.json"
+
+
+@dataclass(frozen=True)
+class Int8Agreement:
+    """How close the int8 copy's vectors came to fp32's, and whether that is close enough to use it."""
+
+    method: str
+    """How it was quantised (`onnx_export.INT8_METHOD`'s description)."""
+    cosine_min: float
+    """The smallest cosine between fp32's and int8's vector of one text, over `texts` texts."""
+    texts: int
+    used: bool
+    """`cosine_min` ≥ the bar (`onnx_export.INT8_MIN_COSINE`): int8 embeds."""
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def read(cls, path: Path) -> Int8Agreement | None:
+        """The recorded agreement; None when there is none (or it cannot be read: fp32 then)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(str(data["method"]), float(data["cosine_min"]), int(data["texts"]), bool(data["used"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+
+def chosen_file(model_dir: Path) -> Path:
+    """The file to embed with: the int8 copy where its recorded agreement says so, else fp32's
+    (`onnx_file`, which must exist either way: it is what says the export was made)."""
+    int8 = int8_file(model_dir)
+    agreement = Int8Agreement.read(agreement_file(model_dir))
+    if agreement is not None and agreement.used and int8.is_file():
+        return int8
+    return onnx_file(model_dir)
 
 
 def failure_file(model_dir: Path) -> Path:

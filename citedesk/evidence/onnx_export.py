@@ -10,7 +10,8 @@ the mask while tracing, which would bake the sample batch's padding into the gra
 A file is only ever published whole (written beside, checked, then renamed) and only when
 onnxruntime's vectors for a few sentences of different lengths, padded in one batch, equal torch's
 (cosine ≥ 0.9999). A failed export leaves a note with why (`onnx_embed.failure_file`) so audits
-keep torch without trying again each time.
+keep torch without trying again each time. Then an int8 copy is made beside it (`onnx_int8`), used
+only where its vectors stay within cosine 0.99 of fp32's, the measure recorded next to it.
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ from citedesk.errors import ModelError
 from citedesk.evidence.onnx_embed import (
     INPUTS,
     OPSET,
+    Int8Agreement,
     OnnxEncoder,
+    agreement_file,
+    chosen_file,
     failure_file,
     fast_tokenizer,
+    int8_file,
     onnx_file,
     runtime_installed,
 )
@@ -55,10 +60,31 @@ class ExportFailed(ModelError):
 
 
 def prepare(model_dir: Path, *, force: bool = False) -> Path:
-    """The model's ONNX file, exported now when missing (or when `force`); ExportFailed says why not."""
+    """The model's ONNX file to embed with, exported now when missing (or when `force`): the int8
+    copy where it agrees with fp32 (`onnx_int8`), else fp32's; ExportFailed says why not."""
     target = onnx_file(model_dir)
-    if target.is_file() and not force:
-        return target
+    if force or not target.is_file():
+        _export_checked(model_dir, target)
+    if force or Int8Agreement.read(agreement_file(model_dir)) is None:
+        _int8_copy(model_dir, target)
+    return chosen_file(model_dir)
+
+
+def _int8_copy(model_dir: Path, fp32: Path) -> None:
+    """Make the int8 copy and its agreement record; one that cannot be made is recorded as unused
+    (fp32 embeds, and it is not tried again until `citedesk models prepare --again`)."""
+    from citedesk.evidence.onnx_int8 import METHOD, make_int8  # noqa: PLC0415 - onnx, quantisation
+
+    try:
+        make_int8(model_dir, fp32)
+    except Exception as exc:  # onnxruntime's quantiser on a graph it does not expect
+        int8_file(model_dir).unlink(missing_ok=True)
+        Int8Agreement(f"{METHOD}: failed ({type(exc).__name__}: {exc})", 0.0, 0, False).save(
+            agreement_file(model_dir)
+        )
+
+
+def _export_checked(model_dir: Path, target: Path) -> None:
     failed = failure_file(model_dir)
     try:
         export(model_dir, target)
@@ -69,7 +95,6 @@ def prepare(model_dir: Path, *, force: bool = False) -> Path:
             raise
         raise ExportFailed(f"the ONNX embedder could not be made: {type(exc).__name__}: {exc}") from exc
     failed.unlink(missing_ok=True)
-    return target
 
 
 def export(model_dir: Path, target: Path, *, max_length: int = 128) -> Path:

@@ -17,8 +17,18 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.evidence.embed import Embedder, default_model_dir
-from citedesk.evidence.onnx_embed import ONNX_ENV, OnnxEncoder, failure_file, onnx_file
-from citedesk.evidence.onnx_export import export, start_background_export
+from citedesk.evidence.onnx_embed import (
+    ONNX_ENV,
+    Int8Agreement,
+    OnnxEncoder,
+    agreement_file,
+    chosen_file,
+    failure_file,
+    int8_file,
+    onnx_file,
+)
+from citedesk.evidence.onnx_export import export, prepare, start_background_export
+from citedesk.evidence.onnx_int8 import MIN_COSINE, make_int8, min_cosine
 from citedesk.store import Store
 from tests.conftest import REPO, SAMPLES
 
@@ -148,7 +158,8 @@ def test_the_background_export_runs_once_and_publishes_a_whole_file(onnx_on: Pat
         assert process.wait(timeout=300) == 0
     assert onnx_on.is_file()
     assert not onnx_on.with_suffix(".lock").exists()
-    assert [p.name for p in onnx_on.parent.iterdir()] == [onnx_on.name]  # no partial file left
+    made = {onnx_on, int8_file(default_model_dir()), agreement_file(default_model_dir())}
+    assert set(onnx_on.parent.iterdir()) == made  # no partial file left
     embedder = Embedder(default_model_dir())
     embedder.encode(["Street trees cool the pavement."])
     assert embedder.runtime == "onnx"
@@ -162,7 +173,7 @@ def test_models_prepare_makes_the_file_once(
     the file and exports nothing (torch is not even imported for it)."""
     assert main(["models", "prepare"]) == 0
     made = capsys.readouterr().out
-    assert str(onnx_on) in made
+    assert str(chosen_file(default_model_dir())) in made
     assert "made in" in made
     stamp = onnx_on.stat().st_mtime_ns
     monkeypatch.setitem(sys.modules, "torch", None)  # an import of torch would now fail
@@ -183,3 +194,49 @@ def test_a_model_folder_without_tokenizer_json_embeds_with_torch(onnx_on: Path, 
     assert embedder.runtime == "torch"
     assert vectors.shape == (1, 384)
     assert "cannot run on ONNX Runtime" in embedder.notice
+
+
+def test_the_int8_embedder_is_used_only_where_it_agrees_with_fp32(onnx_on: Path) -> None:
+    """`prepare` makes the int8 copy beside fp32's file with its measured agreement; the embedder
+    then runs it, and its vectors stay within cosine 0.99 of torch's on real sentences."""
+    model = default_model_dir()
+    assert prepare(model) == int8_file(model) == chosen_file(model)
+    agreement = Int8Agreement.read(agreement_file(model))
+    assert agreement is not None
+    assert agreement.used
+    assert agreement.cosine_min >= MIN_COSINE
+    assert agreement.texts >= 50
+    assert "SmoothQuant" in agreement.method
+
+    sentences = real_sentences()
+    fast = Embedder(model, backend="onnx")
+    vectors = fast.encode(sentences)
+    assert fast.runtime == "onnx"
+    reference = Embedder(model, backend="torch").encode(sentences)
+    assert float((vectors * reference).sum(axis=1).min()) >= MIN_COSINE
+    # the same measure on sentences it was not calibrated on (any text: each alone and in batches)
+    others = ["Night temperatures were lower under the canopy.", "x", "Ok.", *REFUSED[:2]]
+    assert min_cosine(model, onnx_on, int8_file(model), others) >= 0.98
+
+
+REFUSED = ("The int8 copy below the bar is not published.", "Audits then embed with fp32.")
+
+
+def test_an_int8_copy_below_the_bar_is_recorded_and_fp32_embeds(
+    onnx_model: Path, onnx_on: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citedesk.evidence import onnx_int8
+
+    model = default_model_dir()
+    onnx_on.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx_model, onnx_on)
+    monkeypatch.setattr(onnx_int8, "MIN_COSINE", 1.01)  # no copy can reach it
+    agreement = make_int8(model, onnx_on, REFUSED)
+    assert not agreement.used
+    assert Int8Agreement.read(agreement_file(model)) == agreement
+    assert not int8_file(model).exists()
+    assert chosen_file(model) == onnx_on
+    assert prepare(model) == onnx_on  # recorded: not tried again
+    embedder = Embedder(model, backend="onnx")
+    embedder.encode(["Street trees cool the pavement."])
+    assert embedder.runtime == "onnx"
