@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QRect, QSettings
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Finding, Kind
@@ -80,8 +80,12 @@ def test_the_strong_judges_report_replaces_the_fast_one_in_place(
     assert window.audits.checking
     assert not window.status.cancel_button.isVisible()
     assert "Fix all leaves the judge's fixes" in window.status.checking.toolTip()
-    kept = next(f for f in shown if f not in survey(provisional, shown))
+    kept = [f for f in shown if f not in survey(provisional, shown)][-1]
+    bar = window.findings.tree.verticalScrollBar()
+    window.findings.tree.setFixedHeight(window.findings.tree.sizeHintForRow(0) * 4)  # it scrolls
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=WAIT_MS)
     assert window.findings.select(kept)
+    assert bar.value() > 0
 
     release.touch()
     qtbot.waitUntil(lambda: not window.audits.checking, timeout=WAIT_MS)
@@ -96,8 +100,18 @@ def test_the_strong_judges_report_replaces_the_fast_one_in_place(
     selected = window.findings.selected_finding()
     assert selected is not None
     assert (selected.kind, selected.start, selected.reference) == (kept.kind, kept.start, kept.reference)
+    tree = window.findings.tree
+    qtbot.waitUntil(  # the list scrolled back to it, not to its top
+        lambda: bar.value() > 0 and _in_sight(tree.visualRect(tree.currentIndex()), tree.viewport().rect()),
+        timeout=WAIT_MS,
+    )
     assert window.status.checking.text().startswith(f"strong judge {NAME} re-read ")
     assert window.status.checking.isVisible()
+
+
+def _in_sight(row: QRect, view: QRect) -> bool:
+    """The row shows in the view (its width may run past the view's)."""
+    return row.isValid() and view.top() <= row.top() < view.bottom()
 
 
 def test_an_edit_stops_the_re_read_and_audits_again(

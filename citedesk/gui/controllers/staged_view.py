@@ -124,16 +124,21 @@ class StagedView(QObject):
         )
 
     def _restore_place(self, selected: tuple[object, ...] | None, scroll: int) -> None:
-        """The list refilled with the strong judge's findings: back to where the writer had it."""
+        """The list refilled with the strong judge's findings: back to where the writer had it
+        (the scroll once the view has laid the new rows out, on the next turn of the loop)."""
         findings = self._findings
         if selected is not None and findings.selected_finding() is None:
             same = [f for f in findings.model.findings() if _identity(f) == selected]
             if same:
                 findings.select(same[0])
-        findings.tree.verticalScrollBar().setValue(scroll)
-        current = findings.tree.currentIndex()
-        if current.isValid():
-            findings.tree.scrollTo(current)  # kept in sight (no scroll when it is already)
+
+        def scroll_back() -> None:
+            findings.tree.verticalScrollBar().setValue(scroll)
+            current = findings.tree.currentIndex()
+            if current.isValid():
+                findings.tree.scrollTo(current)  # kept in sight (no scroll when it is already)
+
+        QTimer.singleShot(0, self, scroll_back)
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:
