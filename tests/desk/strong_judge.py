@@ -18,6 +18,9 @@ from citedesk.evidence.judges.heuristic import HeuristicJudge
 from citedesk.evidence.judges.spec import JudgeKind, JudgeSpec, register, registered_specs
 
 NAME = "toy-strong"
+FAST = "toy-fast"
+"""A fast judge that may act (the word-level judge's readings under a model's policy): its
+judge-driven fixes are safe, so a provisional report has some to hold back from **Fix all**."""
 SURVEY = "112 mid-sized cities"
 """Words of the evidence sample's misattributed claim (c3): the toy finds it supported."""
 WAIT_S = 60
@@ -30,6 +33,8 @@ class StrongToy:
     release: Path | None
     policy: Policy = POLICY
     name: str = NAME
+    twist: bool = True
+    """Find the survey claim supported (the strong toy); False: the word-level reading (the fast)."""
     inner: HeuristicJudge = field(default_factory=HeuristicJudge)
 
     def judge(
@@ -39,6 +44,8 @@ class StrongToy:
         while self.release is not None and not self.release.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         read = self.inner.judge(pairs, progress)
+        if not self.twist:
+            return read
         return [Judgement(0.95, 0.0) if SURVEY in p.claim else j for p, j in zip(pairs, read, strict=True)]
 
 
@@ -46,7 +53,16 @@ def spec(release: Path | None = None) -> JudgeSpec:
     return JudgeSpec(NAME, JudgeKind.SERVER, "Toy strong judge", lambda _: StrongToy(release), POLICY)
 
 
+def fast_spec() -> JudgeSpec:
+    return JudgeSpec(
+        FAST, JudgeKind.SERVER, "Toy fast judge", lambda _: StrongToy(None, name=FAST, twist=False), POLICY
+    )
+
+
 def install(release: Path | None = None) -> None:
-    """Register the toy in this process (the audit child's `setup`)."""
-    if all(s.name != NAME for s in registered_specs()):
+    """Register the toys in this process (the audit child's `setup`)."""
+    names = {s.name for s in registered_specs()}
+    if NAME not in names:
         register(spec(release))
+    if FAST not in names:
+        register(fast_spec())

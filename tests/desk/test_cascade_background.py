@@ -29,7 +29,7 @@ from citedesk.desk.background import (
 )
 from citedesk.pipeline import AuditOptions
 from tests.conftest import SAMPLES
-from tests.desk.strong_judge import NAME, SURVEY, install
+from tests.desk.strong_judge import FAST, NAME, SURVEY, install
 
 WAIT_S = 60.0
 
@@ -42,9 +42,9 @@ def sample(tmp_path: Path) -> Path:
     return target
 
 
-def options(sample: Path, strong: str = NAME) -> AuditOptions:
+def options(sample: Path, strong: str = NAME, judge: str = "heuristic") -> AuditOptions:
     return AuditOptions(
-        offline=True, dense=False, judge="heuristic", document_dir=sample.parent, strong_judge=strong
+        offline=True, dense=False, judge=judge, document_dir=sample.parent, strong_judge=strong
     )
 
 
@@ -181,3 +181,22 @@ def test_only_a_fast_judge_on_this_machine_gets_a_background_re_read() -> None:
     assert not asks("claude")  # the engine's cascade re-reads nothing Claude judged
     assert not asks("none")  # nothing judged, nothing to re-read
     assert not asks("no-such-judge")  # the audit itself says what is wrong
+
+
+def test_fix_all_gets_a_judges_fix_only_once_the_strong_judge_confirmed_it(sample: Path) -> None:
+    process = AuditProcess(setup=functools.partial(install, None))
+    try:
+        process.submit(1, sample.read_text(encoding="utf-8"), str(sample), options(sample, judge=FAST))
+        received = read_until(process, last_of(1))
+    finally:
+        process.close()
+    (first,) = [m for m in received if isinstance(m, Provisional)]
+    final = received[-1]
+    assert isinstance(final, Finished)
+    # a fast judge that may act offers the uncited sentence's citation as a safe fix; shown at
+    # once, it is held back from Fix all, saying why, until the strong judge's report offers it
+    (held,) = [f for f in first.report.findings if f.kind is Kind.UNCITED]
+    (offered,) = [f for f in final.report.findings if f.kind is Kind.UNCITED]
+    assert held.fixes
+    assert all(not fix.safe and fix.title.endswith(STILL_CHECKING) for fix in held.fixes)
+    assert any(fix.safe and not fix.title.endswith(STILL_CHECKING) for fix in offered.fixes)

@@ -22,7 +22,7 @@ from citedesk.desk.background import AuditProcess
 from citedesk.evidence.judges.spec import registered
 from citedesk.gui.main_window import MainWindow
 from tests.conftest import SAMPLES
-from tests.desk.strong_judge import NAME, SURVEY, install, spec
+from tests.desk.strong_judge import FAST, NAME, SURVEY, fast_spec, install, spec
 
 WAIT_MS = 60_000
 
@@ -31,7 +31,7 @@ WAIT_MS = 60_000
 def release(tmp_path: Path) -> Iterator[Path]:
     """The file whose existence lets the toy strong judge answer (registered here and in the child)."""
     gate = tmp_path / "release"
-    with registered(spec(gate)):
+    with registered(spec(gate)), registered(fast_spec()):
         yield gate
     gate.touch()  # a child still re-reading ends its pass
 
@@ -39,7 +39,11 @@ def release(tmp_path: Path) -> Iterator[Path]:
 @pytest.fixture
 def cascading(qtbot: QtBot, settings: QSettings, release: Path, tmp_path: Path) -> MainWindow:
     """A window whose audits have a cascade (the word-level judge, then the toy strong judge)."""
-    options = AuditOptions(offline=True, judge="heuristic", dense=False, strong_judge=NAME)
+    return _window(qtbot, settings, release, tmp_path, "heuristic")
+
+
+def _window(qtbot: QtBot, settings: QSettings, release: Path, tmp_path: Path, judge: str) -> MainWindow:
+    options = AuditOptions(offline=True, judge=judge, dense=False, strong_judge=NAME)
     window = MainWindow(options, settings)
     window.document.confirm_discard = lambda: True
     qtbot.addWidget(window)
@@ -148,3 +152,27 @@ def test_escape_stops_the_re_read_and_the_fast_reading_stands(
     assert window.audits.runner.wait_idle(30)
     qtbot.wait(100)  # that message's queued signal delivered, and dropped
     assert window.report is provisional
+
+
+def test_fix_all_leaves_the_judges_fixes_until_the_strong_judge_has_checked(
+    qtbot: QtBot, settings: QSettings, release: Path, tmp_path: Path
+) -> None:
+    window = _window(qtbot, settings, release, tmp_path, FAST)  # a fast judge whose fixes are safe
+    text = window.editor.toPlainText()
+
+    def fix_all_uncited() -> None:
+        (uncited,) = [f for f in window.findings.model.all_findings() if f.kind is Kind.UNCITED]
+        assert window.findings.select(uncited)
+        window.apply_fix_all_of_kind()
+
+    fix_all_uncited()
+    assert window.editor.toPlainText() == text  # left, and the writer is told why
+    assert "suggestions to verify" in window.status.stage.text()
+    (uncited,) = [f for f in window.findings.model.all_findings() if f.kind is Kind.UNCITED]
+    assert all("the strong judge is still checking" in fix.title for fix in uncited.fixes)
+
+    release.touch()
+    qtbot.waitUntil(lambda: not window.audits.checking, timeout=WAIT_MS)
+    fix_all_uncited()
+    assert window.editor.toPlainText() != text  # confirmed: Fix all applies it
+    assert window.status.stage.text().startswith("Applied")
