@@ -100,11 +100,6 @@ class DocumentController(QObject):
         """Whether the document is LaTeX (its file's suffix; an untitled copy: its sample's)."""
         return is_latex(self.path if self.path is not None else self.copied_from)
 
-    @property
-    def kind(self) -> str:
-        """How the title and messages name the document's kind."""
-        return "LaTeX" if self.latex else "Markdown"
-
     def text(self) -> str:
         """The editor's text as the file has it (line endings as they were)."""
         text = self.editor.toPlainText()
