@@ -70,9 +70,7 @@ def models_command(args: argparse.Namespace) -> int:
             f"installed {pulled.name} ({pulled.hub_id} at {pulled.commit[:10]}, {pulled.megabytes:,.0f} MB); "
             f"{pulled.right}/{pulled.pairs} known pairs right"
         )
-        from citedesk.desk.onnx import model_onnx_state  # noqa: PLC0415 - what the download made
-
-        print(f"{pulled.name} {model_onnx_state(pulled.name)}")
+        print(f"{pulled.name} {pulled.engine}")
     elif args.action == "remove":
         models.remove_model(args.target)
         print(f"removed {args.target}")

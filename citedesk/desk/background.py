@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from citedesk import errors
 from citedesk.core.findings import Applicability
+from citedesk.evidence.judges.registry import resolve
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 if TYPE_CHECKING:
@@ -322,7 +323,6 @@ def _two_passes(options: AuditOptions) -> bool:
     with judging off there is nothing to re-read; those audits are one pass, as on the CLI)."""
     if not options.strong_judge:
         return False
-    from citedesk.evidence.judges.registry import resolve  # noqa: PLC0415 - loaded by the audit anyway
 
     try:
         fast = resolve(options.judge)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from citedesk.errors import UsageError
 from citedesk.evidence import models
@@ -72,6 +73,14 @@ class Offer:
     figure: str
 
 
+def _download() -> ModuleType:
+    """The Hub's door (`evidence.download`: huggingface_hub, the ONNX export), imported only when a
+    download is asked for, so that listing and choosing models does not load it."""
+    from citedesk.evidence import download  # noqa: PLC0415 - the Hub's door: only when a download is asked for
+
+    return download
+
+
 def download_offers() -> list[Offer]:
     """The recommended models that can be downloaded, most accurate first."""
     return [Offer(e.name, e.hub_id, e.size_mb, e.benchmark) for e in offered()]
@@ -79,15 +88,11 @@ def download_offers() -> list[Offer]:
 
 def hub_reachable(timeout: float = 3.0) -> bool:
     """Whether the model hub answers (blocks up to `timeout`: call it off the GUI thread)."""
-    from citedesk.evidence import download  # noqa: PLC0415 - the Hub's door: only when a download is asked for
-
-    return download.hub_reachable(timeout=timeout)
+    return bool(_download().hub_reachable(timeout=timeout))
 
 
 def progress_text(done: int, total: int) -> str:
-    from citedesk.evidence import download  # noqa: PLC0415 - see hub_reachable
-
-    return download.progress_text(done, total)
+    return str(_download().progress_text(done, total))
 
 
 def import_model(
@@ -105,6 +110,8 @@ class Pulled:
     megabytes: float
     right: int
     pairs: int
+    engine: str = ""
+    """What it judges with now, in one line (`evidence.download.judged_with`: the download exports it)."""
 
 
 def pull_model(
@@ -115,8 +122,7 @@ def pull_model(
 ) -> Pulled:
     """Download, check and install a registry model (`NoNetwork`, `ModelNotFound`, `DiskFull`:
     `ModelError`s with a message; `DownloadCancelled` when `cancelled` says so)."""
-    from citedesk.evidence import download  # noqa: PLC0415 - see hub_reachable
-
+    download = _download()
     result = download.pull(name, progress=progress, cancelled=cancelled)
     return Pulled(
         result.entry.name,
@@ -125,6 +131,7 @@ def pull_model(
         result.downloaded / 1e6,
         result.right,
         result.pairs,
+        download.judged_with(models.find_model(result.entry.name)),
     )
 
 

@@ -44,6 +44,4 @@ def prepare_model(name: str, *, again: bool = False) -> PreparedModel:
 
 def model_onnx_state(name: str) -> str:
     """What an installed model judges with now (nothing is exported), in one line."""
-    if not onnx_enabled():
-        return "judges with torch (CITEDESK_ONNX is off)"
-    return download.onnx_state(models.find_model(name)).describe()
+    return download.judged_with(models.find_model(name))

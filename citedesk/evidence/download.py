@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from citedesk.evidence import onnx_judge
 from citedesk.evidence.judges.nli import (
     DEFAULT_MAX_LENGTH,
     InputFormat,
@@ -212,7 +213,6 @@ def prepare_onnx(folder: Path, *, again: bool = False) -> OnnxPrepared:
     Done right after a download, so the first audit with a new model does not pay for torch's
     import and a background export; `citedesk models prepare NAME` does it for a model installed
     otherwise."""
-    from citedesk.evidence import onnx_judge  # noqa: PLC0415 - imports torch when it exports
 
     if model_kind(folder) is not JudgeKind.ENCODER:
         return OnnxPrepared("torch", None, "only encoder judges run on ONNX Runtime")
@@ -239,8 +239,6 @@ def prepare_onnx(folder: Path, *, again: bool = False) -> OnnxPrepared:
 
 def onnx_state(folder: Path) -> OnnxPrepared:
     """What an installed model judges with now, from the files alone (nothing is exported)."""
-    from citedesk.evidence import onnx_judge  # noqa: PLC0415
-
     if model_kind(folder) is not JudgeKind.ENCODER:
         return OnnxPrepared("torch", None, "only encoder judges run on ONNX Runtime")
     try:
@@ -255,6 +253,13 @@ def onnx_state(folder: Path) -> OnnxPrepared:
         why = failed.read_text(encoding="utf-8", errors="replace").strip().splitlines()[:1]
         return OnnxPrepared("torch", None, f"the ONNX export failed: {''.join(why)}")
     return OnnxPrepared("torch", None, "not exported yet; the first audit starts it")
+
+
+def judged_with(folder: Path) -> str:
+    """What an installed model judges with now, in one line (nothing is exported)."""
+    if not onnx_enabled():
+        return "judges with torch (CITEDESK_ONNX is off)"
+    return onnx_state(folder).describe()
 
 
 def _sweep(root: Path) -> None:

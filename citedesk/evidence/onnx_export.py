@@ -44,6 +44,7 @@ from citedesk.evidence.onnx_embed import (
     onnx_file,
     runtime_installed,
 )
+from citedesk.evidence.onnx_int8 import METHOD, make_int8
 
 CHECK_TEXTS = (
     "The bridge was completed in 1950.",
@@ -73,7 +74,6 @@ def prepare(model_dir: Path, *, force: bool = False) -> Path:
 def _int8_copy(model_dir: Path, fp32: Path) -> None:
     """Make the int8 copy and its agreement record; one that cannot be made is recorded as unused
     (fp32 embeds, and it is not tried again until `citedesk models prepare --again`)."""
-    from citedesk.evidence.onnx_int8 import METHOD, make_int8  # noqa: PLC0415 - onnx, quantisation
 
     try:
         make_int8(model_dir, fp32)

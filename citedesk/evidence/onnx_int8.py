@@ -37,6 +37,7 @@ from citedesk.evidence.onnx_embed import (
     fast_tokenizer,
     int8_file,
 )
+from citedesk.evidence.onnx_judge import quantise
 
 MIN_COSINE = 0.99
 """The smallest cosine between a text's fp32 and int8 vectors for int8 to be used (issue 27)."""
@@ -86,7 +87,6 @@ def make_int8(model_dir: Path, fp32: Path, texts: Sequence[str] | None = None) -
 
 def quantise_embedder(model_dir: Path, fp32: Path, int8: Path, texts: Sequence[str]) -> None:
     """Smooth `fp32` on `texts` (SmoothQuant, `ALPHA`), then quantise it dynamically to `int8`."""
-    from citedesk.evidence.onnx_judge import quantise  # noqa: PLC0415 - onnxruntime.quantization
 
     with tempfile.TemporaryDirectory(dir=int8.parent) as folder:
         smoothed = Path(folder) / "smoothed.onnx"
