@@ -23,7 +23,9 @@ import numpy.typing as npt
 
 from citedesk.errors import ModelError
 from citedesk.evidence.onnx_embed import (
+    Int8Agreement,
     OnnxEncoder,
+    agreement_file,
     chosen_file,
     failure_file,
     onnx_enabled,
@@ -36,6 +38,16 @@ if TYPE_CHECKING:
     from citedesk.store import Store
 
 Vectors = npt.NDArray[np.float32]
+
+
+def _export_later(folder: Path) -> None:
+    """Start the embedder's export (fp32, then its int8 copy: `onnx_export.prepare` makes what is
+    missing) in a background process, behind the audit that asked."""
+    from citedesk.evidence.onnx_export import export_in_background  # noqa: PLC0415 - torch, at export only
+
+    export_in_background(folder)
+
+
 Backend = Literal["either", "onnx", "torch"]
 
 _log = logging.getLogger(__name__)
@@ -129,6 +141,8 @@ class Embedder:
         except OSError as exc:  # a model folder without tokenizer.json or safetensors weights
             return self._fall_back(f"the model cannot run on ONNX Runtime ({exc})")
         if path.is_file():
+            if self.backend != "onnx" and Int8Agreement.read(agreement_file(folder)) is None:
+                _export_later(folder)  # exported before int8 copies: this audit fp32, the next int8
             try:
                 return OnnxEncoder.load(
                     folder, chosen_file(folder), max_length=self.max_length, threads=self.threads
@@ -143,9 +157,7 @@ class Embedder:
             )
         if self.backend == "onnx":
             raise ModelMissing(f"no ONNX model for {folder} (`citedesk models prepare` makes it)")
-        from citedesk.evidence.onnx_export import export_in_background  # noqa: PLC0415
-
-        export_in_background(folder)  # this audit embeds with torch; the next one with ONNX
+        _export_later(folder)  # this audit embeds with torch; the next one with ONNX
         return None
 
     def _fall_back(self, why: str) -> OnnxEncoder | None:
