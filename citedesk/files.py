@@ -179,6 +179,15 @@ def read_stamped(
     path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> tuple[DecodedText, FileStamp]:
     """`read_document`, with the stamp a later `write_checked` compares the file against."""
+    data, stamp = read_stamped_bytes(path, max_bytes=max_bytes)
+    return decode_document(data, max_bytes=max_bytes), stamp
+
+
+def read_stamped_bytes(
+    path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES
+) -> tuple[bytes, FileStamp]:
+    """A document's bytes, undecoded (a Word file is a zip package, read by `core.word`), with its
+    stamp; every failure is a DocumentError with a plain message, as `read_document`'s."""
     p = Path(path)
     try:
         data, info = _read_regular(p, max_bytes)
@@ -194,7 +203,7 @@ def read_stamped(
         raise DocumentError(f"{p} cannot be read: permission denied.") from exc
     except OSError as exc:
         raise DocumentError(f"{p} cannot be read: {exc.strerror or exc}.") from exc
-    return decode_document(data, max_bytes=max_bytes), FileStamp.of(data, info)
+    return data, FileStamp.of(data, info)
 
 
 def write_checked(
@@ -215,6 +224,14 @@ def write_checked(
     whatever is there, which the backup then keeps). Returns the backup's path, if one was made,
     and the stamp of what is now on disk.
     """
+    return write_bytes_checked(path, encode_document(text, encoding), stamp, backup=backup)
+
+
+def write_bytes_checked(
+    path: str | os.PathLike[str], data: bytes, stamp: FileStamp | None, *, backup: bool = False
+) -> tuple[Path | None, FileStamp]:
+    """`write_checked` for bytes already made (a Word package): the same check against `stamp`,
+    the same backup, the same atomic write."""
     p = Path(path)
     target = p.resolve() if p.is_symlink() else p
     original: bytes | None = None
@@ -222,7 +239,6 @@ def write_checked(
         original = _still_as_read(p, stamp)
     elif backup and p.exists():  # no stamp: what is there now is what the backup keeps
         original = read_regular_file(p, MAX_DOCUMENT_BYTES)
-    data = encode_document(text, encoding)
 
     def unchanged() -> None:
         if stamp is None:
