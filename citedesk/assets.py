@@ -31,6 +31,14 @@ def sample_projects() -> dict[str, Path]:
     return {path.stem: path for path in found if path.stem == path.parent.name}
 
 
+def sample_word_documents() -> dict[str, Path]:
+    """The bundled Word samples by their folder's name (`word`: `word/paper.docx`, Zotero fields
+    with their CSL items, its local sources in `word/sources/`). Audited and fixed where they lie,
+    like a project; the window opens them read-only, as every .docx."""
+    found = sorted((resources_dir() / "samples").glob("*/*.docx"))
+    return {path.parent.name: path for path in found}
+
+
 def icon_path() -> Path:
     """The application icon (a 256 px PNG; the SVG lies beside it)."""
     return resources_dir() / "icons" / "citedesk.png"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk import config
-from citedesk.assets import sample_projects
+from citedesk.assets import sample_projects, sample_word_documents
 from citedesk.cli.models import models_command
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
@@ -495,8 +495,8 @@ def _retractions(args: argparse.Namespace) -> int:
 
 def _samples(args: argparse.Namespace) -> int:
     """The sample documents, then the sample projects (each by its main file: `citedesk audit PATH`
-    audits the project's files)."""
-    for name, path in {**Desk.samples(), **sample_projects()}.items():
+    audits the project's files), then the Word samples (`citedesk audit PATH`, read-only in the window)."""
+    for name, path in {**Desk.samples(), **sample_projects(), **sample_word_documents()}.items():
         print(f"{name}\t{path}")
     return EXIT_OK
 
