@@ -1,0 +1,590 @@
+"""Word documents (.docx) read as a pandoc Markdown view, and the view's edits written back.
+
+Why a view: every check, judge and repair of CiteDesk reads text in a citation dialect. A .docx
+is read into the text `pandoc paper.docx -t markdown` would give — a YAML front matter whose
+`references:` holds the CSL-JSON items of the Zotero and Mendeley citation fields, each under a
+readable key (`smith2020`), then one line per body paragraph (`#`×N for headings), each citation
+field written as a pandoc group (`[@smith2020; @lee2019]`) where its displayed text was — so the
+pandoc dialect reads it unchanged. A .docx without citation fields but with `[1]`-style text and
+a "References" section gives the same view without front matter, which the numbered dialect
+reads. The bibliography field Zotero and Mendeley generate is left out: it is no prose.
+
+Characters Markdown would misread in plain text are backslash-escaped, so a word like `a@b.org`
+or `[draft]` stays text. The view keeps, for every character of plain text, the `w:t` element
+and index it came from, so `core.word_write` can write the repair plan's edits back into the runs,
+and for every field the elements of its instruction and displayed text.
+
+Pure: bytes in, bytes out (`core.word_package` checks the package before anything is parsed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from docx.styles import BabelFish
+
+from citedesk.core.text import DocumentError
+from citedesk.core.word_package import Package, open_package, parse_xml
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_W = "{" + W + "}"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+
+ZOTERO = "zotero"
+MENDELEY = "mendeley"
+_BIBLIOGRAPHY = "bibliography"
+_ORDINARY = "ordinary"
+
+_ESCAPED = frozenset("\\*_<>`$")
+"""Escaped wherever they are in plain text: they would start emphasis, HTML, code or math."""
+_ESCAPED_CITING = frozenset("[]@")
+"""Escaped too when the view has citation groups, so plain text never reads as a citation."""
+_LINE_START = frozenset("#-+=:|~")
+"""Escaped at the start of a line: headings, lists, tables, fences."""
+_REFERENCE_TITLES = frozenset(
+    {"references", "reference list", "bibliography", "works cited", "literature cited", "sources"}
+)
+_LOCATOR_LABELS = {
+    "page": "p.",
+    "chapter": "chap.",
+    "section": "sec.",
+    "paragraph": "para.",
+    "figure": "fig.",
+    "volume": "vol.",
+    "line": "l.",
+    "note": "n.",
+    "verse": "v.",
+}
+_UNSAFE_AFFIX = re.compile(r"[\[\]@;\\\n\r]")
+
+
+@dataclass
+class Token:
+    """One unit of a paragraph's line in the view: a character of plain text (its `element` the
+    `w:t` it is in, `at` its index there), a character nobody may edit (a tab, a heading's `#`),
+    or a citation group (`field` its index)."""
+
+    view: str
+    element: Any = None
+    at: int = 0
+    field: int = -1
+
+
+@dataclass
+class _Field:
+    """A field while it is read: its instruction's elements, its displayed text's."""
+
+    begin: Any
+    paragraph: int
+    simple: bool = False
+    instr_parts: list[str] = field(default_factory=list)
+    instr_elements: list[Any] = field(default_factory=list)
+    result: bool = False
+    result_elements: list[Any] = field(default_factory=list)
+    kind: str = ""
+    index: int = -1
+    end: Any = None
+    end_paragraph: int = -1
+
+    @property
+    def instruction(self) -> str:
+        return "".join(self.instr_parts)
+
+
+@dataclass(frozen=True)
+class WordItem:
+    """One item of a citation field: its key in the view and its citationItem as the field has it."""
+
+    key: str
+    item: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WordField:
+    """A Zotero or Mendeley citation field as the view shows it.
+
+    `start`/`end` are the view span of its pandoc group; `citation` the field's JSON; `displayed`
+    the text Word shows for it; `location` where it is in document.xml (for messages)."""
+
+    index: int
+    kind: str
+    start: int
+    end: int
+    citation: dict[str, Any]
+    items: tuple[WordItem, ...]
+    citation_id: str | None
+    displayed: str
+    paragraph: int
+    location: str
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(item.key for item in self.items)
+
+
+@dataclass(frozen=True)
+class WordView:
+    """A .docx read as pandoc Markdown: `text`, its citation `fields`, the CSL items of the front
+    matter by key (`references`), and each body paragraph's view span with its paragraph index."""
+
+    name: str
+    text: str
+    fields: tuple[WordField, ...]
+    references: dict[str, dict[str, Any]]
+    paragraphs: tuple[tuple[int, int, int], ...]
+
+    @property
+    def citing(self) -> bool:
+        """Whether the view cites by fields (pandoc dialect) rather than by `[1]` text (numbered)."""
+        return bool(self.fields)
+
+
+@dataclass
+class Scan:
+    """Everything a read found, the XML elements included (what `core.word_write` edits)."""
+
+    package: Package
+    tree: Any
+    view: WordView
+    lines: list[list[Token]]
+    line_paragraphs: list[Any]
+    fields: list[_Field]
+
+
+class DocxReadError(DocumentError):
+    """A citation field whose JSON cannot be read (never raised out of `read_docx`: the field is
+    then read as an ordinary one, its displayed text as plain text)."""
+
+
+def read_docx(data: bytes, name: str = "document.docx") -> WordView:
+    """The pandoc Markdown view of a .docx's bytes (DocumentError for a file that is no safe .docx)."""
+    return scan_docx(data, name).view
+
+
+def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
+    """The view of a .docx with the XML elements behind every character (fresh elements each call)."""
+    package = open_package(data, name)
+    tree = parse_xml(package.document, name, "word/document.xml")
+    headings = _heading_styles(package.styles, name)
+    walker = _Walker(headings)
+    body = tree.getroot().find(_W + "body")
+    if body is not None:
+        walker.walk_body(body)
+    citing = [f for f in walker.fields if f.kind in (ZOTERO, MENDELEY)]
+    citations = [_citation_json(f) for f in citing]
+    keys = _assign_keys(citations)
+    lines = walker.finish(citing, bool(citing))
+    text, spans, field_spans = _render(lines, citations, keys, walker)
+    fields = []
+    for index, (raw, citation) in enumerate(zip(citing, citations, strict=True)):
+        items = tuple(WordItem(keys[_identity(item)], item) for item in citation.get("citationItems", ()))
+        start, end = field_spans[index]
+        fields.append(
+            WordField(
+                index=index,
+                kind=raw.kind,
+                start=start,
+                end=end,
+                citation=citation,
+                items=items,
+                citation_id=_str_or_none(citation.get("citationID")),
+                displayed=_displayed(raw),
+                paragraph=raw.paragraph,
+                location=tree.getpath(raw.begin),
+            )
+        )
+    references = _references(citations, keys)
+    front = _front_matter(references) if citing else ""
+    shift = len(front)
+    view = WordView(
+        name=name,
+        text=front + text,
+        fields=tuple(
+            WordField(**{**f.__dict__, "start": f.start + shift, "end": f.end + shift}) for f in fields
+        ),
+        references=references,
+        paragraphs=tuple((s + shift, e + shift, p) for s, e, p in spans),
+    )
+    return Scan(package, tree, view, lines, walker.line_paragraphs, citing)
+
+
+# the walk over document.xml ------------------------------------------------------------------------
+class _Walker:
+    """Reads the body's paragraphs in order into lines of tokens, following fields across runs and
+    paragraphs (a field's state persists: Zotero's bibliography spans many paragraphs)."""
+
+    def __init__(self, headings: dict[str, int]) -> None:
+        self.headings = headings
+        self.stack: list[_Field] = []
+        self.fields: list[_Field] = []
+        self.paragraph = -1
+        self.raw_lines: list[list[Token | _Field]] = []
+        self.levels: list[int] = []
+        self.line_paragraphs: list[Any] = []
+        self.current: list[Token | _Field] = []
+
+    def walk_body(self, body: Any) -> None:
+        for p in body.iter(_W + "p"):
+            if any(True for _ in p.iterancestors(_W + "p")):
+                continue  # a text box's paragraph: not body text
+            self.paragraph += 1
+            self.current = []
+            self._children(p)
+            self.raw_lines.append(self.current)
+            self.levels.append(self._level(p))
+            self.line_paragraphs.append(p)
+
+    def _level(self, p: Any) -> int:
+        style = p.find(f"{_W}pPr/{_W}pStyle")
+        if style is None:
+            return 0
+        return self.headings.get(style.get(_W + "val", ""), 0)
+
+    def _children(self, parent: Any) -> None:
+        for child in parent:
+            tag = child.tag
+            if tag == _W + "r":
+                self._run(child)
+            elif tag == _W + "fldSimple":
+                opened = _Field(child, self.paragraph, simple=True)
+                opened.instr_parts.append(child.get(_W + "instr", ""))
+                self._begin(opened)
+                self._separate()
+                self._children(child)
+                self._end(child)
+            elif tag in _TRANSPARENT:
+                self._children(child)
+
+    def _run(self, run: Any) -> None:
+        for child in run:
+            tag = child.tag
+            if tag == _W + "t":
+                for at, char in enumerate(child.text or ""):
+                    self._char(Token(char, child, at))
+            elif tag == _W + "instrText":
+                if self.stack and not self.stack[-1].result:
+                    self.stack[-1].instr_parts.append(child.text or "")
+                    self.stack[-1].instr_elements.append(child)
+            elif tag == _W + "fldChar":
+                kind = child.get(_W + "fldCharType")
+                if kind == "begin":
+                    self._begin(_Field(child, self.paragraph))
+                elif kind == "separate":
+                    self._separate()
+                elif kind == "end":
+                    self._end(child)
+            elif tag in (_W + "tab", _W + "br", _W + "cr"):
+                self._char(Token(" "))
+            elif tag == _W + "noBreakHyphen":
+                self._char(Token("-"))
+
+    def _begin(self, opened: _Field) -> None:
+        self.stack.append(opened)
+
+    def _separate(self) -> None:
+        if self.stack and not self.stack[-1].result:
+            top = self.stack[-1]
+            top.result = True
+            self._classify(top)
+
+    def _end(self, element: Any) -> None:
+        if not self.stack:
+            return  # an end without a begin: ignored
+        top = self.stack.pop()
+        if not top.result:
+            self._classify(top)
+        top.end = element
+        top.end_paragraph = self.paragraph
+
+    def _classify(self, opened: _Field) -> None:
+        opened.kind = _field_kind(opened.instruction)
+        nested = any(f.kind in (ZOTERO, MENDELEY, _BIBLIOGRAPHY) for f in self.stack if f is not opened)
+        if nested or (opened.kind in (ZOTERO, MENDELEY) and not _readable(opened)):
+            opened.kind = _ORDINARY if not nested else "nested"
+        self.fields.append(opened)
+        if opened.kind in (ZOTERO, MENDELEY):
+            self.current.append(opened)
+
+    def _char(self, token: Token) -> None:
+        owner = next((f for f in self.stack if f.kind in (ZOTERO, MENDELEY, _BIBLIOGRAPHY)), None)
+        if owner is not None:
+            if owner.result and token.element is not None:
+                owner.result_elements.append((token.element, token.at))
+            return
+        if any(not f.result for f in self.stack):
+            return  # text inside an instruction: not displayed
+        self.current.append(token)
+
+    def finish(self, citing: list[_Field], escape_citing: bool) -> list[list[Token]]:
+        """The lines: tokens escaped for Markdown, heading prefixes added, empty lines dropped."""
+        for index, opened in enumerate(citing):
+            opened.index = index
+        lines: list[list[Token]] = []
+        kept: list[Any] = []
+        self.kept_numbers: list[int] = []
+        for number, (raw, level, p) in enumerate(
+            zip(self.raw_lines, self.levels, self.line_paragraphs, strict=True)
+        ):
+            tokens = [t if isinstance(t, Token) else Token("", field=t.index) for t in raw]
+            _escape(tokens, escape_citing, heading=level > 0)
+            if not any(t.view.strip() or t.field >= 0 for t in tokens):
+                continue
+            if level == 0 and _plain_text(tokens).strip().rstrip(":").lower() in _REFERENCE_TITLES:
+                level = 1
+            if level:
+                tokens = [Token("#" * level + " "), *tokens]
+            lines.append(tokens)
+            kept.append(p)
+            self.kept_numbers.append(number)
+        self.line_paragraphs = kept
+        return lines
+
+
+_TRANSPARENT = frozenset(
+    _W + tag for tag in ("hyperlink", "ins", "moveTo", "smartTag", "sdt", "sdtContent", "customXml")
+)
+
+
+def _field_kind(instruction: str) -> str:
+    words = instruction.split()
+    head = " ".join(words[:3]).upper()
+    if head.startswith("ADDIN ZOTERO_ITEM"):
+        return ZOTERO
+    if head.startswith("ADDIN ZOTERO_BIBL") or "CSL_BIBLIOGRAPHY" in instruction.upper():
+        return _BIBLIOGRAPHY
+    if head.startswith("ADDIN CSL_CITATION"):
+        return MENDELEY
+    return _ORDINARY
+
+
+def _readable(opened: _Field) -> bool:
+    try:
+        _citation_json(opened)
+    except DocxReadError:
+        return False
+    return True
+
+
+def _citation_json(opened: _Field) -> dict[str, Any]:
+    """The JSON of a citation field's instruction (after `ADDIN … CSL_CITATION`)."""
+    instruction = opened.instruction
+    brace = instruction.find("{")
+    if brace < 0:
+        raise DocxReadError("no JSON")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(instruction, brace)
+    except ValueError as exc:
+        raise DocxReadError(str(exc)) from exc
+    if not isinstance(value, dict) or not isinstance(value.get("citationItems"), list):
+        raise DocxReadError("no citationItems")
+    if not value["citationItems"] or not all(isinstance(i, dict) for i in value["citationItems"]):
+        raise DocxReadError("empty citationItems")
+    return value
+
+
+def _displayed(opened: _Field) -> str:
+    return "".join(element.text[at] for element, at in opened.result_elements)
+
+
+# escaping -------------------------------------------------------------------------------------------
+def _escape(tokens: list[Token], citing: bool, *, heading: bool) -> None:
+    """Backslash-escape what Markdown would misread; leading white space is dropped from the line."""
+    for token in tokens:
+        char = token.view
+        if char in _ESCAPED or (citing and char in _ESCAPED_CITING) or (heading and char == "#"):
+            token.view = "\\" + char
+    first = 0
+    while first < len(tokens) and tokens[first].field < 0 and not tokens[first].view.strip():
+        tokens[first].view = ""
+        first += 1
+    if first == len(tokens) or tokens[first].field >= 0:
+        return
+    if tokens[first].view in _LINE_START:
+        tokens[first].view = "\\" + tokens[first].view
+        return
+    digits = first
+    while digits < len(tokens) and tokens[digits].view.isdigit():
+        digits += 1
+    if digits > first and digits < len(tokens) and tokens[digits].view in (".", ")"):
+        tokens[digits].view = "\\" + tokens[digits].view
+
+
+def _plain_text(tokens: list[Token]) -> str:
+    return "".join(t.view for t in tokens if t.field < 0)
+
+
+def unescape(view: str) -> str:
+    """Plain text of a view's text: a backslash before punctuation dropped."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", view)
+
+
+# keys, groups, front matter ---------------------------------------------------------------------------
+def _identity(item: dict[str, Any]) -> str:
+    """Which work a citationItem is: its URIs (Zotero's and Mendeley's stable ids), else its id and
+    title in itemData (the same item cited by several fields gets one key)."""
+    uris = item.get("uris") or ([item["uri"]] if isinstance(item.get("uri"), str) else [])
+    if isinstance(uris, list) and uris:
+        return "uris:" + json.dumps(sorted(str(u) for u in uris))
+    data = item_data(item)
+    ident = data.get("id", item.get("id"))
+    return "id:" + json.dumps([str(ident), str(data.get("title", ""))])
+
+
+def item_data(item: dict[str, Any]) -> dict[str, Any]:
+    """A citationItem's CSL-JSON (`itemData`), empty when it has none."""
+    data = item.get("itemData")
+    return data if isinstance(data, dict) else {}
+
+
+def _assign_keys(citations: list[dict[str, Any]]) -> dict[str, str]:
+    """A readable key per work, in order of first citation: `smith2020`, then `smith2020a`, …"""
+    keys: dict[str, str] = {}
+    used: set[str] = set()
+    for citation in citations:
+        for item in citation["citationItems"]:
+            ident = _identity(item)
+            if ident in keys:
+                continue
+            base = _base_key(item_data(item))
+            key, n = base, 0
+            while key in used:
+                key = base + _suffix(n)
+                n += 1
+            used.add(key)
+            keys[ident] = key
+    return keys
+
+
+def _suffix(n: int) -> str:
+    letters = ""
+    n += 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
+
+
+def _base_key(data: dict[str, Any]) -> str:
+    name = ""
+    for role in ("author", "editor"):
+        people = data.get(role)
+        if isinstance(people, list) and people and isinstance(people[0], dict):
+            name = str(people[0].get("family") or people[0].get("literal") or "")
+            if name:
+                break
+    if not name:
+        name = str(data.get("title") or "ref").split(" ")[0]
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    word = re.sub(r"[^a-z0-9]", "", ascii_name) or "ref"
+    if word[0].isdigit():
+        word = "ref" + word
+    return word + _year(data)
+
+
+def _year(data: dict[str, Any]) -> str:
+    issued = data.get("issued")
+    if isinstance(issued, dict):
+        parts = issued.get("date-parts")
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            found = re.match(r"-?\d{1,4}", str(parts[0][0]))
+            if found:
+                return found.group().lstrip("-")
+        for field_name in ("raw", "literal"):
+            found = re.search(r"\d{4}", str(issued.get(field_name, "")))
+            if found:
+                return found.group()
+    return "nd"
+
+
+def _references(citations: list[dict[str, Any]], keys: dict[str, str]) -> dict[str, dict[str, Any]]:
+    references: dict[str, dict[str, Any]] = {}
+    for citation in citations:
+        for item in citation["citationItems"]:
+            key = keys[_identity(item)]
+            if key not in references:
+                data = item_data(item)
+                references[key] = {**data, "id": key}
+    return references
+
+
+def _front_matter(references: dict[str, dict[str, Any]]) -> str:
+    lines = ["---", "references:"]
+    lines += ["- " + json.dumps(item, ensure_ascii=False) for item in references.values()]
+    return "\n".join([*lines, "---", "", ""])
+
+
+def group_text(citation: dict[str, Any], keys: dict[str, str]) -> str:
+    """A citation field as a pandoc group: `[see @smith2020, p. 3; @lee2019]`."""
+    return (
+        "[" + "; ".join(_item_text(item, keys[_identity(item)]) for item in citation["citationItems"]) + "]"
+    )
+
+
+def _item_text(item: dict[str, Any], key: str) -> str:
+    prefix = _affix(item.get("prefix"))
+    text = (prefix + " " if prefix else "") + ("-" if item.get("suppress-author") else "") + "@" + key
+    locator = _affix(item.get("locator"))
+    if locator:
+        label = _LOCATOR_LABELS.get(str(item.get("label") or "page"), "")
+        if label == "p." and re.search(r"[-–,]", locator):
+            label = "pp."
+        text += ", " + (label + " " if label else "") + locator
+    suffix = _affix(item.get("suffix"))
+    if suffix:
+        text += (" " if suffix[0].isalnum() else "") + suffix
+    return text
+
+
+def _affix(value: object) -> str:
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        return ""
+    text = " ".join(str(value).split())
+    return "" if _UNSAFE_AFFIX.search(text) or re.search(r"[*_<`$]", text) else text
+
+
+def _render(
+    lines: list[list[Token]], citations: list[dict[str, Any]], keys: dict[str, str], walker: _Walker
+) -> tuple[str, list[tuple[int, int, int]], list[tuple[int, int]]]:
+    """The body text, each line's span and paragraph number, each field's group span."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, int]] = []
+    field_spans: dict[int, tuple[int, int]] = {}
+    offset = 0
+    for tokens, number in zip(lines, walker.kept_numbers, strict=True):
+        start = offset
+        for token in tokens:
+            if token.field >= 0:
+                token.view = group_text(citations[token.field], keys)
+                field_spans[token.field] = (offset, offset + len(token.view))
+            offset += len(token.view)
+        line = "".join(t.view for t in tokens)
+        parts.append(line)
+        spans.append((start, offset, number))
+        offset += 2
+    text = "\n\n".join(parts) + ("\n" if parts else "")
+    return text, spans, [field_spans.get(i, (-1, -1)) for i in range(len(citations))]
+
+
+def _heading_styles(styles: bytes | None, name: str) -> dict[str, int]:
+    """Heading level by style id: `Heading N` is N, `Title` is 1 (python-docx's style names)."""
+    if styles is None:
+        return {"Title": 1, **{f"Heading{n}": n for n in range(1, 10)}}
+    levels: dict[str, int] = {}
+    for style in parse_xml(styles, name, "word/styles.xml").getroot().iter(_W + "style"):
+        ident = style.get(_W + "styleId", "")
+        named = style.find(_W + "name")
+        ui = BabelFish.internal2ui(named.get(_W + "val", "")) if named is not None else ident
+        found = re.fullmatch(r"Heading ([1-9])", ui)
+        if found:
+            levels[ident] = int(found.group(1))
+        elif ui == "Title":
+            levels[ident] = 1
+    return levels
+
+
+def _str_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
