@@ -14,6 +14,7 @@ from typing import Any
 
 from citedesk import config
 from citedesk.assets import sample_projects, sample_word_documents
+from citedesk.cli.batch import batch_command
 from citedesk.cli.models import models_command
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
@@ -524,8 +525,15 @@ def _config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _batch(args: argparse.Namespace) -> int:
+    """`citedesk batch` (cli/batch.py), with the settings and the desk as `audit` makes them."""
+    configuration = _configuration(args, Path(args.paths[0]))
+    return batch_command(args, configuration, _desk(configuration, args))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "audit": _audit,
+    "batch": _batch,
     "fix": _fix,
     "review": _review,
     "assist": _assist,

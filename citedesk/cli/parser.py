@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="report every finding, even those you marked as false alarms",
     )
 
+    _add_batch(commands)
+
     review = commands.add_parser(
         "review", help="list the findings with your review decisions, or record a decision"
     )
@@ -196,6 +198,45 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
     return parser
+
+
+def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """`citedesk batch` (cli/batch.py): a corpus, each document audited on its own."""
+    batch = commands.add_parser(
+        "batch",
+        help="audit every document under folders (a corpus) into a folder of reports, a table and an overview",
+        description="Audits every Markdown, text and LaTeX document under the paths, each as `citedesk audit "
+        "--format json` would, into DIR: reports/NAME.json, corpus.csv and corpus.parquet (one row per "
+        "finding and per citation not checked), index.html (an overview) and manifest.json. A re-run "
+        "audits only the documents (or settings) changed since; a document that cannot be audited is "
+        "a row with its error. The works the corpus cites are fetched and looked up once.",
+    )
+    batch.add_argument("paths", nargs="+", metavar="PATH", help="documents, or folders searched recursively")
+    batch.add_argument("--out", metavar="DIR", required=True, help="the folder the outputs go to")
+    batch.add_argument(
+        "--workers",
+        type=_positive_count,
+        metavar="N",
+        help="audit in N processes, each with its own judge (default: this machine's cores, at most 4)",
+    )
+    batch.add_argument(
+        "--force",
+        action="store_true",
+        help="audit every document again, even those unchanged since the last run",
+    )
+    batch.add_argument(
+        "--fail-on",
+        metavar="KINDS",
+        help="exit 1 when a document has findings of this severity or worse (or of these kinds), as "
+        "audit does; default: warning",
+    )
+    _add_source_flags(batch)
+
+
+def _positive_count(value: str) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= 256:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of workers between 1 and 256")
+    return int(value)
 
 
 # --- shared flags ----------------------------------------------------------------------------------

@@ -1,0 +1,202 @@
+"""A corpus audit's files (`citedesk batch`, issue 31): which documents, what was done before, and
+what is written.
+
+- **Which documents**: every supported document under the paths given, recursively, in one stable
+  order (by the name it has in the output: its path relative to the folder the paths share), hidden
+  files and folders and the output folder left out. `.docx` joins once `citedesk.core.word` exists.
+- **The manifest** (`DIR/manifest.json`): per document, the hash of its bytes and of the settings it
+  was audited with (`settings_hash`: every audit option that can change a report, CiteDesk's
+  version and the contents of the bibliographies given). A re-run audits only the documents whose
+  hashes differ, so a corpus interrupted or grown is finished, not redone.
+- **The outputs**: `reports/NAME.json` (the worker writes it), `corpus.csv`, `corpus.parquet`
+  (pyarrow, the `corpus` extra: written only when it is installed) and `index.html`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from citedesk import __version__
+from citedesk.core.corpus_html import render_overview
+from citedesk.core.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
+from citedesk.engine.state import AuditOptions
+from citedesk.errors import OutputError, UsageError
+from citedesk.files import why_not_written, write_atomic
+
+TEXT_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".txt", ".tex")
+WORD_SUFFIX = ".docx"
+MANIFEST = "manifest.json"
+MANIFEST_VERSION = 1
+REPORTS = "reports"
+UNHASHED_OPTIONS = frozenset({"refresh", "refresh_keys"})
+"""Options that change how a run fetches, not what a report says."""
+
+
+def word_supported() -> bool:
+    """Whether Word documents can be read yet (`citedesk.core.word`, issue 30)."""
+    return importlib.util.find_spec("citedesk.core.word") is not None
+
+
+@dataclass(frozen=True)
+class CorpusDocument:
+    path: Path
+    """As found under the paths given (relative paths stay relative: reports name it so)."""
+    name: str
+    """Its name in the outputs: the path relative to the folder the paths given share, with `/`."""
+
+
+def report_path(out: Path, name: str) -> Path:
+    return out / REPORTS / f"{name}.json"
+
+
+def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> tuple[list[CorpusDocument], int]:
+    """The documents under `paths` in a stable order, and how many `.docx` files were left out
+    because Word documents cannot be read yet. A path that does not exist is a UsageError."""
+    suffixes = (*TEXT_SUFFIXES, WORD_SUFFIX) if word_supported() else TEXT_SUFFIXES
+    roots = [Path(p) for p in paths]
+    for root in roots:
+        if not root.exists():
+            raise UsageError(f"no such file or folder: {root}")
+    base = Path(os.path.commonpath([str((r if r.is_dir() else r.parent).resolve()) for r in roots]))
+    skip = out.resolve()
+    found: dict[str, CorpusDocument] = {}
+    word_left = 0
+    for root in roots:
+        for path in [root] if root.is_file() else _walk(root):
+            suffix = path.suffix.lower()
+            if suffix == WORD_SUFFIX and suffix not in suffixes:
+                word_left += 1
+                continue
+            resolved = path.resolve()
+            if suffix not in suffixes or resolved.is_relative_to(skip):
+                continue
+            name = resolved.relative_to(base).as_posix()
+            found.setdefault(name, CorpusDocument(path, name))
+    return [found[name] for name in sorted(found)], word_left
+
+
+def _walk(root: Path) -> Iterable[Path]:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield Path(folder) / name
+
+
+def content_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def settings_hash(options: AuditOptions) -> str:
+    """What the reports depend on besides the documents: the options (but how to fetch), CiteDesk's
+    version, and the bibliographies' contents (an edited .bib re-audits the corpus)."""
+    chosen = {f.name: getattr(options, f.name) for f in fields(options) if f.name not in UNHASHED_OPTIONS}
+    described = json.dumps({"version": __version__, **chosen}, sort_keys=True, default=str)
+    digest = hashlib.sha256(described.encode())
+    for bibliography in options.bibliographies:
+        try:
+            digest.update(content_hash(Path(bibliography)).encode())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One document in the manifest."""
+
+    content: str
+    settings: str
+    error: str | None = None
+    retry: bool = False
+    """Audit it again even when unchanged: its error was not the document's (a worker died)."""
+
+
+def read_manifest(out: Path) -> dict[str, Entry]:
+    """The manifest's entries (none when there is no readable manifest: every document is new)."""
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        if data.get("version") != MANIFEST_VERSION:
+            return {}
+        return {name: Entry(**entry) for name, entry in data["documents"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def write_manifest(out: Path, entries: dict[str, Entry]) -> None:
+    data = {
+        "version": MANIFEST_VERSION,
+        "documents": {name: asdict(entries[name]) for name in sorted(entries)},
+    }
+    _write(out / MANIFEST, json.dumps(data, indent=1) + "\n")
+
+
+def unchanged(entry: Entry | None, content: str, settings: str, out: Path, name: str) -> bool:
+    """Whether a document need not be audited again: same bytes, same settings, and its report (or
+    its error, when the document itself was at fault) kept."""
+    if entry is None or entry.retry or entry.content != content or entry.settings != settings:
+        return False
+    return entry.error is not None or report_path(out, name).is_file()
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write `path` atomically, its folders made (OutputError, in words, when it cannot be)."""
+    _write(path, text)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    except (OSError, UnicodeEncodeError) as exc:
+        raise OutputError(f"{path} could not be written: {why_not_written(exc)}") from exc
+
+
+def parquet_available() -> bool:
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def write_parquet(path: Path, rows: Sequence[CorpusRow]) -> bool:
+    """`corpus.parquet`, typed columns, written beside and moved into place; False (nothing
+    written) when pyarrow is not installed."""
+    if not parquet_available():
+        return False
+    pa: Any = importlib.import_module("pyarrow")
+    pq: Any = importlib.import_module("pyarrow.parquet")
+    types = {"line": pa.int64(), "confidence": pa.float64()}
+    schema = pa.schema([(name, types.get(name, pa.string())) for name in COLUMNS])
+    table = pa.table(columns(rows), schema=schema)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        pq.write_table(table, partial)
+        os.replace(partial, path)
+    except OSError as exc:
+        raise OutputError(f"{path} could not be written: {why_not_written(exc)}") from exc
+    return True
+
+
+def write_outputs(out: Path, outcomes: Sequence[DocumentOutcome]) -> bool:
+    """The corpus table (CSV, and Parquet when pyarrow is there: whether it was) and the overview."""
+    rows = [row for outcome in outcomes for row in outcome.rows]
+    _write(out / "corpus.csv", to_csv(rows))
+    parquet = write_parquet(out / "corpus.parquet", rows)
+    links = {
+        o.document: quote(f"{REPORTS}/{o.document}.json")
+        for o in outcomes
+        if o.error is None and report_path(out, o.document).is_file()
+    }
+    _write(out / "index.html", render_overview(outcomes, links, title=f"Corpus audit: {out.name}"))
+    return parquet

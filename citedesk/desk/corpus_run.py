@@ -1,0 +1,256 @@
+"""A corpus audit (`citedesk batch PATH… --out DIR`, issue 31): every document under the paths,
+each report as `citedesk audit --format json` gives it, one table and one overview.
+
+The stages, in order:
+
+1. **Which documents, and which changed** (`desk.corpus_files`): the manifest says which were
+   audited with these settings and have not changed since; those keep their reports.
+2. **Parse** every document to audit, and collect the *distinct* works the corpus cites that are
+   read from the network: a DOI or a link cited by 300 documents is one work.
+3. **Gather** those works once, here (`sources.gather`, through the store's cache, with the
+   fetcher's per-host limits: polite to each server whatever the number of workers), and look the
+   cited works up in the indexes once (`sources.truth`: the answers are cached in the store). The
+   workers' audits then find the sources and the answers in the store — SQLite in WAL mode with a
+   busy timeout, which several processes share — and fetch nothing that was had.
+4. **Audit** the documents in `workers` processes (`desk.corpus_worker`: a
+   `ProcessPoolExecutor`, spawned, one desk and one judge model per worker), at most a few per
+   worker in flight so a million documents are never all queued at once.
+5. **Write** the table (CSV, Parquet) and the overview from every document's rows, those left
+   alone included (read back from their reports), and the manifest (also every few seconds while
+   the audits run: an interrupted corpus resumes where it stopped).
+
+What a source could not be had for (a dead link, a server error) is not cached: a document's audit
+asks for it again, as a single audit does; every source that was had is fetched once per corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
+from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
+from citedesk.core.works import CitedEntry
+from citedesk.desk import corpus_worker
+from citedesk.desk.corpus_files import (
+    CorpusDocument,
+    Entry,
+    content_hash,
+    discover,
+    read_manifest,
+    report_path,
+    settings_hash,
+    unchanged,
+    write_manifest,
+    write_outputs,
+)
+from citedesk.desk.desk import Desk
+from citedesk.desk.prefetch import prefetch
+from citedesk.engine.state import AuditOptions
+from citedesk.errors import CiteDeskError, InputError
+from citedesk.sources.citeworks import cited_works, works_to_check
+from citedesk.sources.truth import entries_to_check
+
+Progress = Callable[[str, int, int, str], None]
+"""(label, done, total, note): what the front end shows (a bar, or lines in a log)."""
+MAX_WORKERS = 4
+IN_FLIGHT_PER_WORKER = 4
+MANIFEST_EVERY_S = 5.0
+
+
+def default_workers() -> int:
+    """The machine's cores, at most MAX_WORKERS (each worker holds a judge model)."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class CorpusResult:
+    outcomes: list[DocumentOutcome]
+    """Every document's, in the corpus's order."""
+    audited: int
+    skipped: int
+    """Unchanged since the last run: their reports were kept."""
+    word_left_out: int
+    distinct_sources: int
+    fetched: int
+    """Of those, how many came from the network in this run (the rest: the cache, local files)."""
+    seconds: float
+    audit_seconds: float
+    """The audits alone (the documents/s figure is of these)."""
+    parquet: bool
+
+
+def _say_nothing(label: str, done: int, total: int, note: str) -> None:
+    """No progress shown."""
+
+
+def run_corpus(
+    desk: Desk,
+    paths: Sequence[str | os.PathLike[str]],
+    out: Path,
+    *,
+    workers: int | None = None,
+    force: bool = False,
+    progress: Progress = _say_nothing,
+) -> CorpusResult:
+    """Audit every document under `paths` into `out` (see the module's docstring)."""
+    started = time.perf_counter()
+    options = desk.options
+    documents, word_left = discover(paths, out)
+    settings = settings_hash(options)
+    before = {} if force else read_manifest(out)
+    entries: dict[str, Entry] = {}
+    todo: list[CorpusDocument] = []
+    for doc in documents:
+        try:
+            content = content_hash(doc.path)
+        except OSError as exc:
+            content = f"unreadable: {exc.strerror or exc}"
+        entry = before.get(doc.name)
+        if unchanged(entry, content, settings, out, doc.name):
+            assert entry is not None
+            entries[doc.name] = entry
+        else:
+            entries[doc.name] = Entry(content, settings, retry=True)  # until its audit says otherwise
+            todo.append(doc)
+    distinct, fetched = _gather(desk, todo, progress)
+    worker_options = replace(options, refresh=False, refresh_keys=frozenset())  # fetched once, above
+    audit_started = time.perf_counter()
+    found: dict[str, DocumentOutcome] = {}
+    saved_at = time.monotonic()
+    for done, (doc, result) in enumerate(_audits(worker_options, todo, out, workers), start=1):
+        found[doc.name] = result.outcome
+        entries[doc.name] = replace(entries[doc.name], error=result.outcome.error, retry=result.retry)
+        rate = done / max(1e-9, time.perf_counter() - audit_started)
+        progress("documents audited", done, len(todo), f"{rate:.1f} documents/s")
+        if time.monotonic() - saved_at >= MANIFEST_EVERY_S:
+            write_manifest(out, entries)
+            saved_at = time.monotonic()
+    audit_seconds = time.perf_counter() - audit_started
+    write_manifest(out, entries)
+    outcomes = [found.get(doc.name) or _kept(desk, doc, entries[doc.name], out) for doc in documents]
+    parquet = write_outputs(out, outcomes)
+    return CorpusResult(
+        outcomes,
+        len(todo),
+        len(documents) - len(todo),
+        word_left,
+        distinct,
+        fetched,
+        time.perf_counter() - started,
+        audit_seconds,
+        parquet,
+    )
+
+
+def _kept(desk: Desk, doc: CorpusDocument, entry: Entry, out: Path) -> DocumentOutcome:
+    """A document left alone: its rows, from its report and its text as they are on disk."""
+    if entry.error is not None:
+        return failed_outcome(doc.name, entry.error)
+    try:
+        report = json.loads(report_path(out, doc.name).read_text(encoding="utf-8"))
+        return outcome_of(doc.name, report, desk.open(doc.path).text)
+    except (OSError, ValueError) as exc:
+        return failed_outcome(doc.name, f"its report could not be read again: {exc}")
+    except CiteDeskError as exc:
+        return failed_outcome(doc.name, exc.message)
+
+
+def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> tuple[int, int]:
+    """Parse each document to audit and gather the distinct works they cite, once (stages 2-3)."""
+    options = desk.options
+    if not options.check_sources or not todo:
+        return 0, 0
+    entries: list[CitedEntry] = []
+    truth: list[CitedEntry] = []
+    for done, doc in enumerate(todo, start=1):
+        document = _parsed(desk, doc)
+        if document is not None:
+            works, checked = _cited(document, options)
+            entries.extend(works)
+            truth.extend(checked)
+        progress("documents read", done, len(todo), "")
+    with desk.jobs().store() as store:
+        return prefetch(entries, truth, options, store, progress)
+
+
+def _parsed(desk: Desk, doc: CorpusDocument) -> Document | None:
+    """The document read as its audit will read it (None: it cannot be; its audit will say why)."""
+    options = desk.options
+    try:
+        text = desk.open(doc.path).text
+        path = str(doc.path)
+        cited = cited_works(
+            text,
+            doc.path,
+            options.bibliographies,
+            zotero_dir=options.zotero_dir,
+            use_zotero=options.zotero,
+            roots=(options.sources_dir, *options.local_roots),
+            anywhere=options.allow_local_paths,
+        )
+        if cited is None:
+            return document_of(structure_without_bibliography(text, path), path)
+        return parse_document(text, path, cited.works)
+    except InputError:
+        return None
+    except Exception:  # a bug met on this document: its audit will say so, and the rest go on
+        return None
+
+
+def _cited(document: Document, options: AuditOptions) -> tuple[list[CitedEntry], list[CitedEntry]]:
+    works = works_to_check(document, options.sources_dir, frozenset(k for k, _ in options.attached))
+    checked = entries_to_check(document) if options.check_references else []
+    return works, checked
+
+
+def _audits(
+    options: AuditOptions, todo: Sequence[CorpusDocument], out: Path, workers: int | None
+) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult]]:
+    """Each document's audit as it finishes: in this process with one worker, else in a pool."""
+    count = min(workers or default_workers(), max(1, len(todo)))
+    if count <= 1:
+        corpus_worker.start(options)
+        for doc in todo:
+            yield doc, corpus_worker.audit_one(str(doc.path), doc.name, str(out))
+        return
+    context = mp.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=count, mp_context=context, initializer=corpus_worker.start, initargs=(options,)
+    ) as pool:
+        waiting = iter(todo)
+        running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
+        while True:
+            for doc in waiting:
+                try:
+                    running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name, str(out))] = doc
+                except BrokenProcessPool:  # a worker died: the documents left are said, not lost
+                    yield doc, _died(doc)
+                    continue
+                if len(running) >= count * IN_FLIGHT_PER_WORKER:
+                    break
+            if not running:
+                return
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                doc = running.pop(future)
+                yield doc, _result(future, doc)
+
+
+def _result(future: Future[corpus_worker.WorkerResult], doc: CorpusDocument) -> corpus_worker.WorkerResult:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return _died(doc)
+
+
+def _died(doc: CorpusDocument) -> corpus_worker.WorkerResult:
+    said = "a worker process ended before its audit did (out of memory?): run again to audit it"
+    return corpus_worker.WorkerResult(failed_outcome(doc.name, said), retry=True)

@@ -1,0 +1,116 @@
+"""A corpus's distinct cited works, fetched and looked up once before its documents are audited
+(`desk.corpus_run`, stage 3).
+
+Every document of a corpus has its own keys (`[1]` in one paper is not `[1]` in the next), so the
+works are gathered by what they are fetched by — their DOI, arXiv id or link (`locator_of`) — and
+looked up by what the indexes are asked (DOI, else title, authors and year), each under a key of
+its own. What is had goes to the store, where each document's audit then finds it: the sources
+through `sources.gather` (the cache, the fetcher's per-host limits, its time-outs), the index
+answers through `sources.truth.check_entries` (the look-up cache). A work a document reads from a
+file (`--sources DIR/KEY.ext`, a path in its entry, an attachment) is not fetched here: that is
+the document's own and costs no request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from citedesk.core.works import CitedEntry
+from citedesk.engine.sourcing import source_options
+from citedesk.engine.state import AuditOptions
+from citedesk.sources.fetch import FetchPolicy
+from citedesk.sources.gather import gather_sources
+from citedesk.sources.identifiers import locator_of
+from citedesk.sources.indexes import LookupConfig
+from citedesk.sources.local import LOCAL_EXTENSIONS
+from citedesk.sources.resolved import SourceStatus
+from citedesk.sources.truth import check_entries
+from citedesk.store import Store
+
+Progress = Callable[[str, int, int, str], None]
+
+
+def distinct_sources(entries: Sequence[CitedEntry], options: AuditOptions) -> list[CitedEntry]:
+    """One entry per network locator, keyed by it; entries read from a file left out."""
+    found: dict[str, CitedEntry] = {}
+    for ref in entries:
+        locator = locator_of(ref)
+        if locator is None or ref.path or _in_sources_dir(ref.key, options):
+            continue
+        if ref.key in {key for key, _ in options.attached}:
+            continue
+        found.setdefault(locator, replace(ref, key=locator))  # type: ignore[type-var]
+    return list(found.values())
+
+
+def _in_sources_dir(key: str, options: AuditOptions) -> bool:
+    folder = options.sources_dir
+    return folder is not None and any((folder / f"{key}{ext}").is_file() for ext in LOCAL_EXTENSIONS)
+
+
+def distinct_works(entries: Sequence[CitedEntry]) -> list[CitedEntry]:
+    """One entry per work as the indexes are asked about it, each under a key of its own."""
+    found: dict[tuple[str, ...], CitedEntry] = {}
+    for ref in entries:
+        if ref.doi:
+            ask: tuple[str, ...] = ("doi", ref.doi.lower())
+        else:
+            ask = ("work", (ref.title or ref.text).lower(), ref.authors or "", ref.year or "", ref.url or "")
+        if ask not in found:
+            found[ask] = replace(ref, key=f"work{len(found)}")  # type: ignore[type-var]
+    return list(found.values())
+
+
+def prefetch(
+    sources: Sequence[CitedEntry],
+    works: Sequence[CitedEntry],
+    options: AuditOptions,
+    store: Store,
+    progress: Progress,
+) -> tuple[int, int]:
+    """Fetch the distinct sources and look the distinct works up, into `store`; returns (distinct
+    sources, fetched from the network now)."""
+    unique = distinct_sources(sources, options)
+    fetched = 0
+    if unique:
+        resolved = gather_sources(
+            unique,
+            source_options(replace(options, sources_dir=None, attached=())),
+            store,
+            progress=lambda done, total: progress("sources fetched", done, total, ""),
+        )
+        fetched = sum(1 for s in resolved.values() if s.status is SourceStatus.FETCHED)
+    asked = distinct_works(works)
+    if asked and options.check_references:
+        check_entries(
+            asked,
+            _lookup_config(options),
+            store,
+            fetch_policy=_fetch_policy(options),
+            progress=lambda done, total: progress("references looked up", done, total, ""),
+        )
+    return len(unique), fetched
+
+
+def _lookup_config(options: AuditOptions) -> LookupConfig:
+    """As an audit asks the indexes (`engine.sourcing.check_truth`), with no audit's time budget."""
+    return LookupConfig.from_env(
+        doi_base=options.doi_base,
+        crossref_base=options.crossref_base,
+        openalex_base=options.openalex_base,
+        mailto=options.contact_email,
+        offline=options.offline,
+        max_age_days=options.recheck_days,
+        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
+        max_rate_wait=120.0,
+    )
+
+
+def _fetch_policy(options: AuditOptions) -> FetchPolicy:
+    return FetchPolicy(
+        allow_private_network=options.allow_private_network,
+        deadline=min(30.0, options.fetch_timeout),
+        read_timeout=min(20.0, options.fetch_timeout),
+        connect_timeout=min(10.0, options.fetch_timeout),
+    )
