@@ -10,5 +10,6 @@ package is checked before anything is parsed (`core.word_package`).
 from __future__ import annotations
 
 from citedesk.core.word_read import WordField, WordItem, WordView, read_docx
+from citedesk.core.word_write import write_docx
 
-__all__ = ["WordField", "WordItem", "WordView", "read_docx"]
+__all__ = ["WordField", "WordItem", "WordView", "read_docx", "write_docx"]

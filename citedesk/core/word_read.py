@@ -31,7 +31,7 @@ from citedesk.core.text import DocumentError
 from citedesk.core.word_package import Package, open_package, parse_xml
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
-_W = "{" + W + "}"
+WQ = "{" + W + "}"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 
 ZOTERO = "zotero"
@@ -75,7 +75,7 @@ class Token:
 
 
 @dataclass
-class _Field:
+class OpenField:
     """A field while it is read: its instruction's elements, its displayed text's."""
 
     begin: Any
@@ -136,6 +136,9 @@ class WordView:
     fields: tuple[WordField, ...]
     references: dict[str, dict[str, Any]]
     paragraphs: tuple[tuple[int, int, int], ...]
+    works: dict[str, str] = field(default_factory=dict)
+    """Which work each key is (its URIs, else its id and title): keys are derived afresh at each
+    read, so two reads are compared by work (`core.word_write`)."""
 
     @property
     def citing(self) -> bool:
@@ -152,7 +155,7 @@ class Scan:
     view: WordView
     lines: list[list[Token]]
     line_paragraphs: list[Any]
-    fields: list[_Field]
+    fields: list[OpenField]
 
 
 class DocxReadError(DocumentError):
@@ -171,7 +174,7 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
     tree = parse_xml(package.document, name, "word/document.xml")
     headings = _heading_styles(package.styles, name)
     walker = _Walker(headings)
-    body = tree.getroot().find(_W + "body")
+    body = tree.getroot().find(WQ + "body")
     if body is not None:
         walker.walk_body(body)
     citing = [f for f in walker.fields if f.kind in (ZOTERO, MENDELEY)]
@@ -208,6 +211,7 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
         ),
         references=references,
         paragraphs=tuple((s + shift, e + shift, p) for s, e, p in spans),
+        works={key: ident for ident, key in keys.items()},
     )
     return Scan(package, tree, view, lines, walker.line_paragraphs, citing)
 
@@ -219,17 +223,17 @@ class _Walker:
 
     def __init__(self, headings: dict[str, int]) -> None:
         self.headings = headings
-        self.stack: list[_Field] = []
-        self.fields: list[_Field] = []
+        self.stack: list[OpenField] = []
+        self.fields: list[OpenField] = []
         self.paragraph = -1
-        self.raw_lines: list[list[Token | _Field]] = []
+        self.raw_lines: list[list[Token | OpenField]] = []
         self.levels: list[int] = []
         self.line_paragraphs: list[Any] = []
-        self.current: list[Token | _Field] = []
+        self.current: list[Token | OpenField] = []
 
     def walk_body(self, body: Any) -> None:
-        for p in body.iter(_W + "p"):
-            if any(True for _ in p.iterancestors(_W + "p")):
+        for p in body.iter(WQ + "p"):
+            if any(True for _ in p.iterancestors(WQ + "p")):
                 continue  # a text box's paragraph: not body text
             self.paragraph += 1
             self.current = []
@@ -239,19 +243,19 @@ class _Walker:
             self.line_paragraphs.append(p)
 
     def _level(self, p: Any) -> int:
-        style = p.find(f"{_W}pPr/{_W}pStyle")
+        style = p.find(f"{WQ}pPr/{WQ}pStyle")
         if style is None:
             return 0
-        return self.headings.get(style.get(_W + "val", ""), 0)
+        return self.headings.get(style.get(WQ + "val", ""), 0)
 
     def _children(self, parent: Any) -> None:
         for child in parent:
             tag = child.tag
-            if tag == _W + "r":
+            if tag == WQ + "r":
                 self._run(child)
-            elif tag == _W + "fldSimple":
-                opened = _Field(child, self.paragraph, simple=True)
-                opened.instr_parts.append(child.get(_W + "instr", ""))
+            elif tag == WQ + "fldSimple":
+                opened = OpenField(child, self.paragraph, simple=True)
+                opened.instr_parts.append(child.get(WQ + "instr", ""))
                 self._begin(opened)
                 self._separate()
                 self._children(child)
@@ -262,27 +266,27 @@ class _Walker:
     def _run(self, run: Any) -> None:
         for child in run:
             tag = child.tag
-            if tag == _W + "t":
+            if tag == WQ + "t":
                 for at, char in enumerate(child.text or ""):
                     self._char(Token(char, child, at))
-            elif tag == _W + "instrText":
+            elif tag == WQ + "instrText":
                 if self.stack and not self.stack[-1].result:
                     self.stack[-1].instr_parts.append(child.text or "")
                     self.stack[-1].instr_elements.append(child)
-            elif tag == _W + "fldChar":
-                kind = child.get(_W + "fldCharType")
+            elif tag == WQ + "fldChar":
+                kind = child.get(WQ + "fldCharType")
                 if kind == "begin":
-                    self._begin(_Field(child, self.paragraph))
+                    self._begin(OpenField(child, self.paragraph))
                 elif kind == "separate":
                     self._separate()
                 elif kind == "end":
                     self._end(child)
-            elif tag in (_W + "tab", _W + "br", _W + "cr"):
+            elif tag in (WQ + "tab", WQ + "br", WQ + "cr"):
                 self._char(Token(" "))
-            elif tag == _W + "noBreakHyphen":
+            elif tag == WQ + "noBreakHyphen":
                 self._char(Token("-"))
 
-    def _begin(self, opened: _Field) -> None:
+    def _begin(self, opened: OpenField) -> None:
         self.stack.append(opened)
 
     def _separate(self) -> None:
@@ -300,7 +304,7 @@ class _Walker:
         top.end = element
         top.end_paragraph = self.paragraph
 
-    def _classify(self, opened: _Field) -> None:
+    def _classify(self, opened: OpenField) -> None:
         opened.kind = _field_kind(opened.instruction)
         nested = any(f.kind in (ZOTERO, MENDELEY, _BIBLIOGRAPHY) for f in self.stack if f is not opened)
         if nested or (opened.kind in (ZOTERO, MENDELEY) and not _readable(opened)):
@@ -319,7 +323,7 @@ class _Walker:
             return  # text inside an instruction: not displayed
         self.current.append(token)
 
-    def finish(self, citing: list[_Field], escape_citing: bool) -> list[list[Token]]:
+    def finish(self, citing: list[OpenField], escape_citing: bool) -> list[list[Token]]:
         """The lines: tokens escaped for Markdown, heading prefixes added, empty lines dropped."""
         for index, opened in enumerate(citing):
             opened.index = index
@@ -345,7 +349,7 @@ class _Walker:
 
 
 _TRANSPARENT = frozenset(
-    _W + tag for tag in ("hyperlink", "ins", "moveTo", "smartTag", "sdt", "sdtContent", "customXml")
+    WQ + tag for tag in ("hyperlink", "ins", "moveTo", "smartTag", "sdt", "sdtContent", "customXml")
 )
 
 
@@ -361,7 +365,7 @@ def _field_kind(instruction: str) -> str:
     return _ORDINARY
 
 
-def _readable(opened: _Field) -> bool:
+def _readable(opened: OpenField) -> bool:
     try:
         _citation_json(opened)
     except DocxReadError:
@@ -369,7 +373,7 @@ def _readable(opened: _Field) -> bool:
     return True
 
 
-def _citation_json(opened: _Field) -> dict[str, Any]:
+def _citation_json(opened: OpenField) -> dict[str, Any]:
     """The JSON of a citation field's instruction (after `ADDIN … CSL_CITATION`)."""
     instruction = opened.instruction
     brace = instruction.find("{")
@@ -386,7 +390,7 @@ def _citation_json(opened: _Field) -> dict[str, Any]:
     return value
 
 
-def _displayed(opened: _Field) -> str:
+def _displayed(opened: OpenField) -> str:
     return "".join(element.text[at] for element, at in opened.result_elements)
 
 
@@ -574,10 +578,10 @@ def _heading_styles(styles: bytes | None, name: str) -> dict[str, int]:
     if styles is None:
         return {"Title": 1, **{f"Heading{n}": n for n in range(1, 10)}}
     levels: dict[str, int] = {}
-    for style in parse_xml(styles, name, "word/styles.xml").getroot().iter(_W + "style"):
-        ident = style.get(_W + "styleId", "")
-        named = style.find(_W + "name")
-        ui = BabelFish.internal2ui(named.get(_W + "val", "")) if named is not None else ident
+    for style in parse_xml(styles, name, "word/styles.xml").getroot().iter(WQ + "style"):
+        ident = style.get(WQ + "styleId", "")
+        named = style.find(WQ + "name")
+        ui = BabelFish.internal2ui(named.get(WQ + "val", "")) if named is not None else ident
         found = re.fullmatch(r"Heading ([1-9])", ui)
         if found:
             levels[ident] = int(found.group(1))

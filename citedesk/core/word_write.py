@@ -1,0 +1,474 @@
+"""The repair plan's edits of a Word view (`core.word_read`) written back into the .docx.
+
+The plan edits the pandoc Markdown view; this module finds what changed, paragraph by paragraph
+(aligned on their lines), and inside a paragraph unit by unit (a character of plain text, or a
+whole citation group): a group that is still there with other keys rewrites its field, a group
+that is gone removes its field (and the runs of its instruction and displayed text), and changed
+plain text is written into the `w:t` it came from. A field keeps its `citationID` and each kept
+item its `uris`, its `properties` are updated to the new displayed text, so Zotero and Mendeley
+still recognise and refresh it; a swapped-in item is copied from a field that cites it elsewhere.
+
+Only `word/document.xml` changes; every other member of the package is copied as it was (same
+names, order, compression). The result must re-read to the planned text, else RepairError and
+nothing is returned. A citation where no field is cannot be made here: Word's reference manager
+inserts it.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from lxml import etree  # type: ignore[import-untyped]
+
+from citedesk.core.citekeys import CitationGroup, find_citations
+from citedesk.core.word_package import DOCUMENT_PART
+from citedesk.core.word_read import (
+    WQ,
+    XML_SPACE,
+    OpenField,
+    Scan,
+    Token,
+    WordField,
+    WordView,
+    read_docx,
+    scan_docx,
+)
+from citedesk.errors import RepairError
+
+_ADDING = (
+    "Adding a citation in Word is not done by CiteDesk: insert it with Zotero or Mendeley "
+    "(Add/Edit Citation) so the reference manager knows it, then audit the document again."
+)
+_DROPPED_ON_SWAP = ("locator", "label", "prefix", "suffix", "suppress-author", "author-only")
+
+
+@dataclass
+class _Edits:
+    """Character edits of `w:t` elements, applied together at the end (indices stay valid)."""
+
+    deleted: dict[Any, set[int]] = field(default_factory=dict)
+    inserted: dict[Any, dict[int, str]] = field(default_factory=dict)
+    elements: dict[int, Any] = field(default_factory=dict)
+
+    def delete(self, element: Any, at: int) -> None:
+        self.elements[id(element)] = element
+        self.deleted.setdefault(id(element), set()).add(at)
+
+    def insert(self, element: Any, at: int, text: str) -> None:
+        if text:
+            self.elements[id(element)] = element
+            slot = self.inserted.setdefault(id(element), {})
+            slot[at] = slot.get(at, "") + text
+
+    def apply(self) -> None:
+        for key, element in self.elements.items():
+            old = element.text or ""
+            gone = self.deleted.get(key, set())
+            added = self.inserted.get(key, {})
+            parts = [added.get(i, "") + ("" if i in gone else ch) for i, ch in enumerate(old)]
+            element.text = "".join(parts) + added.get(len(old), "")
+            element.set(XML_SPACE, "preserve")
+
+
+@dataclass
+class _Writer:
+    scan: Scan
+    edits: _Edits = field(default_factory=_Edits)
+    removed_fields: list[OpenField] = field(default_factory=list)
+    rewritten: dict[int, CitationGroup] = field(default_factory=dict)
+
+
+def write_docx(data: bytes, view: WordView, new_text: str) -> bytes:
+    """The .docx whose view is `new_text`, which differs from `view.text` by the repair plan's
+    edits; RepairError for an edit that cannot be written (or does not re-read as planned)."""
+    scan = scan_docx(data, view.name)
+    if scan.view.text != view.text:
+        raise RepairError(f"{view.name} is not the document this view was read from; read it again.")
+    if new_text == view.text:
+        return data
+    body_start = view.paragraphs[0][0] if view.paragraphs else len(view.text)
+    if not new_text.startswith(view.text[:body_start]):
+        raise RepairError(
+            "The references in a Word document's front matter come from its fields; they are never edited."
+        )
+    writer = _Writer(scan)
+    old_lines = [view.text[s:e] for s, e, _ in view.paragraphs]
+    new_lines = _lines(new_text, body_start)
+    groups = find_citations(new_text) if view.fields else []
+    for old_index, new_line in _align(old_lines, [text for _, text in new_lines], new_lines):
+        if new_line is None:
+            _delete_paragraph(writer, old_index)
+        else:
+            start, text = new_line
+            inside = [g for g in groups if start <= g.start and g.end <= start + len(text)]
+            _edit_paragraph(writer, old_index, text, start, inside)
+    writer.edits.apply()
+    for group_field in writer.removed_fields:
+        _remove_field(group_field)
+    for index, group in writer.rewritten.items():
+        _rewrite_field(writer, index, group)
+    result = _package(data, scan)
+    if _by_work(read_docx(result, view.name)) != _by_work(view, new_text):
+        raise RepairError(
+            "The repaired Word document does not read back as planned, so nothing was written "
+            "(a field or run CiteDesk cannot edit safely)."
+        )
+    return result
+
+
+def _by_work(view: WordView, text: str | None = None) -> str:
+    """The body of `text` (else of the view) with each key as the work it is and runs of blank lines
+    as one: what a re-read must give (its keys are derived afresh, and paragraphs are separated by
+    one blank line; the front matter follows from the fields)."""
+    text = view.text if text is None else text
+    body = view.paragraphs[0][0] if view.paragraphs else len(view.text)
+    if not view.fields:
+        return re.sub(r"\n{3,}", "\n\n", text[body:]).rstrip("\n")
+    parts = []
+    last = body
+    for group in find_citations(text):
+        for item in group.items:
+            if item.key_span[0] >= body:
+                parts += [text[last : item.key_span[0]], "{" + view.works.get(item.key, "?" + item.key) + "}"]
+                last = item.key_span[1]
+    parts.append(text[last:])
+    return re.sub(r"\n{3,}", "\n\n", "".join(parts)).rstrip("\n")
+
+
+def _lines(text: str, start: int) -> list[tuple[int, str]]:
+    """The non-blank lines of the body, each with its offset."""
+    lines = []
+    offset = start
+    for line in text[start:].split("\n"):
+        if line.strip():
+            lines.append((offset, line))
+        offset += len(line) + 1
+    return lines
+
+
+def _align(
+    old: list[str], new: list[str], placed: list[tuple[int, str]]
+) -> list[tuple[int, tuple[int, str] | None]]:
+    """Each old paragraph with its new line (None: deleted); RepairError where one was added."""
+    pairs: list[tuple[int, tuple[int, str] | None]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 - j1 > i2 - i1:
+            raise RepairError("A repair that adds a paragraph cannot be written into a Word document.")
+        chosen = _best_pairing(old[i1:i2], new[j1:j2])
+        for offset in range(i2 - i1):
+            j = chosen.get(offset)
+            pairs.append((i1 + offset, placed[j1 + j] if j is not None else None))
+    return pairs
+
+
+def _best_pairing(old: list[str], new: list[str]) -> dict[int, int]:
+    """Which old line each new line is (order kept), most alike overall."""
+    n, m = len(old), len(new)
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            if n - i < m - j:
+                score[i][j] = float("-inf")
+                continue
+            alike = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
+            score[i][j] = max(score[i + 1][j], alike + score[i + 1][j + 1])
+        for j in range(m, m + 1):
+            score[i][j] = 0.0
+    pairing: dict[int, int] = {}
+    i = j = 0
+    while j < m:
+        alike = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
+        if n - i == m - j or alike + score[i + 1][j + 1] >= score[i + 1][j]:
+            pairing[i] = j
+            j += 1
+        i += 1
+    return pairing
+
+
+# one paragraph ------------------------------------------------------------------------------------------
+def _units_of_old(tokens: list[Token]) -> list[tuple[object, Token | None]]:
+    units: list[tuple[object, Token | None]] = []
+    for token in tokens:
+        if token.field >= 0:
+            units.append((("old", token.field), token))
+        elif token.element is None:
+            units.extend((char, None) for char in token.view)
+        elif token.view:
+            units.append((token.view, token))
+    return units
+
+
+def _units_of_new(text: str, start: int, groups: list[CitationGroup]) -> list[object]:
+    units: list[object] = []
+    at = 0
+    by_start = {g.start - start: (n, g) for n, g in enumerate(groups)}
+    while at < len(text):
+        if at in by_start:
+            n, group = by_start[at]
+            units.append(("new", n))
+            at = group.end - start
+        elif text[at] == "\\" and at + 1 < len(text) and re.match(r"[!-/:-@\[-`{-~]", text[at + 1]):
+            units.append(text[at : at + 2])
+            at += 2
+        else:
+            units.append(text[at])
+            at += 1
+    return units
+
+
+def _edit_paragraph(writer: _Writer, index: int, text: str, start: int, groups: list[CitationGroup]) -> None:
+    """Write one paragraph's changes: fields rewritten or removed, plain text edited between them."""
+    old = _units_of_old(writer.scan.lines[index])
+    new = _units_of_new(text, start, groups)
+    matcher = difflib.SequenceMatcher(None, [u for u, _ in old], new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        old_at = [k for k in range(i1, i2) if old[k][1] is not None and old[k][1].field >= 0]  # type: ignore[union-attr]
+        new_at = [k for k in range(j1, j2) if isinstance(new[k], tuple)]
+        if len(new_at) > len(old_at):
+            raise RepairError(_ADDING)
+        old_fields = [old[k][1].field for k in old_at]  # type: ignore[union-attr]
+        new_groups = [groups[new[k][1]] for k in new_at]  # type: ignore[index]
+        matched = _pair_groups(writer.scan.view, old_fields, new_groups)
+        kept = {a for a, _ in matched}
+        writer.removed_fields += [writer.scan.fields[f] for a, f in enumerate(old_fields) if a not in kept]
+        writer.rewritten.update({old_fields[a]: new_groups[b] for a, b in matched})
+        cuts_old = [i1, *(old_at[a] for a, _ in matched), i2]
+        cuts_new = [j1, *(new_at[b] for _, b in matched), j2]
+        for s in range(len(cuts_old) - 1):
+            lo = cuts_old[s] + (1 if s else 0)
+            new_lo = cuts_new[s] + (1 if s else 0)
+            old_seg = [u for u in old[lo : cuts_old[s + 1]] if u[1] is None or u[1].field < 0]
+            new_seg = [u for u in new[new_lo : cuts_new[s + 1]] if isinstance(u, str)]
+            _plain_edit(writer, old, old_seg, "".join(_unescape(u) for u in new_seg), lo)
+
+
+def _unescape(unit: str) -> str:
+    return unit[1:] if len(unit) == 2 and unit[0] == "\\" else unit
+
+
+def _pair_groups(view: WordView, fields: list[int], new: list[CitationGroup]) -> list[tuple[int, int]]:
+    """Which old field (by position in `fields`) each new group is: in order, and where some are
+    gone, the ones with most keys in common."""
+    if len(fields) == len(new):
+        return [(a, a) for a in range(len(new))]
+    keys = [set(view.fields[f].keys) for f in fields]
+    pairs: list[tuple[int, int]] = []
+    low = 0
+    for b, group in enumerate(new):
+        room = len(fields) - (len(new) - b)
+        best = max(range(low, room + 1), key=lambda a: (len(keys[a] & set(group.keys)), -a))
+        pairs.append((best, b))
+        low = best + 1
+    return pairs
+
+
+def _plain_edit(
+    writer: _Writer,
+    units: list[tuple[object, Token | None]],
+    old: list[tuple[object, Token | None]],
+    new: str,
+    anchor: int,
+) -> None:
+    """Replace the plain characters `old` by `new` in the runs they are in."""
+    if any(token is None for _, token in old):
+        raise RepairError("A repair would change a tab, a line break or a heading mark of the Word document.")
+    tokens = [token for _, token in old if token is not None]
+    if tokens:
+        first = tokens[0]
+        writer.edits.insert(first.element, first.at, new)
+        for token in tokens:
+            writer.edits.delete(token.element, token.at)
+        return
+    if not new:
+        return
+    before = units[anchor - 1][1] if anchor > 0 else None
+    if before is not None and before.field < 0:
+        writer.edits.insert(before.element, before.at + 1, new)
+        return
+    after = units[anchor][1] if anchor < len(units) else None
+    if after is not None and after.field < 0:
+        writer.edits.insert(after.element, after.at, new)
+        return
+    raise RepairError("A repair would add text where the Word document has no run of text to hold it.")
+
+
+def _delete_paragraph(writer: _Writer, index: int) -> None:
+    p = writer.scan.line_paragraphs[index]
+    if p.find(f".//{WQ}fldChar") is not None or p.find(f".//{WQ}fldSimple") is not None:
+        tokens = writer.scan.lines[index]
+        units = _units_of_old(tokens)
+        for token in tokens:
+            if token.field >= 0:
+                writer.removed_fields.append(writer.scan.fields[token.field])
+        _plain_edit(writer, units, [u for u in units if u[1] is not None and u[1].field < 0], "", 0)
+        return
+    p.getparent().remove(p)
+
+
+# fields -------------------------------------------------------------------------------------------------
+def _runs_between(first: Any, last: Any) -> list[Any]:
+    """The runs of a paragraph from the one holding `first` to the one holding `last`."""
+    start = first if first.tag == WQ + "r" else next(first.iterancestors(WQ + "r"))
+    end = last if last.tag == WQ + "r" else next(last.iterancestors(WQ + "r"))
+    paragraph = next(start.iterancestors(WQ + "p"))
+    if next(end.iterancestors(WQ + "p")) is not paragraph:
+        raise RepairError("A citation field that spans paragraphs cannot be edited by CiteDesk.")
+    runs = list(paragraph.iter(WQ + "r"))
+    return runs[runs.index(start) : runs.index(end) + 1]
+
+
+def _remove_field(opened: OpenField) -> None:
+    if opened.simple:
+        opened.begin.getparent().remove(opened.begin)
+        return
+    if opened.end is None:
+        raise RepairError("A citation field without its end cannot be removed safely.")
+    for run in _runs_between(opened.begin, opened.end):
+        run.getparent().remove(run)
+
+
+def _rewrite_field(writer: _Writer, index: int, group: CitationGroup) -> None:
+    """A field citing the group's keys: its citationItems (kept items as they were, swapped-in ones
+    copied from where they are cited), its properties and its displayed text."""
+    view = writer.scan.view
+    cited = view.fields[index]
+    opened = writer.scan.fields[index]
+    keys = [item.key for item in group.items]
+    if tuple(keys) == cited.keys:
+        return
+    had: dict[str, tuple[int, dict[str, Any]]] = {}
+    for number, item in enumerate(cited.items):
+        had.setdefault(item.key, (number, item.item))
+    citation = copy.deepcopy(cited.citation)
+    citation["citationItems"] = [
+        copy.deepcopy(had[key][1]) if key in had else _donor(view, key) for key in keys
+    ]
+    shown = _displayed(view, cited, [had[key][0] if key in had else key for key in keys])
+    properties = citation.get("properties")
+    if isinstance(properties, dict):
+        for name in ("formattedCitation", "plainCitation"):
+            if name in properties or cited.kind == "zotero":
+                properties[name] = shown
+    mendeley = citation.get("mendeley")
+    if isinstance(mendeley, dict):
+        for name in ("formattedCitation", "plainTextFormattedCitation", "previouslyFormattedCitation"):
+            if name in mendeley:
+                mendeley[name] = shown
+    instruction = opened.instruction
+    brace = instruction.find("{")
+    _, end = json.JSONDecoder().raw_decode(instruction, brace)
+    _set_instruction(
+        opened, instruction[:brace] + json.dumps(citation, ensure_ascii=False) + instruction[end:]
+    )
+    _set_displayed(opened, shown)
+
+
+def _donor(view: WordView, key: str) -> dict[str, Any]:
+    """The citationItem of `key` as another field has it (id, uris, itemData; not its locator)."""
+    for cited in view.fields:
+        for item in cited.items:
+            if item.key == key:
+                donor = copy.deepcopy(item.item)
+                for name in _DROPPED_ON_SWAP:
+                    donor.pop(name, None)
+                return donor
+    if key not in view.references:
+        raise RepairError(f"{key} is cited by no field of this Word document. {_ADDING}")
+    return {"id": key, "uris": [], "itemData": copy.deepcopy(view.references[key])}
+
+
+def _brackets(shown: str) -> tuple[str, str, str]:
+    if len(shown) >= 2 and shown[0] in "([" and shown[-1] in ")]":
+        return shown[0], shown[1:-1], shown[-1]
+    return "", shown, ""
+
+
+def _displayed(view: WordView, cited: WordField, plan: list[int | str]) -> str:
+    """The field's new displayed text: its own piece for each kept item (split by `; `, or `, ` for
+    numbers), a swapped-in item's piece as shown alone elsewhere, else `Family, Year`."""
+    opening, inner, closing = _brackets(cited.displayed)
+    pieces: list[str] | None = [inner] if len(cited.items) == 1 else None
+    separator = "; "
+    for candidate in ("; ", ", "):
+        if pieces is None and len(inner.split(candidate)) == len(cited.items):
+            pieces, separator = inner.split(candidate), candidate
+    shown = []
+    for step in plan:
+        if isinstance(step, int) and pieces is not None:
+            shown.append(pieces[step])
+        else:
+            shown.append(_alone(view, step if isinstance(step, str) else cited.items[step].key))
+    return opening + separator.join(shown) + closing
+
+
+def _alone(view: WordView, key: str) -> str:
+    for cited in view.fields:
+        if cited.keys == (key,) and cited.displayed.strip():
+            return _brackets(cited.displayed)[1]
+    data = view.references.get(key, {})
+    people = data.get("author") or data.get("editor") or [{}]
+    first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
+    name = str(first.get("family") or first.get("literal") or data.get("title") or key)
+    issued = data.get("issued", {})
+    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    year = str(parts[0][0]) if isinstance(parts, list) and parts and parts[0] else "n.d."
+    return f"{name}, {year}"
+
+
+def _set_instruction(opened: OpenField, instruction: str) -> None:
+    if opened.simple:
+        opened.begin.set(WQ + "instr", instruction)
+        return
+    first, *rest = opened.instr_elements
+    first.text = instruction
+    first.set(XML_SPACE, "preserve")
+    for element in rest:
+        run = element.getparent()
+        run.remove(element)
+        if all(child.tag == WQ + "rPr" for child in run):
+            run.getparent().remove(run)
+
+
+def _set_displayed(opened: OpenField, shown: str) -> None:
+    if not opened.result_elements:
+        raise RepairError("A citation field that shows no text cannot be edited by CiteDesk.")
+    edits = _Edits()
+    element, at = opened.result_elements[0]
+    edits.insert(element, at, shown)
+    for element, at in opened.result_elements:
+        edits.delete(element, at)
+    edits.apply()
+
+
+def _package(data: bytes, scan: Scan) -> bytes:
+    """The package with the new document.xml; every other member copied as it was."""
+    tree = scan.tree
+    document = etree_tostring(tree)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            payload = document if info.filename == DOCUMENT_PART else source.read(info)
+            clone = zipfile.ZipInfo(info.filename, info.date_time)
+            clone.compress_type = info.compress_type
+            clone.external_attr = info.external_attr
+            clone.create_system = info.create_system
+            clone.comment = info.comment
+            target.writestr(clone, payload)
+    return out.getvalue()
+
+
+def etree_tostring(tree: Any) -> bytes:
+    standalone = tree.docinfo.standalone
+    return bytes(etree.tostring(tree, xml_declaration=True, encoding="UTF-8", standalone=standalone))
