@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from docx.styles import BabelFish
 
 from citedesk.core.text import DocumentError
+from citedesk.core.word_csl import assign_keys, front_matter, group_text, identity, references_of
 from citedesk.core.word_package import Package, open_package, parse_xml
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -48,18 +48,6 @@ _LINE_START = frozenset("#-+=:|~")
 _REFERENCE_TITLES = frozenset(
     {"references", "reference list", "bibliography", "works cited", "literature cited", "sources"}
 )
-_LOCATOR_LABELS = {
-    "page": "p.",
-    "chapter": "chap.",
-    "section": "sec.",
-    "paragraph": "para.",
-    "figure": "fig.",
-    "volume": "vol.",
-    "line": "l.",
-    "note": "n.",
-    "verse": "v.",
-}
-_UNSAFE_AFFIX = re.compile(r"[\[\]@;\\\n\r]")
 
 
 @dataclass
@@ -179,12 +167,12 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
         walker.walk_body(body)
     citing = [f for f in walker.fields if f.kind in (ZOTERO, MENDELEY)]
     citations = [_citation_json(f) for f in citing]
-    keys = _assign_keys(citations)
+    keys = assign_keys(citations)
     lines = walker.finish(citing, bool(citing))
     text, spans, field_spans = _render(lines, citations, keys, walker)
     fields = []
     for index, (raw, citation) in enumerate(zip(citing, citations, strict=True)):
-        items = tuple(WordItem(keys[_identity(item)], item) for item in citation.get("citationItems", ()))
+        items = tuple(WordItem(keys[identity(item)], item) for item in citation.get("citationItems", ()))
         start, end = field_spans[index]
         fields.append(
             WordField(
@@ -200,8 +188,8 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
                 location=tree.getpath(raw.begin),
             )
         )
-    references = _references(citations, keys)
-    front = _front_matter(references) if citing else ""
+    references = references_of(citations, keys)
+    front = front_matter(references) if citing else ""
     shift = len(front)
     view = WordView(
         name=name,
@@ -424,130 +412,6 @@ def _plain_text(tokens: list[Token]) -> str:
 def unescape(view: str) -> str:
     """Plain text of a view's text: a backslash before punctuation dropped."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", view)
-
-
-# keys, groups, front matter ---------------------------------------------------------------------------
-def _identity(item: dict[str, Any]) -> str:
-    """Which work a citationItem is: its URIs (Zotero's and Mendeley's stable ids), else its id and
-    title in itemData (the same item cited by several fields gets one key)."""
-    uris = item.get("uris") or ([item["uri"]] if isinstance(item.get("uri"), str) else [])
-    if isinstance(uris, list) and uris:
-        return "uris:" + json.dumps(sorted(str(u) for u in uris))
-    data = item_data(item)
-    ident = data.get("id", item.get("id"))
-    return "id:" + json.dumps([str(ident), str(data.get("title", ""))])
-
-
-def item_data(item: dict[str, Any]) -> dict[str, Any]:
-    """A citationItem's CSL-JSON (`itemData`), empty when it has none."""
-    data = item.get("itemData")
-    return data if isinstance(data, dict) else {}
-
-
-def _assign_keys(citations: list[dict[str, Any]]) -> dict[str, str]:
-    """A readable key per work, in order of first citation: `smith2020`, then `smith2020a`, …"""
-    keys: dict[str, str] = {}
-    used: set[str] = set()
-    for citation in citations:
-        for item in citation["citationItems"]:
-            ident = _identity(item)
-            if ident in keys:
-                continue
-            base = _base_key(item_data(item))
-            key, n = base, 0
-            while key in used:
-                key = base + _suffix(n)
-                n += 1
-            used.add(key)
-            keys[ident] = key
-    return keys
-
-
-def _suffix(n: int) -> str:
-    letters = ""
-    n += 1
-    while n:
-        n, rest = divmod(n - 1, 26)
-        letters = chr(ord("a") + rest) + letters
-    return letters
-
-
-def _base_key(data: dict[str, Any]) -> str:
-    name = ""
-    for role in ("author", "editor"):
-        people = data.get(role)
-        if isinstance(people, list) and people and isinstance(people[0], dict):
-            name = str(people[0].get("family") or people[0].get("literal") or "")
-            if name:
-                break
-    if not name:
-        name = str(data.get("title") or "ref").split(" ")[0]
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    word = re.sub(r"[^a-z0-9]", "", ascii_name) or "ref"
-    if word[0].isdigit():
-        word = "ref" + word
-    return word + _year(data)
-
-
-def _year(data: dict[str, Any]) -> str:
-    issued = data.get("issued")
-    if isinstance(issued, dict):
-        parts = issued.get("date-parts")
-        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
-            found = re.match(r"-?\d{1,4}", str(parts[0][0]))
-            if found:
-                return found.group().lstrip("-")
-        for field_name in ("raw", "literal"):
-            found = re.search(r"\d{4}", str(issued.get(field_name, "")))
-            if found:
-                return found.group()
-    return "nd"
-
-
-def _references(citations: list[dict[str, Any]], keys: dict[str, str]) -> dict[str, dict[str, Any]]:
-    references: dict[str, dict[str, Any]] = {}
-    for citation in citations:
-        for item in citation["citationItems"]:
-            key = keys[_identity(item)]
-            if key not in references:
-                data = item_data(item)
-                references[key] = {**data, "id": key}
-    return references
-
-
-def _front_matter(references: dict[str, dict[str, Any]]) -> str:
-    lines = ["---", "references:"]
-    lines += ["- " + json.dumps(item, ensure_ascii=False) for item in references.values()]
-    return "\n".join([*lines, "---", "", ""])
-
-
-def group_text(citation: dict[str, Any], keys: dict[str, str]) -> str:
-    """A citation field as a pandoc group: `[see @smith2020, p. 3; @lee2019]`."""
-    return (
-        "[" + "; ".join(_item_text(item, keys[_identity(item)]) for item in citation["citationItems"]) + "]"
-    )
-
-
-def _item_text(item: dict[str, Any], key: str) -> str:
-    prefix = _affix(item.get("prefix"))
-    text = (prefix + " " if prefix else "") + ("-" if item.get("suppress-author") else "") + "@" + key
-    locator = _affix(item.get("locator"))
-    if locator:
-        label = _LOCATOR_LABELS.get(str(item.get("label") or "page"), "")
-        if label == "p." and re.search(r"[-–,]", locator):
-            label = "pp."
-        text += ", " + (label + " " if label else "") + locator
-    suffix = _affix(item.get("suffix"))
-    if suffix:
-        text += (" " if suffix[0].isalnum() else "") + suffix
-    return text
-
-
-def _affix(value: object) -> str:
-    if not isinstance(value, str | int) or isinstance(value, bool):
-        return ""
-    text = " ".join(str(value).split())
-    return "" if _UNSAFE_AFFIX.search(text) or re.search(r"[*_<`$]", text) else text
 
 
 def _render(

@@ -28,6 +28,7 @@ from typing import Any
 from lxml import etree  # type: ignore[import-untyped]
 
 from citedesk.core.citekeys import CitationGroup, find_citations
+from citedesk.core.word_csl import year_of
 from citedesk.core.word_package import DOCUMENT_PART
 from citedesk.core.word_read import (
     WQ,
@@ -421,9 +422,8 @@ def _alone(view: WordView, key: str) -> str:
     people = data.get("author") or data.get("editor") or [{}]
     first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
     name = str(first.get("family") or first.get("literal") or data.get("title") or key)
-    issued = data.get("issued", {})
-    parts = issued.get("date-parts") if isinstance(issued, dict) else None
-    year = str(parts[0][0]) if isinstance(parts, list) and parts and parts[0] else "n.d."
+    year = year_of(data)
+    year = "n.d." if year == "nd" else year
     return f"{name}, {year}"
 
 
