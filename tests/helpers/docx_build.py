@@ -85,6 +85,14 @@ class Field:
     """Write the instruction in runs of this many characters (0: one run), bold and plain in turn."""
 
 
+@dataclass(frozen=True)
+class Raw:
+    """WordprocessingML put into a paragraph as it is (`w` is declared): a tracked change, a
+    bookmark, a field nested in another."""
+
+    xml: str
+
+
 def zotero(
     items: list[dict[str, Any]], displayed: str, citation_id: str, *, simple: bool = False, split: int = 0
 ) -> Field:
@@ -95,6 +103,25 @@ def zotero(
 def mendeley(items: list[dict[str, Any]], displayed: str, *, simple: bool = False, split: int = 0) -> Field:
     citation = json.dumps(mendeley_json(items, displayed))
     return Field(f"ADDIN CSL_CITATION {citation}", displayed, simple, split)
+
+
+def nested_zotero(items: list[dict[str, Any]], displayed: str, citation_id: str) -> Raw:
+    """A Zotero field whose displayed text holds another field (a hyperlink Word added)."""
+    citation = escape(
+        " ADDIN ZOTERO_ITEM CSL_CITATION " + json.dumps(zotero_json(items, displayed, citation_id))
+    )
+    inner = escape(displayed)
+    return Raw(
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+        f'<w:r><w:instrText xml:space="preserve">{citation}</w:instrText></w:r>'
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+        '<w:r><w:instrText xml:space="preserve"> HYPERLINK "http://example.org" </w:instrText></w:r>'
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+        f'<w:r><w:t xml:space="preserve">{inner}</w:t></w:r>'
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+        '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+    )
 
 
 def _run(inner: str, bold: bool = False) -> Any:
@@ -129,10 +156,14 @@ class DocxBuilder:
         self.doc.add_heading(text, level)
         return self
 
-    def paragraph(self, *parts: str | Field) -> DocxBuilder:
+    def paragraph(self, *parts: str | Field | Raw) -> DocxBuilder:
         p = self.doc.add_paragraph()
         for part in parts:
-            if isinstance(part, str):
+            if isinstance(part, Raw):
+                wrapper = parse_xml(f"<w:r {nsdecls('w')}>{part.xml}</w:r>")
+                for child in list(wrapper):
+                    p._p.append(child)
+            elif isinstance(part, str):
                 p._p.append(_run(_text(part)))
             elif part.simple:
                 p._p.append(
