@@ -171,6 +171,19 @@ def test_zip_bomb_and_huge_member_are_refused_before_reading() -> None:
     _refused(_claim_size(small, "word/document.xml", 150_000_000), "MB")
 
 
+def test_a_long_repetitive_document_is_no_zip_bomb() -> None:
+    builder = DocxBuilder()
+    for n in range(1200):
+        builder.paragraph(
+            f"Paragraph {n} says trees cool streets ", zotero([item(SMITH, 1)], "(Smith, 2020)", f"c{n}"), "."
+        )
+    data = builder.build()
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo("word/document.xml")
+    assert info.file_size > 1_000_000
+    assert info.file_size > 90 * info.compress_size  # as well packed as real long papers get
+    assert len(read_docx(data).fields) == 1200
+
+
 def test_no_document_part_and_bad_xml() -> None:
     _refused(_zip({"[Content_Types].xml": b"<Types/>", "xl/workbook.xml": b"<x/>"}), "word/document.xml")
     _refused(_zip({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w:document"}), "XML")
