@@ -223,7 +223,10 @@ def _audits(
         return
     context = mp.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=count, mp_context=context, initializer=corpus_worker.start, initargs=(options,)
+        max_workers=count,
+        mp_context=context,
+        initializer=corpus_worker.start,
+        initargs=(options, max(1, (os.cpu_count() or 1) // count)),
     ) as pool:
         waiting = iter(todo)
         running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}

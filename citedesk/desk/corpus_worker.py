@@ -14,6 +14,7 @@ it), the outcome is a row with its error, never an exception that would stop the
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ from citedesk.desk.desk import Desk
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import CiteDeskError, InputError
 
+THREADS_VARIABLE = "CITEDESK_THREADS"
+"""Read by `evidence.runtime` when a model is loaded: its intra-op threads."""
 _desk: list[Desk] = []
 """This worker's desk (`start`): one per process."""
 
@@ -37,9 +40,13 @@ class WorkerResult:
     seconds: float = 0.0
 
 
-def start(options: AuditOptions) -> None:
+def start(options: AuditOptions, threads: int | None = None) -> None:
     """The initializer: this worker's desk (the audit's stages were imported with this module;
-    the judge's model follows with the first document that is judged)."""
+    the judge's model follows with the first document that is judged). `threads`: the model
+    threads this worker may use — the cores shared out among the workers, so that N workers do not
+    each start a pool of every core (CITEDESK_THREADS, when set, wins)."""
+    if threads is not None and not os.environ.get(THREADS_VARIABLE):
+        os.environ[THREADS_VARIABLE] = str(threads)
     _desk[:] = [Desk(options)]
 
 

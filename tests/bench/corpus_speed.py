@@ -1,0 +1,150 @@
+"""Documents per second of `citedesk batch` with 1 and 2 local workers (figures, not a test).
+
+A generated corpus: 200 Markdown documents with distinct texts, each citing 3 of 24 shared sources
+kept as local files (no network, so the figure is the audit's own: structure, sources read from
+disk and the store, reference checks skipped, retrieval and judging). Each run starts from an
+empty output folder and an empty store. The documents/s figure is of the audits (the parent's
+parse-and-gather stage is timed apart), and the wall time of the whole run is given too.
+
+    .venv/bin/python -m tests.bench.corpus_speed [--documents 200] [--judge heuristic] [--no-dense]
+
+The last line is JSON: {"documents", "judge", "dense", "cores", "runs": [{"workers",
+"documents_per_s", "audit_s", "wall_s", "gather_s"}], "scaling_2_vs_1"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from citedesk.desk import AuditOptions, Desk
+from citedesk.desk.corpus_run import run_corpus
+
+SOURCES = 24
+WORDS = [
+    "canopy",
+    "shade",
+    "street",
+    "park",
+    "river",
+    "roof",
+    "pavement",
+    "heat",
+    "night",
+    "summer",
+    "city",
+    "survey",
+    "cooling",
+    "degrees",
+    "neighbourhood",
+    "drought",
+    "watering",
+    "trees",
+    "humidity",
+    "coast",
+    "wind",
+    "asphalt",
+    "albedo",
+    "evening",
+    "afternoon",
+]
+
+
+def source_text(n: int, rng: random.Random) -> str:
+    """A source of ~12 paragraphs; paragraph 0 states its figure, the rest is varied prose."""
+    paragraphs = [
+        f"Study {n} found that {n + 1}0% more canopy made streets {1 + n % 4}.{n % 10} degrees cooler."
+    ]
+    for _ in range(12):
+        paragraphs.append(" ".join(rng.choice(WORDS) for _ in range(60)).capitalize() + ".")
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def document(i: int, sources: Path, rng: random.Random) -> str:
+    cited = rng.sample(range(SOURCES), 3)
+    claims = [
+        f"In district {i}, {c + 1}0% more canopy made streets {1 + c % 4}.{c % 10} degrees cooler [{k}]."
+        for k, c in enumerate(cited, start=1)
+    ]
+    prose = " ".join(rng.choice(WORDS) for _ in range(80)).capitalize() + "."
+    refs = [
+        f"{k}. Author {c} ({2000 + c}). Study {c}. {sources / f's{c}.txt'}"
+        for k, c in enumerate(cited, start=1)
+    ]
+    return f"# Report {i}\n\n{' '.join(claims)}\n\n{prose}\n\n## References\n\n" + "\n".join(refs) + "\n"
+
+
+def build(root: Path, documents: int) -> tuple[Path, Path]:
+    rng = random.Random(31)
+    sources, docs = root / "sources", root / "corpus"
+    sources.mkdir()
+    for n in range(SOURCES):
+        (sources / f"s{n}.txt").write_text(source_text(n, rng), encoding="utf-8")
+    for i in range(documents):
+        folder = docs / f"batch{i // 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"doc{i:04}.md").write_text(document(i, sources, rng), encoding="utf-8")
+    return sources, docs
+
+
+def one_run(root: Path, sources: Path, docs: Path, workers: int, judge: str, dense: bool) -> dict[str, float]:
+    options = AuditOptions(
+        judge=judge,
+        dense=dense,
+        local_roots=(sources,),
+        offline=True,
+        check_references=False,
+        store_path=root / f"store-{workers}.sqlite3",
+    )
+    started = time.perf_counter()
+    result = run_corpus(Desk(options), [docs], root / f"out-{workers}", workers=workers)
+    wall = time.perf_counter() - started
+    assert not [o for o in result.outcomes if o.error], "every document audits"
+    return {
+        "workers": workers,
+        "documents_per_s": round(result.audited / result.audit_seconds, 2),
+        "audit_s": round(result.audit_seconds, 2),
+        "wall_s": round(wall, 2),
+        "gather_s": round(result.seconds - result.audit_seconds, 2),
+        "findings": sum(len(o.findings) for o in result.outcomes),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--documents", type=int, default=200)
+    parser.add_argument("--judge", default="heuristic")
+    parser.add_argument("--no-dense", action="store_true", help="words only (no embedding model)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sources, docs = build(root, args.documents)
+        for workers in args.workers:
+            run = one_run(root, sources, docs, workers, args.judge, not args.no_dense)
+            runs.append(run)
+            print(
+                f"{workers} worker(s): {run['documents_per_s']:.2f} documents/s "
+                f"({run['audit_s']:.1f} s auditing, {run['wall_s']:.1f} s in all)",
+                flush=True,
+            )
+    rates = {run["workers"]: run["documents_per_s"] for run in runs}
+    figures = {
+        "documents": args.documents,
+        "judge": args.judge,
+        "dense": not args.no_dense,
+        "cores": os.cpu_count(),
+        "runs": runs,
+        "scaling_2_vs_1": round(rates[2] / rates[1], 2) if 1 in rates and 2 in rates else None,
+    }
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
