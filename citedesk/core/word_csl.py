@@ -45,21 +45,22 @@ def item_data(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def assign_keys(citations: list[dict[str, Any]]) -> dict[str, str]:
-    """A readable key per work, in order of first citation: `smith2020`, then `smith2020a`, …"""
-    keys: dict[str, str] = {}
-    used: set[str] = set()
+    """A readable key per work: `smith2020`, then `smith2020a`, … Works are taken in the order of
+    their base key and identity, never of where they are cited, so a repair that swaps or removes
+    citations renames no other work's key and reorders no line of the front matter."""
+    bases: dict[str, str] = {}
     for citation in citations:
         for item in citation["citationItems"]:
-            ident = identity(item)
-            if ident in keys:
-                continue
-            base = _base_key(item_data(item))
-            key, n = base, 0
-            while key in used:
-                key = base + _suffix(n)
-                n += 1
-            used.add(key)
-            keys[ident] = key
+            bases.setdefault(identity(item), _base_key(item_data(item)))
+    keys: dict[str, str] = {}
+    used: set[str] = set()
+    for ident, base in sorted(bases.items(), key=lambda work: (work[1], work[0])):
+        key, n = base, 0
+        while key in used:
+            key = base + _suffix(n)
+            n += 1
+        used.add(key)
+        keys[ident] = key
     return keys
 
 
@@ -105,6 +106,7 @@ def year_of(data: dict[str, Any]) -> str:
 
 
 def references_of(citations: list[dict[str, Any]], keys: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The CSL item of each cited work under its key (its `id`), in key order."""
     references: dict[str, dict[str, Any]] = {}
     for citation in citations:
         for item in citation["citationItems"]:
@@ -112,7 +114,7 @@ def references_of(citations: list[dict[str, Any]], keys: dict[str, str]) -> dict
             if key not in references:
                 data = item_data(item)
                 references[key] = {**data, "id": key}
-    return references
+    return dict(sorted(references.items()))
 
 
 def front_matter(references: dict[str, dict[str, Any]]) -> str:

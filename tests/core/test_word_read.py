@@ -41,7 +41,7 @@ def test_zotero_view_is_pandoc_markdown_with_readable_keys() -> None:
         ("lee2019",),
     ]
     assert [f.citation_id for f in view.fields] == ["cit1", "cit2", "cit3", "cit4"]
-    assert list(view.references) == ["smith2020", "lee2019", "roe2018"]
+    assert list(view.references) == ["lee2019", "roe2018", "smith2020"]  # by key, not by first citation
     assert view.fields[0].displayed == "(Smith, 2020)"
 
 

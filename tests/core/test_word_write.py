@@ -89,6 +89,7 @@ def test_swap_rewrites_the_field_and_keeps_its_citation_id() -> None:
     view, plan, out = _repaired(data, RetargetCitation(0, "smith2020", "roe2018"))
     assert "cool streets by two degrees [@roe2018]." in plan.result
     again = read_docx(out)
+    assert again.text == plan.result  # the front matter too: keys and their order do not move
     field = again.fields[0]
     assert field.citation_id == "cit1"
     assert field.displayed == "(Roe, 2018)"  # the piece shown alone elsewhere
