@@ -19,6 +19,7 @@ from tests.helpers.docx_build import (
     LEE,
     SMITH,
     DocxBuilder,
+    Field,
     item,
     mendeley_paper,
     numbered_paper,
@@ -104,6 +105,18 @@ def test_same_work_in_several_fields_has_one_key_and_collisions_get_letters() ->
     view = read_docx(data)
     assert [f.keys for f in view.fields] == [("smith2020",), ("smith2020a", "smith2020"), ("lee2019",)]
     assert "C [see @lee2019, pp. 33-35]." in view.text
+
+
+def test_a_citation_field_whose_json_is_broken_reads_as_its_displayed_text() -> None:
+    broken = Field(' ADDIN ZOTERO_ITEM CSL_CITATION {"citationItems": [', "(Smith, 2020)")
+    data = (
+        DocxBuilder()
+        .paragraph("A ", zotero([item(LEE, 1)], "(Lee, 2019)", "c1"), " and B ", broken, ".")
+        .build()
+    )
+    view = read_docx(data)
+    assert "A [@lee2019] and B (Smith, 2020)." in view.text
+    assert [f.citation_id for f in view.fields] == ["c1"]
 
 
 def test_numbered_document_reads_in_the_numbered_dialect() -> None:
