@@ -32,7 +32,7 @@ BUG_HINT = (
 OpenWindow = Callable[[Sequence[str]], int]
 """Opens the window on these documents (none: an empty window), one window each; its exit code."""
 
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".qmd", ".rmd", ".text", ".tex", ".ltx")
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".qmd", ".rmd", ".text", ".tex", ".ltx", ".docx")
 """What a bare first argument ending so is taken for (a document to open), even when missing."""
 
 __all__ = ["BUG_HINT", "DOCUMENT_SUFFIXES", "build_parser", "main", "start_arguments"]

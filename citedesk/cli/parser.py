@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "file",
         nargs="*",
-        help="Markdown, text or LaTeX documents, a Quarto book's folder (its chapters, with its "
+        help="Markdown, text, LaTeX or Word (.docx) documents, a Quarto book's folder (its chapters, with its "
         "bibliography), or a LaTeX main file (thesis.tex: it and the files it includes, with the "
         "bibliographies they name)",
     )
@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         nargs="+",
         help="documents to fix, each on its own (one checked plan per file), or a LaTeX main file "
-        "(thesis.tex: it and the files it includes, with the bibliographies they name)",
+        "(thesis.tex: it and the files it includes, with the bibliographies they name); a Word "
+        ".docx has its citation fields rewritten in place (the package's other parts unchanged)",
     )
     fix.add_argument(
         "--kinds",

@@ -4,6 +4,12 @@ A `DocumentSession` is what both front ends hold for a document. The CLI opens o
 the window keeps one per open file and hands it the editor's text. Everything it does goes through
 the engine's one path (`pipeline.audit_text`) and the store; it returns typed results and raises
 `CiteDeskError`s for what the writer must be told.
+
+A Word document (`.docx`, `desk.word_file`) is audited and planned as its view's text, a pandoc
+Markdown text whose front matter holds the fields' bibliography; a plan is admitted only if the
+package can say it (`WordFile.rewrite`), and a write puts the rewritten package in the file's place
+with the same check, backup and atomic rename as a text file. Its text is never edited or saved
+as text (`read_only`).
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.projects import Project, document_project
+from citedesk.desk.word_file import WordFile, is_word
 from citedesk.errors import InputError, OutputError, RepairError, StoreError, UsageError
-from citedesk.files import FileStamp, read_stamped, why_not_written, write_checked
+from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 if TYPE_CHECKING:
@@ -98,6 +105,7 @@ class DocumentSession:
         *,
         folder: Path | None = None,
         stamp: FileStamp | None = None,
+        word: WordFile | None = None,
     ) -> None:
         self.desk = desk
         self.path = path.resolve() if path is not None else None
@@ -109,11 +117,21 @@ class DocumentSession:
         self.encoding = encoding
         self.stamp = stamp
         """What the file was when it was read or last written: a write checks it still is."""
+        self.word = word
+        """A Word document's package and view (`text` is the view's text); None for a text file."""
 
     @classmethod
     def read(cls, desk: DeskServices, path: Path) -> DocumentSession:
+        if is_word(path):
+            word, stamp = WordFile.read(path)
+            return cls(desk, path, word.text, stamp=stamp, word=word)
         decoded, stamp = read_stamped(path)
         return cls(desk, path, decoded.text, decoded.encoding, stamp=stamp)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the text may not be edited as text (a Word document's view: fixes only)."""
+        return self.word is not None
 
     @property
     def key(self) -> str:
@@ -191,8 +209,12 @@ class DocumentSession:
     # repairing -----------------------------------------------------------------------------------------
     def plan(self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False) -> RepairPlan:
         """The checked plan for applying `fixes` of `report` together (RepairError when it would
-        break a reference or change the prose)."""
-        return plan_repairs(report.document, fixes, renumber=renumber)
+        break a reference or change the prose; for a Word document, also when the package cannot
+        say the result, as an added citation)."""
+        plan = plan_repairs(report.document, fixes, renumber=renumber)
+        if self.word is not None and plan.changed:
+            self.word.package(plan.result)
+        return plan
 
     def plan_most(
         self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False
@@ -305,20 +327,31 @@ class DocumentSession:
         """Write `text` over the document atomically (the encoding it was read with), only if the
         file is still what was read (else DocumentChangedError, nothing written; `overwrite` skips
         that check, when the writer chose to replace the other version). With `backup`, the file
-        as it was read is kept as NAME.citedesk-backup first. Returns the backup's path."""
+        as it was read is kept as NAME.citedesk-backup first. Returns the backup's path. A Word
+        document's package is rewritten for `text` first (RepairError, nothing written, when it
+        cannot be); its text is then the new package's view, as read back."""
         if self.path is None:
             raise UsageError("the document has no file yet; save it under a name first")
+        stamp = None if overwrite else self.stamp
+        word = self.word.rewrite(text, self.name) if self.word is not None else None
         try:  # a FileChangedError (not an OSError) goes to the caller as it is
-            made, self.stamp = write_checked(
-                self.path, text, self.encoding, None if overwrite else self.stamp, backup=backup
-            )
+            if word is not None:
+                made, self.stamp = write_bytes_checked(self.path, word.data, stamp, backup=backup)
+            else:
+                made, self.stamp = write_checked(self.path, text, self.encoding, stamp, backup=backup)
         except (OSError, UnicodeEncodeError) as exc:
             raise OutputError(f"{self.path} could not be written: {why_not_written(exc)}") from exc
-        self.text = text
+        self.word = word
+        self.text = word.text if word is not None else text
         return made
 
     def save_as(self, text: str, path: Path) -> None:
-        """Save under a new name; the document's decisions and attachments move with it."""
+        """Save under a new name; the document's decisions and attachments move with it. A Word
+        document is not saved as text (`export_text` writes its view to another file)."""
+        if self.word is not None:
+            raise UsageError(
+                f"{self.name} is a Word document: fixes are written into it; export its text instead"
+            )
         old_key = self.key
         previous = self.path
         self.path = path.resolve()
@@ -332,6 +365,11 @@ class DocumentSession:
         if old_key != self.key:
             with self.desk.store() as store:
                 store.move_reviews(old_key, self.key)
+
+    def export_text(self, path: str | os.PathLike[str]) -> None:
+        """Write the document's text (a Word document's Markdown view) to another file, atomically;
+        the document itself is unchanged."""
+        self.desk.write_report(path, self.text)
 
     def render(self, report: Report, fmt: str, *, colour: bool = False) -> str:
         if fmt == "text":
