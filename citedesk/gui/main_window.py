@@ -33,12 +33,12 @@ from citedesk.desk.state import DocumentState
 from citedesk.gui.actions import RECENT, SAMPLES, ActionState
 from citedesk.gui.controllers.audit_controller import AuditController, Job
 from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, DocumentController
-from citedesk.gui.controllers.fix_controller import FixController
 from citedesk.gui.controllers.outside_folders import OutsideFolders
 from citedesk.gui.controllers.project_controller import ProjectController
 from citedesk.gui.controllers.review_controller import ReviewController
 from citedesk.gui.controllers.sources_controller import SourcesController
 from citedesk.gui.controllers.staged_view import StagedView
+from citedesk.gui.controllers.word_document import WordFixController
 from citedesk.gui.dialogs.consent import AssistConsent
 from citedesk.gui.dialogs.download_dialog import ModelDownloads
 from citedesk.gui.dialogs.settings_dialog import (
@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
         self.sources_panel = SourcesPanel()
         self.find_bar = FindBar(self.editor)
         self.completion = CitationCompleter(self.editor, self._citation_keys)
-        self.fixes = FixController(
+        self.fixes = WordFixController(
             self.editor,
             lambda: self.document.session,
             lambda: self.report,

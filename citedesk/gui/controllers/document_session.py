@@ -12,6 +12,10 @@ A document is Markdown (or text) or LaTeX (`.tex`, `.ltx`), by its suffix: the d
 Save as keeps the kind the document has (a `.tex` is saved as a `.tex`), the editor colours LaTeX
 (`latex_syntax`), recovery copies keep the suffix, and the title says "LaTeX". An untitled copy
 of a sample keeps the kind of the sample it copies.
+
+A Word document (`.docx`) opens read-only (`word_document`): its text is the view the desk audits,
+fixes are written into the .docx, Save has nothing to save, Save as exports the text as Markdown,
+and no recovery copy is made (there is no unsaved text to lose).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from pathlib import Path
 from citedesk.core.report import Report
 from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
+from citedesk.desk.word_file import READ_ONLY_NOTE, WORD_SUFFIXES
 from citedesk.errors import CiteDeskError, DocumentChangedError
+from citedesk.gui.controllers.word_document import show_read_only
 from citedesk.gui.editor.editor import Editor
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
@@ -39,11 +45,16 @@ from citedesk.gui.qt import (
 AUTOSAVE_MS = 20_000
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
 LATEX_SUFFIXES = (".tex", ".ltx")
-DOCUMENT_SUFFIXES = (*MARKDOWN_SUFFIXES, *LATEX_SUFFIXES)
+SAVED_SUFFIXES = (*MARKDOWN_SUFFIXES, *LATEX_SUFFIXES)
+"""What the editor's text is saved as (never a .docx: a Word document is written by its fixes)."""
+DOCUMENT_SUFFIXES = (*SAVED_SUFFIXES, *WORD_SUFFIXES)
 """What Open, drag-and-drop and recent files accept."""
 MARKDOWN_FILTER = "Markdown or text (*.md *.markdown *.txt)"
 LATEX_FILTER = "LaTeX (*.tex *.ltx)"
-DOCUMENT_FILTER = f"Documents (*.md *.markdown *.txt *.tex *.ltx);;{MARKDOWN_FILTER};;{LATEX_FILTER}"
+WORD_FILTER = "Word (*.docx)"
+DOCUMENT_FILTER = (
+    f"Documents (*.md *.markdown *.txt *.tex *.ltx *.docx);;{MARKDOWN_FILTER};;{LATEX_FILTER};;{WORD_FILTER}"
+)
 SAVE_FILTERS = {False: "Markdown (*.md)", True: f"{LATEX_FILTER};;Markdown (*.md)"}
 """Save as: the document's own kind first (the dialog's default), so a .tex stays a .tex."""
 
@@ -119,7 +130,9 @@ class DocumentController(QObject):
         self._remember_recent(session.path)
         if self.latex:
             self.message.emit(f"Opened {session.name} as LaTeX")
-        if offer_recovery and session.path is not None:
+        if session.read_only:
+            self.message.emit(f"Opened {session.name}. {READ_ONLY_NOTE}.")
+        elif offer_recovery and session.path is not None:
             copy = copies.copy_for(session.path, self.recovery_folder)
             if copy is not None:
                 self._offer(copy)
@@ -209,17 +222,23 @@ class DocumentController(QObject):
 
     def _show(self, text: str) -> None:
         self.editor.highlighter.set_latex(self.latex, repaint=False)  # setPlainText paints it all
+        show_read_only(self.editor, self.session.read_only)
         self.editor.setPlainText(text.replace("\r\n", "\n"))
         self.editor.document().setModified(False)
         self._title()
 
     # saving ------------------------------------------------------------------------------------------
     def save(self) -> bool:
+        if self.session.read_only:  # nothing unsaved: its fixes were written into it
+            self.message.emit(f"{READ_ONLY_NOTE}. Save as… exports its text as Markdown.")
+            return True
         if self.path is None:
             return self.save_as_dialog()
         return self.save_to(self.path)
 
     def save_as_dialog(self) -> bool:
+        if self.session.read_only:
+            return self.export_text_dialog()
         name, chosen = QFileDialog.getSaveFileName(
             self.window, "Save as", str(self.path or ""), SAVE_FILTERS[self.latex]
         )
@@ -230,7 +249,7 @@ class DocumentController(QObject):
         """The path typed in Save as, with the chosen kind's suffix when it has none of ours
         (`thesis` saved as LaTeX is `thesis.tex`)."""
         path = Path(name)
-        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+        if path.suffix.lower() in SAVED_SUFFIXES:
             return path
         return path.with_name(path.name + (".tex" if chosen_filter.startswith("LaTeX") else ".md"))
 
@@ -279,6 +298,24 @@ class DocumentController(QObject):
             return False
         return True
 
+    def export_text_dialog(self) -> bool:
+        """Save as, for a Word document: its text written as Markdown to another file (the .docx
+        unchanged, still the document open here)."""
+        suggested = self.path.with_suffix(".md") if self.path is not None else Path("document.md")
+        name, chosen = QFileDialog.getSaveFileName(
+            self.window, "Export the text as Markdown", str(suggested), SAVE_FILTERS[False]
+        )
+        return self.export_text(self.named(name, chosen)) if name else False
+
+    def export_text(self, path: Path) -> bool:
+        try:
+            self.session.export_text(path)
+        except CiteDeskError as exc:
+            self.message.emit(exc.message)
+            return False
+        self.message.emit(f"Exported the text of {self.session.name} to {path.name}; the .docx is unchanged")
+        return True
+
     def export_dialog(self, report: Report | None) -> None:
         if report is None:
             self.message.emit("Nothing to export yet: the audit has not finished.")
@@ -307,8 +344,9 @@ class DocumentController(QObject):
         return copies.copy_path(self.path, self.untitled_id, self.recovery_folder, kind=kind)
 
     def write_recovery(self) -> None:
-        """Keep a copy of unsaved text outside the document (never over it)."""
-        if self.editor.document().isModified():
+        """Keep a copy of unsaved text outside the document (never over it). A Word document has
+        none: a fix shown before it is written is the file's, or is taken back."""
+        if self.editor.document().isModified() and not self.session.read_only:
             kind = ".tex" if self.latex else None  # an untitled LaTeX copy's copy is .tex too
             copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder, kind=kind)
 
@@ -321,7 +359,7 @@ class DocumentController(QObject):
             self.recovered_from = None
 
     def _ask_discard(self) -> bool:
-        if not self.editor.document().isModified():
+        if not self.editor.document().isModified() or self.session.read_only:
             return True
         answer = self.ask_unsaved()
         if answer == "save":
@@ -360,7 +398,7 @@ class DocumentController(QObject):
     # the title and recent files -------------------------------------------------------------------------
     def _title(self) -> None:
         star = "*" if self.editor.document().isModified() else ""
-        kind = " (LaTeX)" if self.latex else ""
+        kind = " (LaTeX)" if self.latex else " (Word, read-only)" if self.session.read_only else ""
         self.title_changed.emit(f"{star}{self.session.name}{kind} — CiteDesk")
 
     def recent(self) -> list[str]:
