@@ -396,35 +396,61 @@ def _brackets(shown: str) -> tuple[str, str, str]:
     return "", shown, ""
 
 
+def _balanced(piece: str) -> bool:
+    return piece.count("(") == piece.count(")") and piece.count("[") == piece.count("]")
+
+
+def _pieces(shown: str, count: int) -> tuple[str, list[str], str, str, bool] | None:
+    """The displayed text as (opening, one piece per item, separator, closing, whether each piece
+    keeps its own brackets): `(Smith, 2020; Lee, 2019)`, `[1, 2]`, `[1], [2]`, `1,2`; None when
+    it does not split into one piece per item."""
+    opening, inner, closing = _brackets(shown)
+    if count == 1:
+        return opening, [inner], "; ", closing, False
+    for whole in (False, True):
+        text = shown if whole else inner
+        for separator in ("; ", ", ", ";", ","):
+            pieces = text.split(separator)
+            if len(pieces) == count and all(p.strip() and _balanced(p) for p in pieces):
+                return (
+                    ("", pieces, separator, "", True)
+                    if whole
+                    else (opening, pieces, separator, closing, False)
+                )
+    return None
+
+
 def _displayed(view: WordView, cited: WordField, plan: list[int | str]) -> str:
-    """The field's new displayed text: its own piece for each kept item (split by `; `, or `, ` for
-    numbers), a swapped-in item's piece as shown alone elsewhere, else `Family, Year`."""
-    opening, inner, closing = _brackets(cited.displayed)
-    pieces: list[str] | None = [inner] if len(cited.items) == 1 else None
-    separator = "; "
-    for candidate in ("; ", ", "):
-        if pieces is None and len(inner.split(candidate)) == len(cited.items):
-            pieces, separator = inner.split(candidate), candidate
+    """The field's new displayed text: its own piece for each kept item, a swapped-in item's piece
+    as shown alone elsewhere, else `Family, Year`, in the field's own brackets and separator."""
+    split = _pieces(cited.displayed, len(cited.items))
+    pieces: list[str] = []
+    if split is None:
+        opening, _, closing = _brackets(cited.displayed)
+        separator, whole = "; ", False
+    else:
+        opening, pieces, separator, closing, whole = split
     shown = []
     for step in plan:
-        if isinstance(step, int) and pieces is not None:
+        if isinstance(step, int) and split is not None:
             shown.append(pieces[step])
         else:
-            shown.append(_alone(view, step if isinstance(step, str) else cited.items[step].key))
+            alone = _alone(view, step if isinstance(step, str) else cited.items[step].key)
+            shown.append(alone if whole else _brackets(alone)[1])
     return opening + separator.join(shown) + closing
 
 
 def _alone(view: WordView, key: str) -> str:
+    """How `key` is displayed where it is cited alone (brackets included), else `(Family, Year)`."""
     for cited in view.fields:
         if cited.keys == (key,) and cited.displayed.strip():
-            return _brackets(cited.displayed)[1]
+            return cited.displayed
     data = view.references.get(key, {})
     people = data.get("author") or data.get("editor") or [{}]
     first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
     name = str(first.get("family") or first.get("literal") or data.get("title") or key)
     year = year_of(data)
-    year = "n.d." if year == "nd" else year
-    return f"{name}, {year}"
+    return f"({name}, {'n.d.' if year == 'nd' else year})"
 
 
 def _set_instruction(opened: OpenField, instruction: str) -> None:

@@ -22,7 +22,17 @@ from citedesk.core.repair import AddCitation, Operation, RemoveCitation, Retarge
 from citedesk.core.word import WordView, read_docx, write_docx
 from citedesk.errors import RepairError
 from citedesk.sources.citeworks import cited_works
-from tests.helpers.docx_build import DocxBuilder, mendeley_paper, numbered_paper, zotero_paper
+from tests.helpers.docx_build import (
+    LEE,
+    ROE,
+    SMITH,
+    DocxBuilder,
+    item,
+    mendeley_paper,
+    numbered_paper,
+    zotero,
+    zotero_paper,
+)
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
@@ -174,6 +184,26 @@ def test_a_marker_split_across_runs_is_edited_in_them() -> None:
     paragraphs = docx.Document(io.BytesIO(out)).paragraphs
     assert paragraphs[0].text == "Trees cool streets [1]. Rain rises [1]."
     assert [r.text for r in paragraphs[0].runs] == ["Trees cool streets [", "1", "]. Rain rises [", "1", "]."]
+
+
+@pytest.mark.parametrize(
+    ("shown", "alone", "left"),
+    [
+        ("[1, 2]", "[3]", "[1, 3]"),
+        ("[1], [2]", "[3]", "[1], [3]"),
+        ("1,2", "3", "1,3"),
+        ("(A 2020; B 2019)", "(C)", "(A 2020; C)"),
+    ],
+)
+def test_numeric_and_author_date_displays_split_per_item(shown: str, alone: str, left: str) -> None:
+    data = (
+        DocxBuilder()
+        .paragraph("Trees cool ", zotero([item(SMITH, 1), item(LEE, 2)], shown, "g"), ".")
+        .paragraph("Rain rises ", zotero([item(ROE, 3)], alone, "r"), ".")
+        .build()
+    )
+    _, _, out = _repaired(data, RetargetCitation(0, "lee2019", "roe2018"))
+    assert read_docx(out).fields[0].displayed == left
 
 
 def test_adding_a_citation_where_no_field_is_is_refused() -> None:
