@@ -183,8 +183,6 @@ def _best_pairing(old: list[str], new: list[str]) -> dict[int, int]:
                 continue
             alike = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
             score[i][j] = max(score[i + 1][j], alike + score[i + 1][j + 1])
-        for j in range(m, m + 1):
-            score[i][j] = 0.0
     pairing: dict[int, int] = {}
     i = j = 0
     while j < m:

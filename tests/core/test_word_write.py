@@ -206,6 +206,20 @@ def test_numeric_and_author_date_displays_split_per_item(shown: str, alone: str,
     assert read_docx(out).fields[0].displayed == left
 
 
+def test_a_changed_paragraph_next_to_a_deleted_one_is_paired_by_likeness() -> None:
+    data = numbered_paper()
+    view = read_docx(data)
+    planned = view.text.replace("[1] Smith, A. (2020). Street trees cool cities. Journal of Heat.\n\n", "")
+    planned = planned.replace("[2] Lee, A. (2019). Parks and heat.", "[2] Lee, A. (2019). Parks and heat!")
+    out = write_docx(data, view, planned)
+    texts = [p.text for p in docx.Document(io.BytesIO(out)).paragraphs]
+    assert texts[-2:] == [
+        "[2] Lee, A. (2019). Parks and heat! Urban Studies.",
+        "[3] Roe, A. (2018). Urban rain. Hydrology Letters.",
+    ]
+    assert read_docx(out).text == planned
+
+
 def test_adding_a_citation_where_no_field_is_is_refused() -> None:
     data = zotero_paper()
     view = read_docx(data)
