@@ -37,6 +37,8 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
             out,
             workers=args.workers,
             force=args.force,
+            engine=args.engine,
+            address=args.address,
             progress=lambda label, done, total, note: progress.update(label, done, total, note=note),
         )
     failed = [o for o in result.outcomes if o.error is not None]

@@ -221,6 +221,19 @@ def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
         help="audit in N processes, each with its own judge (default: this machine's cores, at most 4)",
     )
     batch.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local (default): processes on this machine; ray: Ray Data's actors, one judge each "
+        '(pip install "citedesk[scale]")',
+    )
+    batch.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="--engine ray: a running Ray cluster's address (default: a local Ray for this run); the "
+        "store and DIR must then be on a filesystem every node sees",
+    )
+    batch.add_argument(
         "--force",
         action="store_true",
         help="audit every document again, even those unchanged since the last run",

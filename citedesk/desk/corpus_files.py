@@ -42,8 +42,12 @@ UNHASHED_OPTIONS = frozenset({"refresh", "refresh_keys"})
 
 
 def word_supported() -> bool:
-    """Whether Word documents can be read yet (`citedesk.core.word`, issue 30)."""
-    return importlib.util.find_spec("citedesk.core.word") is not None
+    """Whether Word documents can be read yet: the reader (`citedesk.core.word`, issue 30) and the
+    desk's opening of them (`citedesk.desk.word_file`); until both are there a `.docx` is left out
+    and counted, never an error row."""
+    return all(
+        importlib.util.find_spec(f"citedesk.{name}") is not None for name in ("core.word", "desk.word_file")
+    )
 
 
 @dataclass(frozen=True)

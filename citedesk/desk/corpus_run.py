@@ -51,6 +51,7 @@ from citedesk.desk.corpus_files import (
     write_manifest,
     write_outputs,
 )
+from citedesk.desk.corpus_ray import ray_audits
 from citedesk.desk.desk import Desk
 from citedesk.desk.prefetch import prefetch
 from citedesk.engine.state import AuditOptions
@@ -99,8 +100,11 @@ def run_corpus(
     workers: int | None = None,
     force: bool = False,
     progress: Progress = _say_nothing,
+    engine: str = "local",
+    address: str | None = None,
 ) -> CorpusResult:
-    """Audit every document under `paths` into `out` (see the module's docstring)."""
+    """Audit every document under `paths` into `out` (see the module's docstring); `engine`
+    "ray" audits on Ray Data (`desk.corpus_ray`; `address`: a running cluster's)."""
     started = time.perf_counter()
     options = desk.options
     documents, word_left = discover(paths, out)
@@ -125,7 +129,9 @@ def run_corpus(
     audit_started = time.perf_counter()
     found: dict[str, DocumentOutcome] = {}
     saved_at = time.monotonic()
-    for done, (doc, result) in enumerate(_audits(worker_options, todo, out, workers), start=1):
+    for done, (doc, result) in enumerate(
+        _audits(worker_options, todo, out, workers, engine, address), start=1
+    ):
         found[doc.name] = result.outcome
         entries[doc.name] = replace(entries[doc.name], error=result.outcome.error, retry=result.retry)
         rate = done / max(1e-9, time.perf_counter() - audit_started)
@@ -212,10 +218,19 @@ def _cited(document: Document, options: AuditOptions) -> tuple[list[CitedEntry],
 
 
 def _audits(
-    options: AuditOptions, todo: Sequence[CorpusDocument], out: Path, workers: int | None
+    options: AuditOptions,
+    todo: Sequence[CorpusDocument],
+    out: Path,
+    workers: int | None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult]]:
-    """Each document's audit as it finishes: in this process with one worker, else in a pool."""
+    """Each document's audit as it finishes: on Ray, in this process with one worker, else in a
+    local pool."""
     count = min(workers or default_workers(), max(1, len(todo)))
+    if engine == "ray":
+        yield from ray_audits(options, todo, out, count, address)
+        return
     if count <= 1:
         corpus_worker.start(options)
         for doc in todo:
