@@ -58,6 +58,7 @@ def test_a_docx_opens_read_only_marked_and_listed(qtbot: QtBot, word_window: Mai
     window = word_window
     assert ".docx" in DOCUMENT_SUFFIXES  # Open, drag-and-drop, recent files
     assert "*.docx" in DOCUMENT_FILTER
+    window.resize(900, 420)  # the front matter alone fills the editor
     audited(qtbot, window, lambda: window.load_file(paper))
     view = read_docx(paper.read_bytes(), "paper.docx").text
     assert window.editor.toPlainText() == view
@@ -65,6 +66,9 @@ def test_a_docx_opens_read_only_marked_and_listed(qtbot: QtBot, word_window: Mai
     assert banner(window).isVisible()
     assert "read-only here; fixes are written into the .docx" in banner(window).text()
     assert window.windowTitle() == "paper.docx (Word, read-only) — CiteDesk"
+    cursor = window.editor.textCursor()
+    assert cursor.block().text() == "# Street trees and summer heat"  # the writer's text, not the works
+    assert window.editor.cursorRect().top() < window.editor.fontMetrics().height() * 2  # at the top
     report = window.report
     assert report is not None
     kinds = {f.kind for f in report.findings}

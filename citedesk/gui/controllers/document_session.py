@@ -29,7 +29,7 @@ from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
 from citedesk.desk.word_file import READ_ONLY_NOTE, WORD_SUFFIXES
 from citedesk.errors import CiteDeskError, DocumentChangedError
-from citedesk.gui.controllers.word_document import show_read_only
+from citedesk.gui.controllers.word_document import show_body, show_read_only
 from citedesk.gui.editor.editor import Editor
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
@@ -131,6 +131,7 @@ class DocumentController(QObject):
         if self.latex:
             self.message.emit(f"Opened {session.name} as LaTeX")
         if session.read_only:
+            show_body(self.editor)
             self.message.emit(f"Opened {session.name}. {READ_ONLY_NOTE}.")
         elif offer_recovery and session.path is not None:
             copy = copies.copy_for(session.path, self.recovery_folder)

@@ -20,7 +20,7 @@ from citedesk.desk.word_file import READ_ONLY_NOTE
 from citedesk.errors import CiteDeskError, DocumentChangedError
 from citedesk.gui.controllers.fix_controller import FixController
 from citedesk.gui.ops import run_op
-from citedesk.gui.qt import QLabel, QPlainTextEdit, Qt
+from citedesk.gui.qt import QLabel, QPlainTextEdit, Qt, QTextCursor
 
 BANNER_NAME = "wordBanner"
 
@@ -33,6 +33,27 @@ def show_read_only(editor: QPlainTextEdit, read_only: bool) -> None:
     banner = _banner(editor, create=read_only)
     if banner is not None:
         banner.setVisible(read_only)
+
+
+def show_body(editor: QPlainTextEdit) -> None:
+    """Put the cursor, and the top of the editor, on the view's first line after its front matter:
+    the writer's text, not the list of works the fields carry (still there, above)."""
+    text = editor.toPlainText()
+    if not text.startswith("---\n"):
+        return
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return
+    first = text.count("\n", 0, end + 5) + 1  # the block after the closing `---`
+    block = editor.document().findBlockByNumber(first)
+    if not block.isValid():
+        return
+    cursor = editor.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    editor.setTextCursor(cursor)  # from the end, so that going back up puts the block at the top
+    cursor.setPosition(block.position())
+    editor.setTextCursor(cursor)
+    editor.ensureCursorVisible()
 
 
 def _banner(editor: QPlainTextEdit, *, create: bool) -> QLabel | None:
