@@ -35,6 +35,10 @@ _INLINE_PATTERNS = re.compile(
     r"|\bhttps?://[^\s<>\])\"'`]{1,2000}"  # bare URL
     r"|\bdoi:\s?10\.\d{4,9}/\S{1,500}"  # bare DOI
 )
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+"""A backslash escape (CommonMark: a backslash before ASCII punctuation): the backslash is no word
+and the character after it is read as itself (`a\\@b.org` is "a@b.org", `5 \\* 3` "5 * 3"); `\\\\`
+is one escaped backslash, matched as a pair so the second one escapes nothing."""
 _LINK = re.compile(r"\[([^\[\]\n]{1,1000})\](\([^()\s\n]{0,2000}(?:[ \t]+\"[^\"\n]{0,500}\")?\))")
 _REF_LINK = re.compile(r"\[([^\[\]\n]{1,1000})\](\[([^\[\]\n]{1,200})\])")
 
@@ -116,14 +120,22 @@ def scan_markdown(text: str) -> Layout:
     inline_opaque, inline_markup, code = _scan_inline(text, regions, link_labels)
     titles = [h.content for h in scanner.headings]
     title_opaque, _, _ = _scan_inline(text, titles, link_labels)
+    opaque = SpanSet.of(scanner.opaque + inline_opaque)
+    escapes = [
+        (m.start(), m.start() + 1)
+        for start, end in regions
+        for m in _ESCAPE.finditer(text, start, end)
+        if not opaque.contains(m.start())
+    ]
     return Layout(
         headings=tuple(scanner.headings),
         blocks=tuple(scanner.blocks),
         definitions=tuple(scanner.definitions),
-        opaque=SpanSet.of(scanner.opaque + inline_opaque),
-        markup=SpanSet.of(scanner.markup + inline_markup),
+        opaque=opaque,
+        markup=SpanSet.of(scanner.markup + inline_markup + escapes),
         code=SpanSet.of(code),
         title_opaque=SpanSet.of(title_opaque),
+        joins=SpanSet.of(escapes),
     )
 
 

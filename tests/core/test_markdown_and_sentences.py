@@ -80,3 +80,16 @@ def test_control_characters_do_not_crash_sentence_splitting() -> None:
 
     document = parse_document("0\x1f0. The survey found 40% gains [1].\n\n## References\n\n[1] A.\n")
     assert [s.text for s in document.sentences][-1] == "The survey found 40% gains."
+
+
+def test_backslash_escapes_read_as_the_character_they_escape() -> None:
+    """CommonMark's backslash escapes (what a Word document's view and pandoc's own writer put before
+    `@ * [ ]`): the claim reads the character, not the backslash; `\\\\` is one backslash; inside code
+    nothing is an escape."""
+    document = parse_document(
+        "Write to a\\@b.org, compute 5 \\* 3 \\\\ and \\[draft\\] with `a\\*b` now [1].\n\n"
+        "## References\n\n1. Foo. Bar.\n"
+    )
+    assert [s.text for s in document.sentences] == [
+        "Write to a@b.org, compute 5 * 3 \\ and [draft] with a\\*b now."
+    ]
