@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import pickle
 from collections.abc import Iterator, Sequence
@@ -76,6 +77,9 @@ def ray_audits(
             log_to_driver=False,
             configure_logging=False,
         )
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the command shows its own (documents/s and time left)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     try:
         gpus = 1 if ray.cluster_resources().get("GPU", 0) >= workers else 0
         threads = None if address else max(1, (os.cpu_count() or 1) // workers)

@@ -1,4 +1,5 @@
-"""Documents per second of `citedesk batch` with 1 and 2 local workers (figures, not a test).
+"""Documents per second of `citedesk batch` with 1 and 2 local workers, and on Ray local mode with 2
+actors when Ray is installed (figures, not a test).
 
 A generated corpus: 200 Markdown documents with distinct texts, each citing 3 of 24 shared sources
 kept as local files (no network, so the figure is the audit's own: structure, sources read from
@@ -6,9 +7,9 @@ disk and the store, reference checks skipped, retrieval and judging). Each run s
 empty output folder and an empty store. The documents/s figure is of the audits (the parent's
 parse-and-gather stage is timed apart), and the wall time of the whole run is given too.
 
-    .venv/bin/python -m tests.bench.corpus_speed [--documents 200] [--judge heuristic] [--no-dense]
+    .venv/bin/python -m tests.bench.corpus_speed [--documents 200] [--judge heuristic] [--no-dense] [--no-ray]
 
-The last line is JSON: {"documents", "judge", "dense", "cores", "runs": [{"workers",
+The last line is JSON: {"documents", "judge", "dense", "cores", "runs": [{"engine", "workers",
 "documents_per_s", "audit_s", "wall_s", "gather_s"}], "scaling_2_vs_1"}.
 """
 
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 from citedesk.desk import AuditOptions, Desk
+from citedesk.desk.corpus_ray import ray_installed
 from citedesk.desk.corpus_run import run_corpus
 
 SOURCES = 24
@@ -92,20 +94,25 @@ def build(root: Path, documents: int) -> tuple[Path, Path]:
     return sources, docs
 
 
-def one_run(root: Path, sources: Path, docs: Path, workers: int, judge: str, dense: bool) -> dict[str, float]:
+def one_run(
+    root: Path, sources: Path, docs: Path, workers: int, judge: str, dense: bool, engine: str = "local"
+) -> dict[str, object]:
     options = AuditOptions(
         judge=judge,
         dense=dense,
         local_roots=(sources,),
         offline=True,
         check_references=False,
-        store_path=root / f"store-{workers}.sqlite3",
+        store_path=root / f"store-{engine}-{workers}.sqlite3",
     )
     started = time.perf_counter()
-    result = run_corpus(Desk(options), [docs], root / f"out-{workers}", workers=workers)
+    result = run_corpus(
+        Desk(options), [docs], root / f"out-{engine}-{workers}", workers=workers, engine=engine
+    )
     wall = time.perf_counter() - started
     assert not [o for o in result.outcomes if o.error], "every document audits"
     return {
+        "engine": engine,
         "workers": workers,
         "documents_per_s": round(result.audited / result.audit_seconds, 2),
         "audit_s": round(result.audit_seconds, 2),
@@ -121,27 +128,31 @@ def main() -> None:
     parser.add_argument("--judge", default="heuristic")
     parser.add_argument("--no-dense", action="store_true", help="words only (no embedding model)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--no-ray", action="store_true", help="leave Ray local mode out even when installed")
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         sources, docs = build(root, args.documents)
-        for workers in args.workers:
-            run = one_run(root, sources, docs, workers, args.judge, not args.no_dense)
+        engines = [("local", w) for w in args.workers]
+        if ray_installed() and not args.no_ray:
+            engines.append(("ray", 2))
+        for engine, workers in engines:
+            run = one_run(root, sources, docs, workers, args.judge, not args.no_dense, engine)
             runs.append(run)
             print(
-                f"{workers} worker(s): {run['documents_per_s']:.2f} documents/s "
+                f"{engine}, {workers} worker(s): {run['documents_per_s']:.2f} documents/s "
                 f"({run['audit_s']:.1f} s auditing, {run['wall_s']:.1f} s in all)",
                 flush=True,
             )
-    rates = {run["workers"]: run["documents_per_s"] for run in runs}
+    rates = {run["workers"]: run["documents_per_s"] for run in runs if run["engine"] == "local"}
     figures = {
         "documents": args.documents,
         "judge": args.judge,
         "dense": not args.no_dense,
         "cores": os.cpu_count(),
         "runs": runs,
-        "scaling_2_vs_1": round(rates[2] / rates[1], 2) if 1 in rates and 2 in rates else None,
+        "scaling_2_vs_1": round(float(rates[2]) / float(rates[1]), 2) if 1 in rates and 2 in rates else None,  # type: ignore[arg-type]
     }
     print(json.dumps(figures))
 
