@@ -129,18 +129,20 @@ def run_corpus(
     audit_started = time.perf_counter()
     found: dict[str, DocumentOutcome] = {}
     saved_at = time.monotonic()
-    for done, (doc, result) in enumerate(
-        _audits(worker_options, todo, out, workers, engine, address), start=1
-    ):
-        found[doc.name] = result.outcome
-        entries[doc.name] = replace(entries[doc.name], error=result.outcome.error, retry=result.retry)
-        rate = done / max(1e-9, time.perf_counter() - audit_started)
-        progress("documents audited", done, len(todo), f"{rate:.1f} documents/s")
-        if time.monotonic() - saved_at >= MANIFEST_EVERY_S:
-            write_manifest(out, entries)
-            saved_at = time.monotonic()
+    try:
+        for done, (doc, result) in enumerate(
+            _audits(worker_options, todo, out, workers, engine, address), start=1
+        ):
+            found[doc.name] = result.outcome
+            entries[doc.name] = replace(entries[doc.name], error=result.outcome.error, retry=result.retry)
+            rate = done / max(1e-9, time.perf_counter() - audit_started)
+            progress("documents audited", done, len(todo), f"{rate:.1f} documents/s")
+            if time.monotonic() - saved_at >= MANIFEST_EVERY_S:
+                write_manifest(out, entries)
+                saved_at = time.monotonic()
+    finally:  # interrupted too: what was audited is kept, and the rest is audited next time
+        write_manifest(out, entries)
     audit_seconds = time.perf_counter() - audit_started
-    write_manifest(out, entries)
     outcomes = [found.get(doc.name) or _kept(desk, doc, entries[doc.name], out) for doc in documents]
     parquet = write_outputs(out, outcomes)
     return CorpusResult(

@@ -201,3 +201,21 @@ def test_a_re_run_audits_only_what_changed(
     assert f"{DOCUMENTS} audited" in capsys.readouterr().err
     assert main(["batch", str(root), "--out", str(tmp_path / "cli"), *flags]) == 1
     assert "0 audited" in capsys.readouterr().err
+
+
+def test_an_interrupted_corpus_resumes_where_it_stopped(tmp_path: Path, sources: str) -> None:
+    root = corpus(tmp_path, sources)
+    (root / "part-a" / "broken.md").unlink()
+    out = tmp_path / "out"
+    desk = Desk(options(tmp_path))
+
+    def interrupt(label: str, done: int, total: int, note: str) -> None:
+        if label == "documents audited" and done == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_corpus(desk, [root], out, workers=1, progress=interrupt)
+    resumed = run_corpus(desk, [root], out, workers=1)
+
+    assert (resumed.audited, resumed.skipped) == (DOCUMENTS - 5, 5)
+    assert all(o.error is None for o in resumed.outcomes)
