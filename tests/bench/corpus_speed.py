@@ -122,6 +122,34 @@ def one_run(
     }
 
 
+def stage_profile(
+    root: Path, sources: Path, docs: Path, judge: str, dense: bool, n: int = 40
+) -> dict[str, float]:
+    """Seconds per document in each of the audit's timed steps (`Report.timings`), over `n`
+    documents audited in this process after one to warm up (models loaded, sources stored)."""
+    options = AuditOptions(
+        judge=judge,
+        dense=dense,
+        local_roots=(sources,),
+        offline=True,
+        check_references=False,
+        store_path=root / "store-profile.sqlite3",
+    )
+    desk = Desk(options)
+    paths = sorted(docs.rglob("*.md"))[: n + 1]
+    desk.open(paths[0]).audit()
+    totals: dict[str, float] = {}
+    citations = 0
+    for path in paths[1:]:
+        report = desk.open(path).audit()
+        citations += report.coverage_or_count().citations
+        for step, seconds in report.timings.items():
+            totals[step] = totals.get(step, 0.0) + seconds
+    per_document = {step: round(seconds / n, 4) for step, seconds in totals.items()}
+    per_document["citations_per_document"] = round(citations / n, 2)
+    return per_document
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=200)
@@ -145,6 +173,8 @@ def main() -> None:
                 f"({run['audit_s']:.1f} s auditing, {run['wall_s']:.1f} s in all)",
                 flush=True,
             )
+        profile = stage_profile(root, sources, docs, args.judge, not args.no_dense)
+        print(f"seconds per document by step (1 process, warm): {profile}", flush=True)
     rates = {run["workers"]: run["documents_per_s"] for run in runs if run["engine"] == "local"}
     figures = {
         "documents": args.documents,
@@ -152,6 +182,7 @@ def main() -> None:
         "dense": not args.no_dense,
         "cores": os.cpu_count(),
         "runs": runs,
+        "seconds_per_document_by_step": profile,
         "scaling_2_vs_1": round(float(rates[2]) / float(rates[1]), 2) if 1 in rates and 2 in rates else None,  # type: ignore[arg-type]
     }
     print(json.dumps(figures))
