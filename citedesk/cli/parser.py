@@ -230,8 +230,8 @@ def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
     batch.add_argument(
         "--address",
         metavar="ADDR",
-        help="--engine ray: a running Ray cluster's address (default: a local Ray for this run); the "
-        "store and DIR must then be on a filesystem every node sees",
+        help="--engine ray: a running Ray cluster's address (default: a local Ray for this run; only "
+        "that is tested: the store is this machine's SQLite, so other nodes would fetch again)",
     )
     batch.add_argument(
         "--force",
