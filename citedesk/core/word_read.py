@@ -24,8 +24,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docx.styles import BabelFish
-
 from citedesk.core.text import DocumentError
 from citedesk.core.word_csl import assign_keys, front_matter, group_text, identity, references_of
 from citedesk.core.word_package import Package, open_package, parse_xml
@@ -441,6 +439,8 @@ def _heading_styles(styles: bytes | None, name: str) -> dict[str, int]:
     """Heading level by style id: `Heading N` is N, `Title` is 1 (python-docx's style names)."""
     if styles is None:
         return {"Title": 1, **{f"Heading{n}": n for n in range(1, 10)}}
+    from docx.styles import BabelFish  # noqa: PLC0415 - python-docx (30 ms) only when a .docx is read
+
     levels: dict[str, int] = {}
     for style in parse_xml(styles, name, "word/styles.xml").getroot().iter(WQ + "style"):
         ident = style.get(WQ + "styleId", "")

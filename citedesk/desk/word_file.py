@@ -14,14 +14,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from citedesk.core.text import MAX_DOCUMENT_BYTES
+from citedesk.core.word import WordView, read_docx, write_docx
 from citedesk.errors import DocumentError, RepairError
 from citedesk.files import FileStamp, read_stamped_bytes
-
-if TYPE_CHECKING:
-    from citedesk.core.word import WordView
 
 WORD_SUFFIXES = (".docx", ".docm")
 """What is read as a Word package (a macro-enabled .docm is read only to be refused with why)."""
@@ -47,8 +44,6 @@ class WordFile:
     @classmethod
     def of(cls, data: bytes, name: str) -> WordFile:
         """Read a package's bytes (DocumentError, with the reader's message, for a bad one)."""
-        from citedesk.core.word import read_docx  # noqa: PLC0415 - python-docx and lxml, only for Word
-
         return cls(data, read_docx(data, name))
 
     @classmethod
@@ -73,6 +68,4 @@ class WordFile:
     def package(self, text: str) -> bytes:
         """The package's bytes for `text` (RepairError as in `rewrite`), not read again: what a
         plan's check needs."""
-        from citedesk.core.word import write_docx  # noqa: PLC0415 - as in `of`
-
         return self.data if text == self.view.text else write_docx(self.data, self.view, text)
