@@ -50,11 +50,6 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
         f"{result.seconds:.1f} s; written to {out}",
         file=sys.stderr,
     )
-    if result.word_left_out:
-        print(
-            f"citedesk: {result.word_left_out} Word documents (.docx) left out: this CiteDesk cannot read them yet",
-            file=sys.stderr,
-        )
     if not result.parquet:
         print(
             "citedesk: corpus.parquet not written: pyarrow is not installed (pip install citedesk[corpus])",

@@ -3,7 +3,7 @@ what is written.
 
 - **Which documents**: every supported document under the paths given, recursively, in one stable
   order (by the name it has in the output: its path relative to the folder the paths share), hidden
-  files and folders and the output folder left out. `.docx` joins once `citedesk.core.word` exists.
+  files and folders and the output folder left out; Word documents (`.docx`) as the desk opens them.
 - **The manifest** (`DIR/manifest.json`): per document, the hash of its bytes and of the settings it
   was audited with (`settings_hash`: every audit option that can change a report, CiteDesk's
   version and the contents of the bibliographies given). A re-run audits only the documents whose
@@ -41,15 +41,6 @@ UNHASHED_OPTIONS = frozenset({"refresh", "refresh_keys"})
 """Options that change how a run fetches, not what a report says."""
 
 
-def word_supported() -> bool:
-    """Whether Word documents can be read yet: the reader (`citedesk.core.word`, issue 30) and the
-    desk's opening of them (`citedesk.desk.word_file`); until both are there a `.docx` is left out
-    and counted, never an error row."""
-    return all(
-        importlib.util.find_spec(f"citedesk.{name}") is not None for name in ("core.word", "desk.word_file")
-    )
-
-
 @dataclass(frozen=True)
 class CorpusDocument:
     path: Path
@@ -62,10 +53,9 @@ def report_path(out: Path, name: str) -> Path:
     return out / REPORTS / f"{name}.json"
 
 
-def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> tuple[list[CorpusDocument], int]:
-    """The documents under `paths` in a stable order, and how many `.docx` files were left out
-    because Word documents cannot be read yet. A path that does not exist is a UsageError."""
-    suffixes = (*TEXT_SUFFIXES, WORD_SUFFIX) if word_supported() else TEXT_SUFFIXES
+def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> list[CorpusDocument]:
+    """The documents under `paths` in a stable order. A path that does not exist is a UsageError."""
+    suffixes = (*TEXT_SUFFIXES, WORD_SUFFIX)
     roots = [Path(p) for p in paths]
     for root in roots:
         if not root.exists():
@@ -73,19 +63,15 @@ def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> tuple[list[C
     base = Path(os.path.commonpath([str((r if r.is_dir() else r.parent).resolve()) for r in roots]))
     skip = out.resolve()
     found: dict[str, CorpusDocument] = {}
-    word_left = 0
     for root in roots:
         for path in [root] if root.is_file() else _walk(root):
             suffix = path.suffix.lower()
-            if suffix == WORD_SUFFIX and suffix not in suffixes:
-                word_left += 1
-                continue
             resolved = path.resolve()
             if suffix not in suffixes or resolved.is_relative_to(skip):
                 continue
             name = resolved.relative_to(base).as_posix()
             found.setdefault(name, CorpusDocument(path, name))
-    return [found[name] for name in sorted(found)], word_left
+    return [found[name] for name in sorted(found)]
 
 
 def _walk(root: Path) -> Iterable[Path]:

@@ -78,7 +78,6 @@ class CorpusResult:
     audited: int
     skipped: int
     """Unchanged since the last run: their reports were kept."""
-    word_left_out: int
     distinct_sources: int
     fetched: int
     """Of those, how many came from the network in this run (the rest: the cache, local files)."""
@@ -107,7 +106,7 @@ def run_corpus(
     "ray" audits on Ray Data (`desk.corpus_ray`; `address`: a running cluster's)."""
     started = time.perf_counter()
     options = desk.options
-    documents, word_left = discover(paths, out)
+    documents = discover(paths, out)
     settings = settings_hash(options)
     before = {} if force else read_manifest(out)
     entries: dict[str, Entry] = {}
@@ -149,7 +148,6 @@ def run_corpus(
         outcomes,
         len(todo),
         len(documents) - len(todo),
-        word_left,
         distinct,
         fetched,
         time.perf_counter() - started,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
@@ -219,3 +220,23 @@ def test_an_interrupted_corpus_resumes_where_it_stopped(tmp_path: Path, sources:
 
     assert (resumed.audited, resumed.skipped) == (DOCUMENTS - 5, 5)
     assert all(o.error is None for o in resumed.outcomes)
+
+
+def test_a_word_document_in_the_corpus_is_audited_as_the_desk_opens_it(tmp_path: Path) -> None:
+    """A `.docx` in the folder is a document of the corpus (its view, its citation fields' items as
+    its bibliography), its report what the desk's own audit of it says."""
+    word = Path(__file__).parents[2] / "resources" / "samples" / "word"
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "paper.docx").write_bytes((word / "paper.docx").read_bytes())
+    audited = replace(options(tmp_path), offline=True, sources_dir=word / "sources")
+    result = run_corpus(Desk(audited), [folder], tmp_path / "out", workers=1)
+    (outcome,) = result.outcomes
+    assert outcome.document == "paper.docx"
+    assert outcome.error is None
+    report = json.loads((tmp_path / "out" / "reports" / "paper.docx.json").read_text(encoding="utf-8"))
+    alone = Desk(audited).open(folder / "paper.docx").audit()
+    assert alone.findings
+    assert _findings(report) == [
+        (f.kind.value, (f.start, f.end), f.reference, f.severity.value) for f in alone.findings
+    ]
