@@ -5,6 +5,7 @@ Project tab, which open from there, and the whole project's findings are listed 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -148,4 +149,21 @@ def test_markdown_is_not_coloured_and_has_no_project(
     assert not window.editor.highlighter.latex
     assert window.windowTitle() == "essay.md — CiteDesk"
     assert window.tabs.indexOf(window.project.panel) < 0
+    settled(qtbot, window)
+
+
+def test_the_project_tab_says_what_latexs_last_build_left_undefined(
+    qtbot: QtBot, window: MainWindow, thesis: Path
+) -> None:
+    """A `.aux` beside the main file that cites a key BibTeX never defined: the Project tab says so,
+    as `citedesk audit thesis.tex` does (a notice, not a finding)."""
+    aux = thesis / "thesis.aux"
+    aux.write_text("\\relax\n\\citation{moreau2021}\n\\citation{ghost2020}\n\\bibcite{moreau2021}{1}\n")
+    later = (thesis / "thesis.tex").stat().st_mtime + 60
+    os.utime(aux, (later, later))
+    with qtbot.waitSignal(window.project.shown, timeout=20_000):
+        assert window.load_file(thesis / "thesis.tex")
+    heading = window.project.panel.heading.text()
+    assert "undefined" in heading
+    assert "ghost2020" in heading
     settled(qtbot, window)

@@ -17,11 +17,12 @@ and says why in the status bar: the document itself is still audited, and its au
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from citedesk.core.batch import FileAudit
 from citedesk.core.text import LineIndex
-from citedesk.desk.projects import Project, document_project
+from citedesk.desk.projects import Project, document_project, latex_build_notices
 from citedesk.errors import CiteDeskError
 from citedesk.gui.controllers.document_session import DocumentController
 from citedesk.gui.ops import run_op
@@ -79,7 +80,7 @@ class ProjectController(QObject):
 
         run_op(
             self,
-            lambda: document_project(path, allowed),
+            lambda: _with_build(document_project(path, allowed)),
             shown,
             failed,
             store=False,
@@ -141,6 +142,14 @@ class ProjectController(QObject):
             failed,
             label=f"Auditing {project.file.name} and its {len(project.documents) - 1} files…",
         )
+
+
+def _with_build(project: Project | None) -> Project | None:
+    """The project with what LaTeX's last run beside its main file says (`.aux`, `.bbl`, logs:
+    keys left undefined, a stale build) among its notices, as `citedesk audit` says them."""
+    if project is None:
+        return None
+    return replace(project, notices=(*project.notices, *latex_build_notices(project)))
 
 
 def _by_line(audit: FileAudit) -> FileFindings:
