@@ -13,13 +13,16 @@ this layer, and read its typed results.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citedesk.assets import sample_paths
+from platformdirs import user_data_dir
+
+from citedesk.assets import sample_paths, sample_projects, sample_word_documents
 from citedesk.assist import keys
 from citedesk.desk.records import (
     CachedSource,
@@ -137,6 +140,30 @@ class Desk:
     @staticmethod
     def samples() -> dict[str, Path]:
         return sample_paths()
+
+    @staticmethod
+    def folder_samples() -> dict[str, Path]:
+        """The samples that are a folder (a LaTeX thesis, a Word paper with its sources): by name,
+        each its main file. Opened as a copy of the whole folder (`copy_sample`)."""
+        return {**sample_projects(), **sample_word_documents()}
+
+    @staticmethod
+    def copy_sample(main: Path, into: Path | None = None) -> Path:
+        """A fresh copy of the folder of the sample whose main file is `main`, made under `into`
+        (by default CiteDesk's data folder, `samples/`), and the copy's main file: the writer edits
+        and fixes the copy, never the installed sample (whose folder may not even be writable).
+        OutputError when it cannot be made."""
+        root = into if into is not None else Path(user_data_dir("citedesk", appauthor=False)) / "samples"
+        target = root / main.parent.name
+        number = 1
+        while target.exists():
+            number += 1
+            target = root / f"{main.parent.name}-{number}"
+        try:
+            shutil.copytree(main.parent, target, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+        except OSError as exc:
+            raise OutputError(f"the sample could not be copied to {target}: {why_not_written(exc)}") from exc
+        return target / main.name
 
     # the store, the source cache, the retraction snapshot: `desk.jobs` ------------------------------
     def jobs(self) -> Jobs:

@@ -176,7 +176,7 @@ class MainWindow(QMainWindow):
         actions = self.menus.actions
         self.recent_menu = self.menus.submenus[RECENT]
         self.recent_menu.aboutToShow.connect(self.fill_recent)
-        for name, sample in sample_paths().items():
+        for name, sample in {**sample_paths(), **self.desk.folder_samples()}.items():
             self.menus.submenus[SAMPLES].addAction(name, functools.partial(self.open_sample, sample))
         self.offline_action = actions["offline"]
         self.offline_action.setChecked(self.options.offline)
@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
 
     def open_sample(self, path: Path) -> None:
         if self.document.confirm_discard():
-            self.document.open_copy(path)
+            self.document.open_sample(path, self.sources.attach_folder)
 
     def _opened(self) -> None:
         self.assist.load()

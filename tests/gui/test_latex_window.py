@@ -167,3 +167,31 @@ def test_the_project_tab_says_what_latexs_last_build_left_undefined(
     assert "undefined" in heading
     assert "ghost2020" in heading
     settled(qtbot, window)
+
+
+def test_the_thesis_sample_opens_as_a_copy_of_its_folder_with_its_project(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """File ▸ Open a sample ▸ thesis: the whole sample folder is copied (the installed one is never
+    edited) and its main file opened there, read as LaTeX with its chapters and bibliography."""
+    window.document.samples_folder = tmp_path / "samples"
+    sample = window.desk.folder_samples()["thesis"]
+    before = sample.read_bytes()
+    with qtbot.waitSignal(window.project.shown, timeout=20_000):
+        audited(qtbot, window, lambda: window.open_sample(sample), timeout=60_000)
+    opened = window.document.path
+    assert opened == (tmp_path / "samples" / "thesis" / "thesis.tex").resolve()
+    assert (opened.parent / "refs.bib").is_file()
+    assert window.report is not None
+    assert window.report.document.dialect.name == "latex"
+    assert window.report.document.works  # the bibliography, found through \bibliography{refs}
+    assert window.project.panel.files()[0] == "thesis.tex (main file)"
+    assert len(window.project.panel.files()) == 4
+    assert sample.read_bytes() == before
+    window.document.confirm_discard = lambda: True
+    with qtbot.waitSignal(window.project.shown, timeout=20_000):
+        audited(qtbot, window, lambda: window.open_sample(sample), timeout=60_000)
+    assert (
+        window.document.path == (tmp_path / "samples" / "thesis-2" / "thesis.tex").resolve()
+    )  # a fresh copy
+    settled(qtbot, window)

@@ -151,3 +151,26 @@ def test_a_fix_is_not_written_over_a_docx_changed_on_disk(
     assert not paper.with_name(paper.name + BACKUP_SUFFIX).exists()
     assert window.editor.toPlainText() == shown  # the file's text, as it is
     assert not window.editor.document().isModified()
+
+
+def test_the_word_sample_opens_as_a_copy_with_its_sources_attached(
+    qtbot: QtBot, settings: QSettings, tmp_path: Path
+) -> None:
+    """File ▸ Open a sample ▸ word: a copy of the sample's folder, the paper read-only, and its
+    `sources/` (texts named by citation key) attached, so its citations are checked with no flag."""
+    window = MainWindow(AuditOptions(offline=True, judge="heuristic", dense=False), settings)
+    window.document.confirm_discard = lambda: True
+    window.document.samples_folder = tmp_path / "samples"
+    qtbot.addWidget(window)
+    window.show()
+    sample = window.desk.folder_samples()["word"]
+    audited(qtbot, window, lambda: window.open_sample(sample), timeout=60_000)
+    assert window.document.path == (tmp_path / "samples" / "word" / "paper.docx").resolve()
+    assert window.editor.isReadOnly()
+    qtbot.waitUntil(
+        lambda: (
+            window.report is not None and Kind.NUMBER_MISMATCH in {f.kind for f in window.report.findings}
+        ),
+        timeout=60_000,
+    )
+    settled(qtbot, window)

@@ -84,6 +84,8 @@ class DocumentController(QObject):
         """The sample an untitled copy was made of: its kind is the copy's kind."""
         self.recovery_folder: Path | None = None
         """Where recovery copies go (None: the user's data folder)."""
+        self.samples_folder: Path | None = None
+        """Where a folder sample's copy is made (None: the user's data folder, `Desk.copy_sample`)."""
         self.confirm_discard: Callable[[], bool] = self._ask_discard
         """May the editor's text be replaced or the window closed (unsaved text saved or discarded)?"""
         self.ask_unsaved: Callable[[], str] = self._ask_unsaved
@@ -155,6 +157,25 @@ class DocumentController(QObject):
         self.editor.document().setModified(True)
         self.message.emit(f"Opened a copy of {path.name}: save it somewhere of yours to keep it")
         self.opened.emit()
+        return True
+
+    def open_sample(self, path: Path, attach_folder: Callable[[str], None]) -> bool:
+        """Open a sample: a Markdown one as an untitled copy (`open_copy`); a folder sample (the
+        LaTeX thesis, the Word paper) as a fresh copy of its whole folder, opened from its main
+        file there, so that its project, bibliography and fixes work on files of the writer's. A
+        Word sample's `sources/` (texts named by citation key) is attached as its sources folder."""
+        if path.suffix.lower() in (".md", ".markdown"):
+            return self.open_copy(path)
+        try:
+            copy = self.desk.copy_sample(path, self.samples_folder)
+        except CiteDeskError as exc:
+            self.message.emit(f"Could not open the sample {path.parent.name}: {exc.message}")
+            return False
+        if not self.load_file(copy, offer_recovery=False):
+            return False
+        if copy.suffix.lower() in WORD_SUFFIXES and (copy.parent / "sources").is_dir():
+            attach_folder(str(copy.parent / "sources"))
+        self.message.emit(f"Opened a copy of the {path.parent.name} sample in {copy.parent}: fix it freely")
         return True
 
     def open_dialog(self) -> None:
