@@ -189,4 +189,7 @@ def test_markup_inside_a_word_is_read_as_nothing_and_a_tie_as_a_space() -> None:
         "x.tex",
         (),
     )
-    assert document.sentences[0].text == "Students recalled 25% more word pairs at the cafe than Smith et al. found."
+    assert (
+        document.sentences[0].text
+        == "Students recalled 25% more word pairs at the cafe than Smith et al. found."
+    )
