@@ -101,6 +101,11 @@ table{border-collapse:collapse;margin:1em 0}td,th{border-bottom:1px solid #ddd;p
 td.n{text-align:right}svg text{font-size:13px;font-family:system-ui,sans-serif}.error{color:#c0392b}"""
 
 
+def _findings(count: int) -> str:
+    """'1 finding', '3 findings': the page is read by people, who notice '1 findings'."""
+    return f"{count} finding{'' if count == 1 else 's'}"
+
+
 def render_overview(outcomes: Sequence[DocumentOutcome], links: Mapping[str, str], *, title: str = "") -> str:
     """The page; `links` maps a document to its report's address, relative to the page."""
     seen = overview(outcomes)
@@ -128,7 +133,7 @@ def render_overview(outcomes: Sequence[DocumentOutcome], links: Mapping[str, str
         if o.error is not None
     )
     every = "".join(
-        f"<li>{linked(o.document)}{' — not audited' if o.error else f' — {len(o.findings)} findings'}</li>"
+        f"<li>{linked(o.document)}{' — not audited' if o.error else f' — {_findings(len(o.findings))}'}</li>"
         for o in outcomes
     )
     name = e(title or "Corpus audit")

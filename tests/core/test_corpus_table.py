@@ -90,3 +90,11 @@ def test_the_overview_counts_and_escapes() -> None:
     assert "&lt;b&gt;binary&lt;/b&gt;" in page
     assert '<a href="reports/b.md.json">b.md</a>' in page
     assert page.count("<rect") == 2
+    assert "b.md</a> — 2 findings</li>" in page
+    assert "c.md — 0 findings</li>" in page
+
+
+def test_the_list_of_documents_says_one_finding_in_the_singular() -> None:
+    one = {"findings": [{"kind": "uncited", "severity": "warning", "span": [0, 3]}], "summary": {}}
+    page = render_overview([outcome_of("a.md", one, "abc")], {})
+    assert "a.md — 1 finding</li>" in page
