@@ -30,6 +30,15 @@ __all__ = [
 ]
 
 
+LATEX_NO_BIBLIOGRAPHY_NOTICE = (
+    "This LaTeX file cites keys (\\cite{key}) but names no bibliography, and no main file that names one "
+    "was found, so none of its citations could be checked: add \\bibliography{refs} or "
+    "\\addbibresource{refs.bib}, point a chapter at its main file with `% !TEX root = ../thesis.tex`, "
+    "or pass --bibliography FILE."
+)
+"""The notice for a `.tex` file: LaTeX has no front matter, so the pandoc notice's advice does not apply."""
+
+
 def audit_text(
     text: str, path: str | None = None, options: AuditOptions | None = None, state: AuditState | None = None
 ) -> Report:
@@ -58,7 +67,8 @@ def audit_text(
         structure = structure_without_bibliography(text, path)
         report = audit(document_of(structure, path), options, state)
         if not structure.dialect.works_in_text:  # it cites keys of a bibliography it does not name
-            report.notices.insert(0, NO_BIBLIOGRAPHY_NOTICE)
+            latex = structure.dialect.name == "latex"
+            report.notices.insert(0, LATEX_NO_BIBLIOGRAPHY_NOTICE if latex else NO_BIBLIOGRAPHY_NOTICE)
         return report
     document = parse_document(text, path, cited.works)
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)

@@ -152,3 +152,17 @@ def test_fix_of_a_chapter_alone_uses_the_thesis_bibliography(
     assert "chapters/background.tex: written" in capsys.readouterr().err
     after = chapter.read_text(encoding="utf-8")
     assert after == before.replace("\\citep{lindgren2061}", "\\citep{lindgren2016}")
+
+
+def test_a_tex_file_with_no_bibliography_is_told_what_latex_needs_not_front_matter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "alone.tex").write_text("A nap helps \\citep{walker2017}.\n", encoding="utf-8")
+    code, report, _ = audit(capsys, "alone.tex")
+    assert code == 0
+    assert report["summary"]["nothing_checked"]
+    notices = " ".join(report["notices"])
+    assert "\\bibliography{refs}" in notices
+    assert "% !TEX root" in notices
+    assert "front matter" not in notices
