@@ -14,10 +14,16 @@ from citedesk.store.lookups import LookupTables, RetractionImport
 from citedesk.store.records import Passage, RetractionRow, SnapshotInfo, SourceRecord
 from citedesk.store.schema import SCHEMA_VERSION
 from citedesk.store.store import Store
+from citedesk.store.works import MirrorFile, MirrorHit, MirrorImport, MirrorRow, MirrorTables
 
 __all__ = [
     "SCHEMA_VERSION",
     "LookupTables",
+    "MirrorFile",
+    "MirrorHit",
+    "MirrorImport",
+    "MirrorRow",
+    "MirrorTables",
     "Passage",
     "RetractionImport",
     "RetractionRow",

@@ -25,6 +25,7 @@ from typing import Any
 
 from citedesk.store.connection import LOCK_WAIT_S, WaitingConnection, connect
 from citedesk.store.records import RetractionRow, SnapshotInfo
+from citedesk.store.works import MirrorTables
 
 
 @dataclass
@@ -60,8 +61,9 @@ class RetractionImport:
         self.imported += len(rows)
 
 
-class LookupTables:
-    """`lookup_cache`, `retractions` and `retraction_snapshots` on one thread-safe connection."""
+class LookupTables(MirrorTables):
+    """`lookup_cache`, `retractions` and `retraction_snapshots` (and the index mirror's tables,
+    `store.works`) on one thread-safe connection."""
 
     def __init__(
         self,

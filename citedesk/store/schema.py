@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _migrate_1(db: sqlite_utils.Database) -> None:
@@ -123,6 +123,46 @@ def _migrate_6(db: sqlite_utils.Database) -> None:
     )
 
 
+def _migrate_7(db: sqlite_utils.Database) -> None:
+    """The offline index mirror (`store.works`): works imported from Crossref or OpenAlex snapshots
+    (`index_works`, one row per file and DOI, looked up by DOI and by folded title or main title) and
+    the files imported (`index_files`, one row per file: a re-import replaces its rows)."""
+    db["index_works"].create(  # type: ignore[union-attr]
+        {
+            "file": str,
+            "doi": str,
+            "source": str,
+            "title": str,
+            "title_key": str,
+            "main_key": str,
+            "authors": str,
+            "year": int,
+            "container": str,
+            "type": str,
+            "is_retracted": int,
+            "work": str,
+        },
+        pk=("file", "doi"),
+        not_null={"file", "doi", "source", "work"},
+        if_not_exists=True,
+    )
+    for column in ("doi", "title_key", "main_key"):
+        db["index_works"].create_index([column], if_not_exists=True)  # type: ignore[union-attr]
+    db["index_files"].create(  # type: ignore[union-attr]
+        {
+            "path": str,
+            "source": str,
+            "imported_at": float,
+            "rows": int,
+            "kept": int,
+            "skipped": int,
+            "bad_lines": int,
+        },
+        pk="path",
+        if_not_exists=True,
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _migrate_1,
     2: _migrate_2,
@@ -130,4 +170,5 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     4: _migrate_4,
     5: _migrate_5,
     6: _migrate_6,
+    7: _migrate_7,
 }

@@ -156,7 +156,7 @@ def test_an_older_store_gains_the_tables(tmp_path: Path) -> None:
     store.db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     store.close()
     again = Store(path)
-    assert again.schema_version == SCHEMA_VERSION == 6
+    assert again.schema_version == SCHEMA_VERSION == 7
     with again.lookups() as tables:
         tables.put("k", {"a": 1})
         assert tables.get("k") is not None
