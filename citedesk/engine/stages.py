@@ -199,6 +199,8 @@ def _findings(ctx: AuditContext) -> Found:
             "No index could be reached (Crossref, doi.org, OpenAlex): the references were not looked up, "
             "so retractions and metadata were not checked."
         )
+    if truth is not None and (mirrored := truth.mirror_notice()) is not None:
+        ctx.notices.append(mirrored)
     ctx.verdicts = verdicts
     report = Report(
         document=document,

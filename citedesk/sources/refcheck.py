@@ -20,6 +20,11 @@ Whatever the status, `notices` carries the work's retractions, withdrawals, expr
 and corrections (Crossref update relations, OpenAlex `is_retracted`, the local Retraction Watch
 snapshot — the last one even offline and even when no index answered).
 
+A local index mirror (`mirror.WorkMirror`: works imported from a Crossref or OpenAlex snapshot) is
+asked first: a DOI it holds is checked against its record and the network is not asked; a title is
+searched in it before the indexes' searches. What it does not hold is asked of the network as
+before — offline, it is not looked up (`not_checked`), never `not_found`: the mirror is a subset.
+
 Offline, only cached answers are used and nothing is fetched; a cached "unknown" never becomes
 `unregistered` or `not_found` while offline (it is `not_checked`, its message saying what the last
 check found).
@@ -60,6 +65,7 @@ from citedesk.sources.matching import (
     compare_work,
 )
 from citedesk.sources.metadata import Notice, Work, normalise_doi, written_doi
+from citedesk.sources.mirror import MIRROR_NAMES, WorkMirror
 from citedesk.sources.retractions import RetractionIndex, merge_notices, standing
 
 
@@ -194,6 +200,7 @@ class ReferenceChecker:
         *,
         cache: AnswerCache | None = None,
         retractions: RetractionIndex | None = None,
+        mirror: WorkMirror | None = None,
         fetcher: Fetcher | None = None,
         fetch_policy: FetchPolicy | None = None,
         policy: MatchPolicy = DEFAULT_POLICY,
@@ -202,6 +209,7 @@ class ReferenceChecker:
         self.config = config
         self.policy = policy
         self.retractions = retractions
+        self.mirror = mirror
         self._own: _OnDemandFetcher | None = None
         used: UrlFetcher
         if fetcher is None:
@@ -262,6 +270,10 @@ class ReferenceChecker:
         `10.1/ab` are one DOI, asked about once."""
         doi = written.lower()
         local = self._local_notices(doi)
+        base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=written, notices=merge_notices(local))
+        mirrored = self.mirror.work(doi) if self.mirror is not None else None
+        if mirrored is not None:  # the mirror holds it: checked against its record, the network not asked
+            return self._against(cited, base, mirrored, [mirrored], local)
         crossref = self.client.crossref_work(doi)
         resolver = self.client.doi_work(doi) if crossref.status is not AnswerStatus.FOUND else None
         unknown = (
@@ -274,7 +286,6 @@ class ReferenceChecker:
             (a for a in (crossref, resolver, openalex) if a is not None and a.status is AnswerStatus.FOUND),
             None,
         )
-        base = ReferenceCheck(key, CheckStatus.NOT_CHECKED, doi=written, notices=merge_notices(local))
         if deciding is None or deciding.work is None:
             if unknown and resolver is not None:
                 return self._suggest(
@@ -290,12 +301,29 @@ class ReferenceChecker:
                 )
             asked = [a for a in (crossref, resolver, openalex) if a is not None]
             why = "; ".join(dict.fromkeys(a.message for a in asked if a.message))
+            if self.mirror is not None and self.config.offline and not any(a.answered for a in asked):
+                why = f"not looked up: {self.mirror.describe()} does not hold doi:{written}, and the audit is offline"
             return replace(
                 base,
                 message=why or "no index answered",
                 unreachable=all(a.unreachable for a in asked),
             )
+        return self._against(cited, base, deciding, [crossref, resolver, openalex], local)
+
+    def _against(
+        self,
+        cited: CitedWork,
+        base: ReferenceCheck,
+        deciding: IndexAnswer,
+        answers: list[IndexAnswer | None],
+        local: list[Notice],
+    ) -> ReferenceCheck:
+        """The entry compared with the deciding record: the same work (ok, or a metadata error per
+        field), or another work (`different_work`, with the DOI the title finds)."""
         work = deciding.work
+        assert work is not None
+        assert base.doi is not None
+        written = base.doi
         comparison = compare_work(cited, work, self.policy)
         common = replace(
             base,
@@ -305,6 +333,8 @@ class ReferenceChecker:
             from_cache=deciding.from_cache,
             title_score=comparison.title_score,
         )
+        mirrored = MIRROR_NAMES.get(deciding.index) is not None and self.mirror is not None
+        said = f"checked against {self.mirror.describe()}" if mirrored and self.mirror is not None else ""
         if not comparison.same_work:
             return self._suggest(
                 cited,
@@ -312,13 +342,12 @@ class ReferenceChecker:
                     common,
                     status=CheckStatus.DIFFERENT_WORK,
                     notices=(),  # the record's notices are about another work
-                    message=f"the DOI {written} is “{work.title}”, not the work the entry describes",
+                    message=_joined(
+                        f"the DOI {written} is “{work.title}”, not the work the entry describes", said
+                    ),
                 ),
             )
-        notices = merge_notices(
-            local,
-            *(a.work.notices for a in (crossref, resolver, openalex) if a is not None and a.work is not None),
-        )
+        notices = merge_notices(local, *(w.notices for a in answers if a is not None for w in a.works))
         if comparison.differences:
             what = "; ".join(f"{d.label}: “{d.cited}” → “{d.actual}”" for d in comparison.differences)
             return replace(
@@ -326,9 +355,9 @@ class ReferenceChecker:
                 status=CheckStatus.METADATA_ERROR,
                 differences=comparison.differences,
                 notices=notices,
-                message=f"the entry's details differ from the DOI's record ({what})",
+                message=_joined(f"the entry's details differ from the DOI's record ({what})", said),
             )
-        return replace(common, status=CheckStatus.OK, notices=notices)
+        return replace(common, status=CheckStatus.OK, notices=notices, message=said)
 
     def _suggest(self, cited: CitedWork, check: ReferenceCheck) -> ReferenceCheck:
         """For a DOI that is wrong, the DOI the entry's title finds, when the match is confident."""
@@ -349,6 +378,9 @@ class ReferenceChecker:
         best: tuple[Candidate, IndexAnswer] | None = None
         query = _bibliographic(cited)
         searches: list[Callable[[], IndexAnswer]] = [lambda: self.client.crossref_search(query)]
+        if self.mirror is not None:
+            mirror = self.mirror
+            searches.insert(0, lambda: mirror.search(cited.title or ""))
         if self.config.use_openalex:
             searches.append(lambda: self.client.openalex_search(cited.title or ""))
         for search in searches:
@@ -375,9 +407,9 @@ class ReferenceChecker:
                 source=answer.index,
                 from_cache=answer.from_cache,
                 title_score=candidate.title_score,
-                message=f"{answer.index} knows this work as doi:{work.doi}"
+                message=f"{MIRROR_NAMES.get(answer.index, answer.index)} knows this work as doi:{work.doi}"
                 if work.doi
-                else f"{answer.index} knows this work (it has no DOI)",
+                else f"{MIRROR_NAMES.get(answer.index, answer.index)} knows this work (it has no DOI)",
             )
         if (
             best is not None
@@ -394,17 +426,20 @@ class ReferenceChecker:
                 source=answer.index,
                 from_cache=answer.from_cache,
                 title_score=candidate.title_score,
-                message=f"{answer.index} has a work with a similar title, but its authors or year do not confirm it",
+                message=f"{MIRROR_NAMES.get(answer.index, answer.index)} has a work with a similar title, but its authors or year do not confirm it",
             )
         failed = [a for a in answers if not a.answered]
         if failed:
+            why = "; ".join(dict.fromkeys(a.message for a in failed if a.message))
+            if self.mirror is not None and self.config.offline:
+                why = f"not looked up: {self.mirror.describe()} has no work with this title, and the audit is offline"
             return ReferenceCheck(
                 key,
                 CheckStatus.NOT_CHECKED,
-                message="; ".join(dict.fromkeys(a.message for a in failed if a.message)),
+                message=why,
                 unreachable=len(failed) == len(answers) and all(a.unreachable for a in failed),
             )
-        asked = " and ".join(a.index.capitalize() if a.index != "openalex" else "OpenAlex" for a in answers)
+        asked = " and ".join(_index_name(a.index) for a in answers)
         return ReferenceCheck(
             key,
             CheckStatus.NOT_FOUND,
@@ -413,6 +448,15 @@ class ReferenceChecker:
             title_score=best[0].title_score if best else None,
             message=f"no work with this title in {asked} — check that it exists",
         )
+
+
+def _index_name(index: str) -> str:
+    return MIRROR_NAMES.get(index) or ("OpenAlex" if index == "openalex" else index.capitalize())
+
+
+def _joined(message: str, said: str) -> str:
+    """A message, and how it was checked when that is worth saying (`checked against the local …`)."""
+    return f"{message}; {said}" if said else message
 
 
 def _bibliographic(cited: CitedWork) -> str:
@@ -430,6 +474,7 @@ def check_references(
     *,
     cache: AnswerCache | None = None,
     retractions: RetractionIndex | None = None,
+    mirror: WorkMirror | None = None,
     fetcher: Fetcher | None = None,
     fetch_policy: FetchPolicy | None = None,
     policy: MatchPolicy = DEFAULT_POLICY,
@@ -451,6 +496,7 @@ def check_references(
             config,
             cache=cache,
             retractions=retractions,
+            mirror=mirror,
             fetcher=fetcher,
             fetch_policy=fetch_policy,
             policy=policy,

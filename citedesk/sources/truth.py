@@ -58,6 +58,7 @@ from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.matching import Difference
+from citedesk.sources.mirror import MIRROR_NAMES, StoredMirror
 from citedesk.sources.refcheck import (
     CheckStatus,
     EntryEdit,
@@ -89,6 +90,28 @@ class TruthResult:
     checks: dict[str, ReferenceCheck]
     snapshot: SnapshotInfo | None
     """The retraction snapshot in the store (None: none was ever imported)."""
+    mirror: str | None = None
+    """The local index mirror the checks asked first (`the local Crossref mirror (imported …)`),
+    None when no snapshot of works was imported."""
+    offline: bool = False
+
+    def mirror_notice(self) -> str | None:
+        """What the report says when the mirror decided some checks (None when it decided none):
+        how many, and that what it does not hold was asked of the network, or, offline, not looked up."""
+        decided = sum(1 for c in self.checks.values() if c.source in MIRROR_NAMES)
+        if self.mirror is None or not decided:
+            return None
+        rest = (
+            "the others were not looked up (offline; the mirror is a subset, so they are not called missing)"
+            if self.offline
+            else "the others were asked of the indexes"
+        )
+        return (
+            f"{decided} of {len(self.checks)} references were checked against {self.mirror}, without "
+            f"asking the network; {rest}."
+            if decided < len(self.checks)
+            else f"Every reference ({decided}) was checked against {self.mirror}, without asking the network."
+        )
 
     def ran_out(self) -> TruthResult:
         """The same, the look-ups the time budget cut short saying so (not "cancelled")."""
@@ -98,7 +121,7 @@ class TruthResult:
             else check
             for key, check in self.checks.items()
         }
-        return TruthResult(checks, self.snapshot)
+        return replace(self, checks=checks)
 
     def reached_no_index(self) -> bool:
         """Some look-up was tried, and no index could be reached for any entry, nor answered from
@@ -145,18 +168,22 @@ def check_entries(
     cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> TruthResult:
-    """Check every entry with a DOI or no identifier; answers are cached in the store."""
+    """Check every entry with a DOI or no identifier; answers are cached in the store, whose index
+    mirror (works imported from a Crossref or OpenAlex snapshot), if any, is asked first."""
     with store.lookups() as tables:
+        mirror = StoredMirror.of(tables)
         checks = check_references(
             references,
             config,
             cache=tables,
             retractions=StoredRetractions(tables),
+            mirror=mirror,
             fetch_policy=fetch_policy,
             cancelled=cancelled,
             progress=progress,
         )
-        return TruthResult(checks, tables.snapshot())
+        described = mirror.describe() if mirror is not None else None
+        return TruthResult(checks, tables.snapshot(), described, config.offline)
 
 
 # findings: one model for every cited work ---------------------------------------------------------

@@ -14,9 +14,10 @@ from citedesk.core.findings import Kind
 from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
 from citedesk.sources.matching import Difference
 from citedesk.sources.metadata import Notice, NoticeKind, Work
+from citedesk.sources.mirror import MIRROR_NAMES
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck
 
-INDEX_NAMES = {"crossref": "Crossref", "openalex": "OpenAlex", "doi.org": "doi.org"}
+INDEX_NAMES = {"crossref": "Crossref", "openalex": "OpenAlex", "doi.org": "doi.org", **MIRROR_NAMES}
 
 
 def index_name(check: ReferenceCheck) -> str:
