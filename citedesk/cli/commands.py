@@ -15,6 +15,7 @@ from typing import Any
 from citedesk import config
 from citedesk.assets import sample_projects, sample_word_documents
 from citedesk.cli.batch import batch_command
+from citedesk.cli.index import index_command
 from citedesk.cli.models import models_command
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
@@ -525,6 +526,11 @@ def _config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _index(args: argparse.Namespace) -> int:
+    """`citedesk index` (cli/index.py), on this folder's store."""
+    return index_command(args, _store_desk(args))
+
+
 def _batch(args: argparse.Namespace) -> int:
     """`citedesk batch` (cli/batch.py), with the settings and the desk as `audit` makes them."""
     configuration = _configuration(args, Path(args.paths[0]))
@@ -539,6 +545,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "assist": _assist,
     "sources": _sources,
     "retractions": _retractions,
+    "index": _index,
     "samples": _samples,
     "models": models_command,
     "config": _config,

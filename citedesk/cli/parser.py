@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     retractions.add_argument("file", nargs="?", help="the CSV file (import)")
     retractions.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
+    _add_index(commands)
+
     models = commands.add_parser(
         "models",
         help="NLI models for the judge: list, import, pull, verify, remove; bench: time one here; "
@@ -199,6 +201,26 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
     return parser
+
+
+def _add_index(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """`citedesk index` (cli/index.py): the offline mirror of Crossref or OpenAlex works."""
+    index = commands.add_parser(
+        "index",
+        help="the offline index mirror: import Crossref or OpenAlex works (JSON lines), or see what is there",
+        description="`import FILE…` loads JSON-lines files of works (a subset of Crossref's public data file "
+        "or of the OpenAlex snapshot, .jsonl or gzipped) into the store, each replacing its own earlier "
+        "rows; reference truth then checks the DOIs and titles it holds without asking the network. "
+        "`status` lists the files imported.",
+    )
+    index.add_argument("action", choices=["import", "status"])
+    index.add_argument("files", nargs="*", metavar="FILE", help="the JSON-lines files (import)")
+    index.add_argument(
+        "--source", choices=["crossref", "openalex"], help="whose works (default: told by the records)"
+    )
+    index.add_argument("--max-works", type=int, metavar="N", help="stop each file after N works kept")
+    index.add_argument("--max-seconds", type=float, metavar="S", help="stop each file after S seconds")
+    index.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
 
 
 def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:

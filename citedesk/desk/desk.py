@@ -24,6 +24,7 @@ from platformdirs import user_data_dir
 
 from citedesk.assets import sample_paths, sample_projects, sample_word_documents
 from citedesk.assist import keys
+from citedesk.desk.mirror_records import IndexImport, IndexStatus
 from citedesk.desk.records import (
     CachedSource,
     CachedSourceDetail,
@@ -197,6 +198,25 @@ class Desk:
     def retraction_status(self) -> SnapshotStatus | None:
         """The snapshot in the store and how old it is; None when none was imported."""
         return self.jobs().retraction_status()
+
+    def import_index(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        source: str | None = None,
+        max_works: int | None = None,
+        max_seconds: float | None = None,
+        progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> IndexImport:
+        """Load a JSON-lines file of Crossref or OpenAlex works into the index mirror, replacing that
+        file's earlier rows in one transaction (`desk.jobs`)."""
+        return self.jobs().import_index(
+            path, source=source, max_works=max_works, max_seconds=max_seconds, progress=progress
+        )
+
+    def index_status(self) -> IndexStatus:
+        """The index mirror's files and works."""
+        return self.jobs().index_status()
 
     # Claude assistance: the key ---------------------------------------------------------------------------
     @staticmethod

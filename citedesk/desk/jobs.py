@@ -18,6 +18,7 @@ from pathlib import Path
 from citedesk.core.batch import FileAudit
 from citedesk.core.citekey_checks import project_duplicates
 from citedesk.core.report import Report
+from citedesk.desk.mirror_records import IndexFile, IndexImport, IndexStatus
 from citedesk.desk.records import (
     CachedSource,
     CachedSourceDetail,
@@ -30,6 +31,7 @@ from citedesk.engine.state import AuditOptions
 from citedesk.errors import InputError, UsageError
 from citedesk.sources.citeworks import cited_works, read_bibliographies
 from citedesk.sources.gather import refresh_source
+from citedesk.sources.mirror import ImportCaps, describe_files, import_file
 from citedesk.sources.retractions import import_into, snapshot_age_days
 from citedesk.store import Store
 
@@ -118,6 +120,39 @@ class Jobs:
             info.newest,
             snapshot_age_days(info, time.time()),
             answers,
+        )
+
+    # the index mirror (Crossref / OpenAlex works) -------------------------------------------------------
+    def import_index(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        source: str | None = None,
+        max_works: int | None = None,
+        max_seconds: float | None = None,
+        progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> IndexImport:
+        """Load a JSON-lines file of Crossref or OpenAlex works into the mirror, replacing that file's
+        rows in one transaction (an InputError says what is wrong with a bad file; its rows stay)."""
+        caps = ImportCaps(max_works=max_works, max_seconds=max_seconds)
+        with self.store() as store, store.lookups() as tables:
+            s = import_file(tables, Path(path), source=source, caps=caps, progress=progress)
+        return IndexImport(
+            str(path), s.source, s.lines, s.rows, s.kept, dict(s.skipped), s.bad_lines, s.stopped, s.seconds
+        )
+
+    def index_status(self) -> IndexStatus:
+        """The files in the mirror and the works it holds (none: an empty status)."""
+        with self.store() as store, store.lookups() as tables:
+            files = tables.mirror_files()
+            works = tables.mirror_count()
+        return IndexStatus(
+            tuple(
+                IndexFile(f.path, f.source, f.imported_at, f.rows, f.kept, f.skipped, f.bad_lines)
+                for f in files
+            ),
+            works,
+            describe_files(files),
         )
 
     # many documents ---------------------------------------------------------------------------------------
