@@ -5,13 +5,15 @@ an OLE2 compound file (a password-encrypted .docx or a legacy .doc), something t
 macro-enabled package (refused: CiteDesk never writes one back), a member or a total that would
 unpack to more than the limits, or a member compressed suspiciously well (a zip bomb). Every
 member is then read with its size capped at what the directory says, so a lying directory is
-caught too. Only `word/document.xml` (and `word/styles.xml` for heading names) are parsed, by lxml
-with entities, DTDs and the network off.
+caught too. Only `word/document.xml`, its footnotes and endnotes parts (found as Word finds them,
+through the document's relationships) and `word/styles.xml` (for heading names) are parsed, by
+lxml with entities, DTDs and the network off.
 """
 
 from __future__ import annotations
 
 import io
+import posixpath
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -34,6 +36,10 @@ MAX_MEMBERS = 5000
 DOCUMENT_PART = "word/document.xml"
 STYLES_PART = "word/styles.xml"
 CONTENT_TYPES = "[Content_Types].xml"
+DOCUMENT_RELS = "word/_rels/document.xml.rels"
+_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+FOOTNOTES = "footnotes"
+ENDNOTES = "endnotes"
 _MACRO_TYPE = b"macroEnabled"
 
 
@@ -44,6 +50,9 @@ class Package:
     infos: tuple[zipfile.ZipInfo, ...]
     document: bytes
     styles: bytes | None
+    notes: tuple[tuple[str, str, bytes], ...] = ()
+    """(`footnotes` or `endnotes`, the part's name, its bytes) for each notes part the document's
+    relationships name and the package holds."""
 
 
 def open_package(data: bytes, name: str = "document.docx") -> Package:
@@ -80,7 +89,29 @@ def open_package(data: bytes, name: str = "document.docx") -> Package:
         )
     document = _read(archive, DOCUMENT_PART, name)
     styles = _read(archive, STYLES_PART, name) if STYLES_PART in names else None
-    return Package(infos, document, styles)
+    rels = _read(archive, DOCUMENT_RELS, name) if DOCUMENT_RELS in names else None
+    notes = tuple((kind, part, _read(archive, part, name)) for kind, part in _note_parts(rels, names, name))
+    return Package(infos, document, styles, notes)
+
+
+def _note_parts(rels: bytes | None, names: set[str], name: str) -> list[tuple[str, str]]:
+    """The footnotes and endnotes parts as Word finds them: by the document's relationships (a
+    part with no relationship is not the document's notes, whatever its name). A target outside
+    the package, external, or naming a part CiteDesk reads for something else is left out."""
+    if rels is None:
+        return []
+    found: list[tuple[str, str]] = []
+    taken = {DOCUMENT_PART, STYLES_PART, CONTENT_TYPES, DOCUMENT_RELS}
+    for relation in parse_xml(rels, name, DOCUMENT_RELS).getroot().iter(_RELS + "Relationship"):
+        kind = relation.get("Type", "").rsplit("/", 1)[-1]
+        target = relation.get("Target", "")
+        if kind not in (FOOTNOTES, ENDNOTES) or relation.get("TargetMode") == "External":
+            continue
+        part = posixpath.normpath(target[1:] if target.startswith("/") else posixpath.join("word", target))
+        if part in names and part not in taken and kind not in {k for k, _ in found}:
+            taken.add(part)
+            found.append((kind, part))
+    return found
 
 
 def parse_xml(data: bytes, name: str, part: str) -> etree._ElementTree:

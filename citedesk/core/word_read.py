@@ -9,10 +9,22 @@ pandoc dialect reads it unchanged. A .docx without citation fields but with `[1]
 a "References" section gives the same view without front matter, which the numbered dialect
 reads. The bibliography field Zotero and Mendeley generate is left out: it is no prose.
 
+Footnotes and endnotes (`word/footnotes.xml`, `word/endnotes.xml`, found through the document's
+relationships) are read as pandoc writes notes: a reference `[^1]` where the note's mark is in the
+body, and after the body one definition line per note, `[^1]: …`, its paragraphs joined by a
+space, its citation fields pandoc groups with the same keys as the body's. In a note style
+(Chicago notes, OSCOLA) Zotero puts every citation in a note, so without them such a thesis
+would cite nothing. Notes are numbered in the order their marks appear in the body (footnotes and
+endnotes alike, as pandoc does); Word's separator notes, a note no mark refers to, and a mark
+whose note is missing are left out (the mark, then, is not shown). Still not read: text boxes,
+content controls (`w:sdt` is read through, its own properties not: the Mendeley Cite add-in's
+citations, kept there, are not found), comments, headers and footers.
+
 Characters Markdown would misread in plain text are backslash-escaped, so a word like `a@b.org`
 or `[draft]` stays text. The view keeps, for every character of plain text, the `w:t` element
-and index it came from, so `core.word_write` can write the repair plan's edits back into the runs,
-and for every field the elements of its instruction and displayed text.
+and index it came from (in document.xml or a notes part), so `core.word_write` can write the repair
+plan's edits back into the runs, and for every field the elements of its instruction and displayed
+text.
 
 Pure: bytes in, bytes out (`core.word_package` checks the package before anything is parsed).
 """
@@ -26,7 +38,14 @@ from typing import Any
 
 from citedesk.core.text import DocumentError
 from citedesk.core.word_csl import assign_keys, front_matter, group_text, identity, references_of
-from citedesk.core.word_package import Package, open_package, parse_xml
+from citedesk.core.word_package import (
+    DOCUMENT_PART,
+    ENDNOTES,
+    FOOTNOTES,
+    Package,
+    open_package,
+    parse_xml,
+)
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 WQ = "{" + W + "}"
@@ -43,6 +62,7 @@ _ESCAPED_CITING = frozenset("[]@")
 """Escaped too when the view has citation groups, so plain text never reads as a citation."""
 _LINE_START = frozenset("#-+=:|~")
 """Escaped at the start of a line: headings, lists, tables, fences."""
+_NOTE_REFERENCES = {WQ + "footnoteReference": FOOTNOTES, WQ + "endnoteReference": ENDNOTES}
 _REFERENCE_TITLES = frozenset(
     {"references", "reference list", "bibliography", "works cited", "literature cited", "sources"}
 )
@@ -94,7 +114,8 @@ class WordField:
     """A Zotero or Mendeley citation field as the view shows it.
 
     `start`/`end` are the view span of its pandoc group; `citation` the field's JSON; `displayed`
-    the text Word shows for it; `location` where it is in document.xml (for messages)."""
+    the text Word shows for it; `location` where it is in its `part` (document.xml, or the notes
+    part of a field in a footnote or endnote; for messages)."""
 
     index: int
     kind: str
@@ -106,6 +127,7 @@ class WordField:
     displayed: str
     paragraph: int
     location: str
+    part: str = DOCUMENT_PART
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -115,7 +137,8 @@ class WordField:
 @dataclass(frozen=True)
 class WordView:
     """A .docx read as pandoc Markdown: `text`, its citation `fields`, the CSL items of the front
-    matter by key (`references`), and each body paragraph's view span with its paragraph index."""
+    matter by key (`references`), and each line's view span with its paragraph index (body
+    paragraphs in document order; a note's definition line is -1)."""
 
     name: str
     text: str
@@ -138,6 +161,8 @@ class Scan:
 
     package: Package
     tree: Any
+    parts: dict[str, Any]
+    """Each part read, by name (document.xml and the notes parts), its parsed tree."""
     view: WordView
     lines: list[list[Token]]
     line_paragraphs: list[Any]
@@ -157,17 +182,25 @@ def read_docx(data: bytes, name: str = "document.docx") -> WordView:
 def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
     """The view of a .docx with the XML elements behind every character (fresh elements each call)."""
     package = open_package(data, name)
-    tree = parse_xml(package.document, name, "word/document.xml")
-    headings = _heading_styles(package.styles, name)
-    walker = _Walker(headings)
+    tree = parse_xml(package.document, name, DOCUMENT_PART)
+    parts = {DOCUMENT_PART: tree}
+    notes: dict[tuple[str, str], Any] = {}
+    for kind, part, payload in package.notes:
+        parts[part] = parse_xml(payload, name, part)
+        for note in parts[part].getroot().iterchildren(WQ + kind[:-1]):
+            if note.get(WQ + "type", "normal") == "normal" and note.get(WQ + "id") is not None:
+                notes.setdefault((kind, note.get(WQ + "id")), note)
+    walker = _Walker(_heading_styles(package.styles, name), notes)
     body = tree.getroot().find(WQ + "body")
     if body is not None:
         walker.walk_body(body)
+    walker.walk_notes()
     citing = [f for f in walker.fields if f.kind in (ZOTERO, MENDELEY)]
     citations = [_citation_json(f) for f in citing]
     keys = assign_keys(citations)
     lines = walker.finish(citing, bool(citing))
     text, spans, field_spans = _render(lines, citations, keys, walker)
+    part_of = {t.getroot(): part for part, t in parts.items()}
     fields = []
     for index, (raw, citation) in enumerate(zip(citing, citations, strict=True)):
         items = tuple(WordItem(keys[identity(item)], item) for item in citation.get("citationItems", ()))
@@ -183,7 +216,8 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
                 citation_id=_str_or_none(citation.get("citationID")),
                 displayed=_displayed(raw),
                 paragraph=raw.paragraph,
-                location=tree.getpath(raw.begin),
+                location=raw.begin.getroottree().getpath(raw.begin),
+                part=part_of[raw.begin.getroottree().getroot()],
             )
         )
     references = references_of(citations, keys)
@@ -199,16 +233,22 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
         paragraphs=tuple((s + shift, e + shift, p) for s, e, p in spans),
         works={key: ident for ident, key in keys.items()},
     )
-    return Scan(package, tree, view, lines, walker.line_paragraphs, citing)
+    return Scan(package, tree, parts, view, lines, walker.line_paragraphs, citing)
 
 
-# the walk over document.xml ------------------------------------------------------------------------
+# the walk over document.xml and its notes ------------------------------------------------------------
 class _Walker:
     """Reads the body's paragraphs in order into lines of tokens, following fields across runs and
-    paragraphs (a field's state persists: Zotero's bibliography spans many paragraphs)."""
+    paragraphs (a field's state persists: Zotero's bibliography spans many paragraphs), then each
+    note the body refers to into one line."""
 
-    def __init__(self, headings: dict[str, int]) -> None:
+    def __init__(self, headings: dict[str, int], notes: dict[tuple[str, str], Any]) -> None:
         self.headings = headings
+        self.notes = notes
+        self.note_order: dict[tuple[str, str], int] = {}
+        """The notes the body refers to, each with its label (1, 2, … in the order of first marks)."""
+        self.in_note = False
+        self.prefixes: list[str] = []
         self.stack: list[OpenField] = []
         self.fields: list[OpenField] = []
         self.paragraph = -1
@@ -227,6 +267,28 @@ class _Walker:
             self.raw_lines.append(self.current)
             self.levels.append(self._level(p))
             self.line_paragraphs.append(p)
+            self.prefixes.append("")
+
+    def walk_notes(self) -> None:
+        """One line per note referred to: its paragraphs joined by a space (a note's mark inside a
+        note is not followed; a field left open in the body does not swallow the notes)."""
+        self.in_note = True
+        for ident, label in self.note_order.items():
+            note = self.notes[ident]
+            self.stack = []
+            self.current = []
+            for p in note.iter(WQ + "p"):
+                if any(True for _ in p.iterancestors(WQ + "p")):
+                    continue
+                if self.current:
+                    self.current.append(Token(" "))
+                self.paragraph += 1
+                self._children(p)
+            self.stack = []
+            self.raw_lines.append(self.current)
+            self.levels.append(0)
+            self.line_paragraphs.append(note)
+            self.prefixes.append(f"[^{label}]: ")
 
     def _level(self, p: Any) -> int:
         style = p.find(f"{WQ}pPr/{WQ}pStyle")
@@ -271,6 +333,11 @@ class _Walker:
                 self._char(Token(" "))
             elif tag == WQ + "noBreakHyphen":
                 self._char(Token("-"))
+            elif tag in _NOTE_REFERENCES and not self.in_note and self._visible():
+                ident = (_NOTE_REFERENCES[tag], child.get(WQ + "id", ""))
+                if ident in self.notes:
+                    label = self.note_order.setdefault(ident, len(self.note_order) + 1)
+                    self.current.append(Token(f"[^{label}]"))
 
     def _begin(self, opened: OpenField) -> None:
         self.stack.append(opened)
@@ -299,8 +366,16 @@ class _Walker:
         if opened.kind in (ZOTERO, MENDELEY):
             self.current.append(opened)
 
+    def _owner(self) -> OpenField | None:
+        return next((f for f in self.stack if f.kind in (ZOTERO, MENDELEY, _BIBLIOGRAPHY)), None)
+
+    def _visible(self) -> bool:
+        """Whether what comes now is shown as prose: not in a citation or bibliography field's
+        displayed text, nor in any field's instruction."""
+        return self._owner() is None and all(f.result for f in self.stack)
+
     def _char(self, token: Token) -> None:
-        owner = next((f for f in self.stack if f.kind in (ZOTERO, MENDELEY, _BIBLIOGRAPHY)), None)
+        owner = self._owner()
         if owner is not None:
             if owner.result and token.element is not None:
                 owner.result_elements.append((token.element, token.at))
@@ -316,11 +391,16 @@ class _Walker:
         lines: list[list[Token]] = []
         kept: list[Any] = []
         self.kept_numbers: list[int] = []
-        for number, (raw, level, p) in enumerate(
-            zip(self.raw_lines, self.levels, self.line_paragraphs, strict=True)
+        for number, (raw, level, p, prefix) in enumerate(
+            zip(self.raw_lines, self.levels, self.line_paragraphs, self.prefixes, strict=True)
         ):
             tokens = [t if isinstance(t, Token) else Token("", field=t.index) for t in raw]
             _escape(tokens, escape_citing, heading=level > 0)
+            if prefix:  # a note's definition: kept even when empty, its mark refers to it
+                lines.append([Token(prefix), *tokens])
+                kept.append(p)
+                self.kept_numbers.append(-1)
+                continue
             if not any(t.view.strip() or t.field >= 0 for t in tokens):
                 continue
             if level == 0 and _plain_text(tokens).strip().rstrip(":").lower() in _REFERENCE_TITLES:
@@ -392,6 +472,10 @@ def _escape(tokens: list[Token], citing: bool, *, heading: bool) -> None:
         tokens[first].view = ""
         first += 1
     if first == len(tokens) or tokens[first].field >= 0:
+        return
+    if tokens[first].element is None and tokens[first].view.startswith("[^"):
+        if first + 1 < len(tokens) and tokens[first + 1].view == ":":
+            tokens[first + 1].view = "\\:"  # `[^1]:` at a line's start would define a note
         return
     if tokens[first].view in _LINE_START:
         tokens[first].view = "\\" + tokens[first].view

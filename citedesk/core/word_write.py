@@ -8,9 +8,12 @@ plain text is written into the `w:t` it came from. A field keeps its `citationID
 item its `uris`, its `properties` are updated to the new displayed text, so Zotero and Mendeley
 still recognise and refresh it; a swapped-in item is copied from a field that cites it elsewhere.
 
-Only `word/document.xml` changes; every other member of the package is copied as it was (same
-names, order, compression). The result must re-read to the planned text, else RepairError and
-nothing is returned. A citation where no field is cannot be made here: Word's reference manager
+A citation field in a footnote or endnote is repaired the same way, in its notes part. Only the
+parts whose XML changed are written (document.xml, footnotes.xml, endnotes.xml); every other member
+of the package is copied as it was (same names, order, compression, bytes). The result must re-read
+to the planned text, notes included, else RepairError and nothing is returned. A note's mark and
+its definition's label are not text anyone edits: a repair that would move or remove one is
+refused. A citation where no field is cannot be made here: Word's reference manager
 inserts it.
 """
 
@@ -29,7 +32,6 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from citedesk.core.citekeys import CitationGroup, find_citations
 from citedesk.core.word_csl import year_of
-from citedesk.core.word_package import DOCUMENT_PART
 from citedesk.core.word_read import (
     WQ,
     XML_SPACE,
@@ -94,6 +96,7 @@ def write_docx(data: bytes, view: WordView, new_text: str) -> bytes:
         raise RepairError(f"{view.name} is not the document this view was read from; read it again.")
     if new_text == view.text:
         return data
+    before = {part: etree_tostring(tree) for part, tree in scan.parts.items()}
     body_start = view.paragraphs[0][0] if view.paragraphs else len(view.text)
     if not new_text.startswith(view.text[:body_start]):
         raise RepairError(
@@ -115,7 +118,7 @@ def write_docx(data: bytes, view: WordView, new_text: str) -> bytes:
         _remove_field(group_field)
     for index, group in writer.rewritten.items():
         _rewrite_field(writer, index, group)
-    result = _package(data, scan)
+    result = _package(data, scan, before)
     if _by_work(read_docx(result, view.name)) != _by_work(view, new_text):
         raise RepairError(
             "The repaired Word document does not read back as planned, so nothing was written "
@@ -282,7 +285,9 @@ def _plain_edit(
 ) -> None:
     """Replace the plain characters `old` by `new` in the runs they are in."""
     if any(token is None for _, token in old):
-        raise RepairError("A repair would change a tab, a line break or a heading mark of the Word document.")
+        raise RepairError(
+            "A repair would change a tab, a line break, a heading mark or a note's mark of the Word document."
+        )
     tokens = [token for _, token in old if token is not None]
     if tokens:
         first = tokens[0]
@@ -305,6 +310,10 @@ def _plain_edit(
 
 def _delete_paragraph(writer: _Writer, index: int) -> None:
     p = writer.scan.line_paragraphs[index]
+    if p.tag != WQ + "p":
+        raise RepairError("A repair that removes a whole note cannot be written into a Word document.")
+    if p.find(f".//{WQ}footnoteReference") is not None or p.find(f".//{WQ}endnoteReference") is not None:
+        raise RepairError("A paragraph that holds a note's mark cannot be removed by CiteDesk.")
     if p.find(f".//{WQ}fldChar") is not None or p.find(f".//{WQ}fldSimple") is not None:
         tokens = writer.scan.lines[index]
         units = _units_of_old(tokens)
@@ -389,8 +398,12 @@ def _donor(view: WordView, key: str) -> dict[str, Any]:
 
 
 def _brackets(shown: str) -> tuple[str, str, str]:
+    """(opening, inside, closing) of a displayed citation: its brackets, or the full stop a note
+    style ends a footnote's citation with (`Smith (2020); Lee (2019).`)."""
     if len(shown) >= 2 and shown[0] in "([" and shown[-1] in ")]":
         return shown[0], shown[1:-1], shown[-1]
+    if len(shown) >= 2 and shown.endswith(".") and not shown.endswith(".."):
+        return "", shown[:-1], "."
     return "", shown, ""
 
 
@@ -476,14 +489,18 @@ def _set_displayed(opened: OpenField, shown: str) -> None:
     edits.apply()
 
 
-def _package(data: bytes, scan: Scan) -> bytes:
-    """The package with the new document.xml; every other member copied as it was."""
-    tree = scan.tree
-    document = etree_tostring(tree)
+def _package(data: bytes, scan: Scan, before: dict[str, bytes]) -> bytes:
+    """The package with each part the repair changed written anew (its XML, serialised, differs
+    from what it was `before`); every other member copied as it was."""
+    changed = {}
+    for part, tree in scan.parts.items():
+        xml = etree_tostring(tree)
+        if xml != before[part]:
+            changed[part] = xml
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
         for info in source.infolist():
-            payload = document if info.filename == DOCUMENT_PART else source.read(info)
+            payload = changed[info.filename] if info.filename in changed else source.read(info)
             clone = zipfile.ZipInfo(info.filename, info.date_time)
             clone.compress_type = info.compress_type
             clone.external_attr = info.external_attr

@@ -1,19 +1,23 @@
 """Build .docx bytes for tests the way Zotero and Mendeley leave them: python-docx for the package,
 lxml for the field runs (simple `w:fldSimple` and complex `w:fldChar`/`w:instrText` fields, the
 instruction split across many runs of different formatting), the bibliography field over several
-paragraphs, and a plain numbered document with a References section."""
+paragraphs, a plain numbered document with a References section, and footnotes and endnotes
+(python-docx has none: their parts, content-type overrides and relationships written as Word
+writes them, separator notes included)."""
 
 from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
+import zipfile
+from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 import docx
 from docx.oxml import parse_xml
 from docx.oxml.ns import nsdecls
+from lxml import etree  # type: ignore[import-untyped]
 
 ZOTERO_SCHEMA = "https://github.com/citation-style-language/schema/raw/master/csl-citation.json"
 
@@ -49,10 +53,13 @@ def csl_item(
     return item
 
 
-def zotero_json(items: list[dict[str, Any]], displayed: str, citation_id: str) -> dict[str, Any]:
+def zotero_json(
+    items: list[dict[str, Any]], displayed: str, citation_id: str, note_index: int = 0
+) -> dict[str, Any]:
+    """A Zotero field's JSON; `note_index` the number of the footnote a note style puts it in."""
     return {
         "citationID": citation_id,
-        "properties": {"formattedCitation": displayed, "plainCitation": displayed, "noteIndex": 0},
+        "properties": {"formattedCitation": displayed, "plainCitation": displayed, "noteIndex": note_index},
         "citationItems": items,
         "schema": ZOTERO_SCHEMA,
     }
@@ -93,10 +100,30 @@ class Raw:
     xml: str
 
 
+@dataclass(frozen=True)
+class Note:
+    """A footnote (or endnote) whose mark goes where it is among a paragraph's parts; each of its
+    `paragraphs` is a tuple of parts as a body paragraph's."""
+
+    paragraphs: tuple[tuple[str | Field | Raw, ...], ...]
+    endnote: bool = False
+
+
+def note(*parts: str | Field | Raw, endnote: bool = False) -> Note:
+    """A one-paragraph note."""
+    return Note((parts,), endnote)
+
+
 def zotero(
-    items: list[dict[str, Any]], displayed: str, citation_id: str, *, simple: bool = False, split: int = 0
+    items: list[dict[str, Any]],
+    displayed: str,
+    citation_id: str,
+    *,
+    simple: bool = False,
+    split: int = 0,
+    note_index: int = 0,
 ) -> Field:
-    citation = json.dumps(zotero_json(items, displayed, citation_id))
+    citation = json.dumps(zotero_json(items, displayed, citation_id, note_index))
     return Field(f" ADDIN ZOTERO_ITEM CSL_CITATION {citation} ", displayed, simple, split)
 
 
@@ -124,8 +151,9 @@ def nested_zotero(items: list[dict[str, Any]], displayed: str, citation_id: str)
     )
 
 
-def _run(inner: str, bold: bool = False) -> Any:
+def _run(inner: str, bold: bool = False, style: str = "") -> Any:
     props = "<w:rPr><w:b/></w:rPr>" if bold else ""
+    props = f'<w:rPr><w:rStyle w:val="{style}"/></w:rPr>' if style else props
     return parse_xml(f"<w:r {nsdecls('w')}>{props}{inner}</w:r>")
 
 
@@ -146,37 +174,77 @@ def _instr_runs(field: Field) -> list[Any]:
     ]
 
 
-class DocxBuilder:
-    """A document made paragraph by paragraph; `build()` gives its bytes."""
+_FOOTNOTES_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml"
+_ENDNOTES_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.endnotes+xml"
+_REL_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 
-    def __init__(self) -> None:
-        self.doc = docx.Document()
+
+def _fill(p: Any, parts: tuple[str | Field | Raw | Note, ...], notes: dict[str, list[Any]]) -> None:
+    """Append the parts' runs to the paragraph element `p`; a Note's mark goes in the body and its
+    `w:footnote`/`w:endnote` into `notes` (numbered from 1 in each part, as Word does)."""
+    for part in parts:
+        if isinstance(part, Note):
+            kind = "endnote" if part.endnote else "footnote"
+            ident = len(notes[kind]) + 1
+            p.append(_run(f'<w:{kind}Reference w:id="{ident}"/>', style=kind.title() + "Reference"))
+            element = parse_xml(f'<w:{kind} {nsdecls("w")} w:id="{ident}"/>')
+            for n, paragraph in enumerate(part.paragraphs):
+                inner = parse_xml(
+                    f'<w:p {nsdecls("w")}><w:pPr><w:pStyle w:val="{kind.title()}Text"/></w:pPr></w:p>'
+                )
+                if n == 0:  # the note's own number, then a space, as Word starts a note
+                    inner.append(_run(f"<w:{kind}Ref/>", style=kind.title() + "Reference"))
+                    inner.append(_run(_text(" ")))
+                _fill(inner, paragraph, notes)
+                element.append(inner)
+            notes[kind].append(element)
+        elif isinstance(part, Raw):
+            wrapper = parse_xml(f"<w:r {nsdecls('w')}>{part.xml}</w:r>")
+            for child in list(wrapper):
+                p.append(child)
+        elif isinstance(part, str):
+            p.append(_run(_text(part)))
+        elif part.simple:
+            p.append(
+                parse_xml(
+                    f"<w:fldSimple {nsdecls('w')} w:instr={quoteattr(part.instruction)}>"
+                    f"<w:r>{_text(part.displayed)}</w:r></w:fldSimple>"
+                )
+            )
+        else:
+            for element in [_char("begin"), *_instr_runs(part), _char("separate")]:
+                p.append(element)
+            p.append(_run(_text(part.displayed)))
+            p.append(_char("end"))
+
+
+def _notes_part(kind: str, notes: list[Any]) -> bytes:
+    """footnotes.xml or endnotes.xml: Word's separator and continuation notes (ids -1 and 0, each a
+    `w:type`), then the notes."""
+    separators = "".join(
+        f'<w:{kind} w:type="{t}" w:id="{i}"><w:p><w:r><w:{t}/></w:r></w:p></w:{kind}>'
+        for i, t in ((-1, "separator"), (0, "continuationSeparator"))
+    )
+    root = parse_xml(f"<w:{kind}s {nsdecls('w')}>{separators}</w:{kind}s>")
+    for element in notes:
+        root.append(element)
+    return b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n' + bytes(etree.tostring(root))
+
+
+@dataclass
+class DocxBuilder:
+    """A document made paragraph by paragraph; `build()` gives its bytes. `relate=False` leaves out
+    the notes parts' relationships (a hostile package: the parts are there, nothing points to them)."""
+
+    doc: Any = field(default_factory=docx.Document)
+    notes: dict[str, list[Any]] = field(default_factory=lambda: {"footnote": [], "endnote": []})
 
     def heading(self, text: str, level: int = 1) -> DocxBuilder:
         self.doc.add_heading(text, level)
         return self
 
-    def paragraph(self, *parts: str | Field | Raw) -> DocxBuilder:
-        p = self.doc.add_paragraph()
-        for part in parts:
-            if isinstance(part, Raw):
-                wrapper = parse_xml(f"<w:r {nsdecls('w')}>{part.xml}</w:r>")
-                for child in list(wrapper):
-                    p._p.append(child)
-            elif isinstance(part, str):
-                p._p.append(_run(_text(part)))
-            elif part.simple:
-                p._p.append(
-                    parse_xml(
-                        f"<w:fldSimple {nsdecls('w')} w:instr={quoteattr(part.instruction)}>"
-                        f"<w:r>{_text(part.displayed)}</w:r></w:fldSimple>"
-                    )
-                )
-            else:
-                for element in [_char("begin"), *_instr_runs(part), _char("separate")]:
-                    p._p.append(element)
-                p._p.append(_run(_text(part.displayed)))
-                p._p.append(_char("end"))
+    def paragraph(self, *parts: str | Field | Raw | Note) -> DocxBuilder:
+        _fill(self.doc.add_paragraph()._p, parts, self.notes)
         return self
 
     def bibliography(self, instruction: str, entries: list[str]) -> DocxBuilder:
@@ -192,10 +260,41 @@ class DocxBuilder:
                 p.append(_char("end"))
         return self
 
-    def build(self) -> bytes:
+    def build(self, *, relate: bool = True) -> bytes:
         out = io.BytesIO()
         self.doc.save(out)
-        return out.getvalue()
+        added = {f"word/{kind}s.xml": _notes_part(kind, notes) for kind, notes in self.notes.items() if notes}
+        if not added:
+            return out.getvalue()
+        return _with_parts(out.getvalue(), added, relate)
+
+
+def _with_parts(data: bytes, added: dict[str, bytes], relate: bool) -> bytes:
+    """The package with the notes parts added: each its content-type override and (when `relate`)
+    its relationship from the document, as Word writes them."""
+    overrides = "".join(
+        f'<Override PartName="/{name}" ContentType="{_FOOTNOTES_TYPE if "foot" in name else _ENDNOTES_TYPE}"/>'
+        for name in added
+    )
+    relations = "".join(
+        f'<Relationship Id="rIdNotes{n}" Type="{_REL_BASE}{name[5:-4]}" Target="{name[5:]}"/>'
+        for n, name in enumerate(added)
+    )
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target,
+    ):
+        for info in source.infolist():
+            payload = source.read(info)
+            if info.filename == "[Content_Types].xml":
+                payload = payload.replace(b"</Types>", overrides.encode() + b"</Types>")
+            elif info.filename == "word/_rels/document.xml.rels" and relate:
+                payload = payload.replace(b"</Relationships>", relations.encode() + b"</Relationships>")
+            target.writestr(info, payload)
+        for name, payload in added.items():
+            target.writestr(name, payload)
+    return out.getvalue()
 
 
 SMITH = {
