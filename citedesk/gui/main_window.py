@@ -446,9 +446,10 @@ class MainWindow(QMainWindow):
         self.sources_panel.set_sources(report.sources, *self.document.session.attachments_split())
         count = len(report.findings)
         hidden = f" ({len(report.dismissed)} false alarms hidden)" if report.dismissed else ""
-        self.status.set_summary(
-            (f"{count} finding{'s' if count != 1 else ''}" if count else "No problems found") + hidden
+        none = (
+            "Nothing could be checked" if report.coverage_or_count().nothing_checked else "No problems found"
         )
+        self.status.set_summary((f"{count} finding{'s' if count != 1 else ''}" if count else none) + hidden)
         self.status.show_report(report)
         for notice in report.notices:
             self.show_message(notice)
