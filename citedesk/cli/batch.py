@@ -42,10 +42,14 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
             progress=lambda label, done, total, note: progress.update(label, done, total, note=note),
         )
     failed = [o for o in result.outcomes if o.error is not None]
-    rate = f", {result.audited / result.audit_seconds:.2f} documents/s" if result.audit_seconds > 0 else ""
+    rate = (
+        f", {result.audited / result.audit_seconds:.2f} documents/s"
+        if result.audited and result.audit_seconds > 0
+        else ""
+    )
     print(
-        f"citedesk: {len(result.outcomes)} documents: {result.audited} audited{rate}, "
-        f"{result.skipped} unchanged (reports kept), {len(failed)} not audited; "
+        f"citedesk: {len(result.outcomes)} documents ({len(failed)} could not be audited): "
+        f"{result.audited} audited now{rate}, {result.skipped} unchanged (reports kept); "
         f"{result.distinct_sources} distinct sources, {result.fetched} fetched; "
         f"{result.seconds:.1f} s; written to {out}",
         file=sys.stderr,
