@@ -439,7 +439,8 @@ class ReferenceChecker:
                 message=why,
                 unreachable=len(failed) == len(answers) and all(a.unreachable for a in failed),
             )
-        asked = " and ".join(_index_name(a.index) for a in answers)
+        names = [_index_name(a.index) for a in answers]
+        asked = " and ".join(filter(None, (", ".join(names[:-1]), names[-1])))
         return ReferenceCheck(
             key,
             CheckStatus.NOT_FOUND,

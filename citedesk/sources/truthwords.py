@@ -25,6 +25,11 @@ def index_name(check: ReferenceCheck) -> str:
     return INDEX_NAMES.get(check.source, check.source)
 
 
+def _capital(name: str) -> str:
+    """An index's name opening a sentence (`The local Crossref mirror knows …`)."""
+    return name[:1].upper() + name[1:]
+
+
 def notice_kind(notice: Notice) -> Kind | None:
     """The finding a standing notice makes: retracted (a retraction or withdrawal), expression of
     concern, correction; None for any other."""
@@ -131,14 +136,14 @@ def found_by_title_words(
         else "Adding the DOI lets readers and checks find it."
     )
     return (
-        f"{index_name(check)} knows {name} as doi:{check.suggestion_doi} — “{work.title}” "
+        f"{_capital(index_name(check))} knows {name} as doi:{check.suggestion_doi} — “{work.title}” "
         f"({byline(work)}){also(check)}. {add}"
     )
 
 
 def possible_match_words(name: str, check: ReferenceCheck, work: Work, place: str | None) -> str:
     return (
-        f"{index_name(check)} has a work with a similar title — “{work.title}” ({byline(work)}"
+        f"{_capital(index_name(check))} has a work with a similar title — “{work.title}” ({byline(work)}"
         f"{', doi:' + work.doi if work.doi else ''}) — but its authors or year do not "
         f"confirm that it is the work {name} describes; check the entry{_in(place)}."
     )
