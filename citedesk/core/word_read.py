@@ -17,8 +17,14 @@ space, its citation fields pandoc groups with the same keys as the body's. In a 
 would cite nothing. Notes are numbered in the order their marks appear in the body (footnotes and
 endnotes alike, as pandoc does); Word's separator notes, a note no mark refers to, and a mark
 whose note is missing are left out (the mark, then, is not shown). Still not read: text boxes,
-content controls (`w:sdt` is read through, its own properties not: the Mendeley Cite add-in's
-citations, kept there, are not found), comments, headers and footers.
+comments, headers and footers.
+
+The Mendeley Cite add-in (which replaced Mendeley Desktop's plugin) writes no field: each citation
+is a content control (`w:sdt`) whose tag is `MENDELEY_CITATION_v3_` and the base64 of the same
+CSL citation JSON, its content the displayed text; its bibliography one tagged
+`MENDELEY_BIBLIOGRAPHY`. Mendeley publishes no description of it (it is read as the tools that
+convert such documents read it), so these citations are read and checked, but never edited: a
+repair of one is refused (`core.word_write`). Any other content control is read through as text.
 
 Characters Markdown would misread in plain text are backslash-escaped, so a word like `a@b.org`
 or `[draft]` stays text. The view keeps, for every character of plain text, the `w:t` element
@@ -31,6 +37,8 @@ Pure: bytes in, bytes out (`core.word_package` checks the package before anythin
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
@@ -62,6 +70,8 @@ _ESCAPED_CITING = frozenset("[]@")
 """Escaped too when the view has citation groups, so plain text never reads as a citation."""
 _LINE_START = frozenset("#-+=:|~")
 """Escaped at the start of a line: headings, lists, tables, fences."""
+_MENDELEY_CITE = "MENDELEY_CITATION_v3_"
+_MENDELEY_CITE_BIBLIOGRAPHY = "MENDELEY_BIBLIOGRAPHY"
 _NOTE_REFERENCES = {WQ + "footnoteReference": FOOTNOTES, WQ + "endnoteReference": ENDNOTES}
 _REFERENCE_TITLES = frozenset(
     {"references", "reference list", "bibliography", "works cited", "literature cited", "sources"}
@@ -95,6 +105,8 @@ class OpenField:
     index: int = -1
     end: Any = None
     end_paragraph: int = -1
+    control: bool = False
+    """A Mendeley Cite content control (`begin` is its `w:sdt`): read, never edited."""
 
     @property
     def instruction(self) -> str:
@@ -261,6 +273,8 @@ class _Walker:
         for p in body.iter(WQ + "p"):
             if any(True for _ in p.iterancestors(WQ + "p")):
                 continue  # a text box's paragraph: not body text
+            if any(_sdt_tag(sdt) == _MENDELEY_CITE_BIBLIOGRAPHY for sdt in p.iterancestors(WQ + "sdt")):
+                continue  # Mendeley Cite's bibliography: generated, no prose
             self.paragraph += 1
             self.current = []
             self._children(p)
@@ -308,8 +322,29 @@ class _Walker:
                 self._separate()
                 self._children(child)
                 self._end(child)
+            elif tag == WQ + "sdt" and _sdt_tag(child).startswith(_MENDELEY_CITE):
+                self._content_control(child)
+            elif tag == WQ + "sdt" and _sdt_tag(child) == _MENDELEY_CITE_BIBLIOGRAPHY:
+                continue  # generated, no prose
             elif tag in _TRANSPARENT:
                 self._children(child)
+
+    def _content_control(self, sdt: Any) -> None:
+        """A Mendeley Cite citation as a field: its tag's JSON the instruction, its content the
+        displayed text (undecodable, it is an ordinary field: its text read as text)."""
+        opened = OpenField(sdt, self.paragraph, control=True)
+        try:
+            encoded = _sdt_tag(sdt)[len(_MENDELEY_CITE) :]
+            citation = base64.b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
+        except (binascii.Error, ValueError):
+            citation = ""
+        opened.instr_parts.append("ADDIN CSL_CITATION " + citation if citation else "")
+        self._begin(opened)
+        self._separate()
+        content = sdt.find(WQ + "sdtContent")
+        if content is not None:
+            self._children(content)
+        self._end(sdt)
 
     def _run(self, run: Any) -> None:
         for child in run:
@@ -417,6 +452,11 @@ class _Walker:
 _TRANSPARENT = frozenset(
     WQ + tag for tag in ("hyperlink", "ins", "moveTo", "smartTag", "sdt", "sdtContent", "customXml")
 )
+
+
+def _sdt_tag(sdt: Any) -> str:
+    tag = sdt.find(f"{WQ}sdtPr/{WQ}tag")
+    return "" if tag is None else str(tag.get(WQ + "val", ""))
 
 
 def _field_kind(instruction: str) -> str:

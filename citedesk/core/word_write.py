@@ -14,7 +14,7 @@ of the package is copied as it was (same names, order, compression, bytes). The 
 to the planned text, notes included, else RepairError and nothing is returned. A note's mark and
 its definition's label are not text anyone edits: a repair that would move or remove one is
 refused. A citation where no field is cannot be made here: Word's reference manager
-inserts it.
+inserts it; nor is a Mendeley Cite citation (a content control, `core.word_read`) ever edited.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ from citedesk.errors import RepairError
 _ADDING = (
     "Adding a citation in Word is not done by CiteDesk: insert it with Zotero or Mendeley "
     "(Add/Edit Citation) so the reference manager knows it, then audit the document again."
+)
+_CONTROL = (
+    "A Mendeley Cite citation (a content control, not a field) is read but not edited by CiteDesk: "
+    "change it with Mendeley Cite (Edit citation), then audit the document again."
 )
 _DROPPED_ON_SWAP = ("locator", "label", "prefix", "suffix", "suppress-author", "author-only")
 
@@ -314,7 +318,7 @@ def _delete_paragraph(writer: _Writer, index: int) -> None:
         raise RepairError("A repair that removes a whole note cannot be written into a Word document.")
     if p.find(f".//{WQ}footnoteReference") is not None or p.find(f".//{WQ}endnoteReference") is not None:
         raise RepairError("A paragraph that holds a note's mark cannot be removed by CiteDesk.")
-    if p.find(f".//{WQ}fldChar") is not None or p.find(f".//{WQ}fldSimple") is not None:
+    if any(p.find(f".//{WQ}{tag}") is not None for tag in ("fldChar", "fldSimple", "sdt")):
         tokens = writer.scan.lines[index]
         units = _units_of_old(tokens)
         for token in tokens:
@@ -338,6 +342,8 @@ def _runs_between(first: Any, last: Any) -> list[Any]:
 
 
 def _remove_field(opened: OpenField) -> None:
+    if opened.control:
+        raise RepairError(_CONTROL)
     if opened.simple:
         opened.begin.getparent().remove(opened.begin)
         return
@@ -356,6 +362,8 @@ def _rewrite_field(writer: _Writer, index: int, group: CitationGroup) -> None:
     keys = [item.key for item in group.items]
     if tuple(keys) == cited.keys:
         return
+    if opened.control:
+        raise RepairError(_CONTROL)
     had: dict[str, tuple[int, dict[str, Any]]] = {}
     for number, item in enumerate(cited.items):
         had.setdefault(item.key, (number, item.item))

@@ -7,6 +7,7 @@ writes them, separator notes included)."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import zipfile
@@ -132,6 +133,27 @@ def mendeley(items: list[dict[str, Any]], displayed: str, *, simple: bool = Fals
     return Field(f"ADDIN CSL_CITATION {citation}", displayed, simple, split)
 
 
+def mendeley_cite(items: list[dict[str, Any]], displayed: str, *, tag: str | None = None) -> Raw:
+    """A citation as the Mendeley Cite add-in writes it: a content control tagged
+    `MENDELEY_CITATION_v3_` and the base64 of its JSON, its content the displayed text."""
+    citation = {
+        "citationID": "MENDELEY_CITATION_" + displayed.encode().hex()[:16],
+        "properties": {"noteIndex": 0},
+        "isEdited": False,
+        "manualOverride": {
+            "isManuallyOverridden": False,
+            "citeprocText": displayed,
+            "manualOverrideText": "",
+        },
+        "citationItems": items,
+    }
+    value = tag or "MENDELEY_CITATION_v3_" + base64.b64encode(json.dumps(citation).encode()).decode()
+    return Raw(
+        f'<w:sdt><w:sdtPr><w:tag w:val="{escape(value)}"/><w:id w:val="1"/></w:sdtPr>'
+        f"<w:sdtContent><w:r>{_text(displayed)}</w:r></w:sdtContent></w:sdt>"
+    )
+
+
 def nested_zotero(items: list[dict[str, Any]], displayed: str, citation_id: str) -> Raw:
     """A Zotero field whose displayed text holds another field (a hyperlink Word added)."""
     citation = escape(
@@ -245,6 +267,17 @@ class DocxBuilder:
 
     def paragraph(self, *parts: str | Field | Raw | Note) -> DocxBuilder:
         _fill(self.doc.add_paragraph()._p, parts, self.notes)
+        return self
+
+    def mendeley_cite_bibliography(self, entries: list[str]) -> DocxBuilder:
+        """Mendeley Cite's bibliography: a block content control holding one paragraph per entry."""
+        paragraphs = "".join(f"<w:p><w:r>{_text(entry)}</w:r></w:p>" for entry in entries)
+        sdt = parse_xml(
+            f'<w:sdt {nsdecls("w")}><w:sdtPr><w:tag w:val="MENDELEY_BIBLIOGRAPHY"/></w:sdtPr>'
+            f"<w:sdtContent>{paragraphs}</w:sdtContent></w:sdt>"
+        )
+        body = self.doc.element.body
+        body.insert(len(body) - 1, sdt)  # before the section properties, which come last
         return self
 
     def bibliography(self, instruction: str, entries: list[str]) -> DocxBuilder:
