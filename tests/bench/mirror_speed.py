@@ -25,10 +25,34 @@ from citedesk.sources.mirror import StoredMirror
 from citedesk.store import Store
 from tests.helpers.indexes import fixture
 
-WORDS = (
-    "coffee diabetes risk cohort meta analysis trial protein signal neural network graph river "
-    "climate soil carbon market labour policy vaccine immune cell model learning image residual"
-).split()
+WORDS = [
+    "coffee",
+    "diabetes",
+    "risk",
+    "cohort",
+    "meta",
+    "analysis",
+    "trial",
+    "protein",
+    "signal",
+    "neural",
+    "network",
+    "graph",
+    "river",
+    "climate",
+    "soil",
+    "carbon",
+    "market",
+    "labour",
+    "policy",
+    "vaccine",
+    "immune",
+    "cell",
+    "model",
+    "learning",
+    "image",
+    "residual",
+]
 
 
 def works(n: int, seed: int = 7) -> list[dict[str, object]]:
