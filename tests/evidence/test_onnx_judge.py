@@ -92,7 +92,7 @@ def pairs() -> list[Pair]:
 
 @pytest.mark.parametrize("name", ["bert", "roberta", "deberta-v2"])
 def test_onnx_fp32_gives_torchs_probabilities(models: dict[str, Path], cache: Path, name: str) -> None:
-    fp32, _ = export_judge(models[name], JOINED.kind if name != "bert" else "pair", 64, min_agreement=1.1)
+    fp32, _ = export_judge(models[name], "joined" if name != "bert" else "pair", 64, min_agreement=1.1)
     assert fp32 == judge_onnx_file(models[name])
     assert best_file(models[name]) == fp32
     torch_judge = NliJudge(models[name], backend="torch", shared=False, batch_size=3)
