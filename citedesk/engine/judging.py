@@ -226,6 +226,14 @@ def to_reread(result: EvidenceResult, judge: Judge) -> list[str]:
     return list(wanted)
 
 
+def _could_not_read(strong: list[Verdict], fast: list[Verdict]) -> bool:
+    """Whether the strong judge gave no verdict where the fast judge gave one: a strong judge that
+    cannot answer (a judge server that is down) must not turn a checked citation into an unchecked
+    one, nor drop the fast judge's findings on it."""
+    read = {v.reference for v in fast if v.label is not VerdictLabel.UNCHECKED}
+    return any(v.label is VerdictLabel.UNCHECKED and v.reference in read for v in strong)
+
+
 def _cascade(
     document: Document,
     resolved: dict[str, ResolvedSource],
@@ -268,6 +276,8 @@ def _cascade(
         )
         if stopped:
             break
+        if _could_not_read(result.verdicts.get(claim_id, []), fast.verdicts.get(claim_id, [])):
+            continue  # its server down or failing: the fast judge's reading stands, as when cut short
         cascade.reread.add(claim_id)
         cascade.verdicts.update(result.verdicts)
         cascade.findings.extend(result.findings)

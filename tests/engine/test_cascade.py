@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -177,3 +178,17 @@ def test_without_a_strong_judge_the_audit_is_as_before(sample: Path) -> None:
     report = audit(sample)
     assert "strong judge" not in report.judge_note
     assert all(who == {FAST} for who in deciders(report).values())
+
+
+def test_a_strong_judge_whose_server_is_down_leaves_the_fast_reading_whole(sample: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    alone = audit(sample)
+    down = audit(sample, strong_judge="server:toy", judge_url=f"http://127.0.0.1:{port}/v1")
+    kinds = sorted(f.kind for f in alone.findings)
+    assert Kind.NUMBER_MISMATCH in kinds
+    assert sorted(f.kind for f in down.findings) == kinds  # the fast judge's error and warnings stand
+    assert down.coverage_or_count().checked == alone.coverage_or_count().checked
+    assert all(who == {FAST} for who in deciders(down).values())
+    assert "the rest keep the fast judge's reading" in down.judge_note
