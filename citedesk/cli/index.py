@@ -66,7 +66,8 @@ def _status(desk: Desk) -> int:
             "no index mirror imported (`citedesk index import FILE.jsonl.gz` loads Crossref or OpenAlex works)"
         )
         return EXIT_FINDINGS
-    print(printable(f"{status.described}: {status.works:,} works from {len(status.files)} files"))
+    files = f"{len(status.files)} file" + ("s" if len(status.files) != 1 else "")
+    print(printable(f"{status.described}: {status.works:,} works from {files}"))
     for f in status.files:
         imported = time.strftime("%Y-%m-%d %H:%M", time.localtime(f.imported_at))
         print(

@@ -158,3 +158,21 @@ def test_online_the_network_is_asked_only_about_what_the_mirror_lacks(
         "retracted",
     ]
     assert any("the others were asked of the indexes" in n for n in report["notices"])
+
+
+def test_the_command_refuses_a_bad_file_imports_the_rest_and_says_when_none_is_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = ["--store", str(tmp_path / "store.sqlite3")]
+    assert main(["index", "status", *store]) == 1
+    assert "no index mirror imported" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(gzip.compress(b'{"DOI": "10.1/x", "title": ["A work"]}\n' * 50)[:-12])  # cut short
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(fixture("crossref_he2016.json")["message"]) + "\n")
+    assert main(["index", "import", str(bad), str(good), *store]) == 2
+    out, err = capsys.readouterr()
+    assert "the gzip stream is damaged" in err
+    assert out.startswith(f"{good}: Crossref works: 1 records, 1 kept")
+    assert main(["index", "status", *store]) == 0
+    assert "1 works from 1 file\n" in capsys.readouterr().out
