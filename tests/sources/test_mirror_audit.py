@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from tests.helpers.indexes import IndexServer, fixture, serve_indexes
+from citedesk.desk import AuditOptions, Desk
+from citedesk.desk.corpus_run import run_corpus
+from tests.helpers.indexes import DING, IndexServer, fixture, serve_indexes
 from tests.helpers.truth_cli import audit, by_reference
 from tests.sources.test_bibliography_truth import MISMATCH, UNKNOWN, ZHOU, ding, project
 
@@ -176,3 +178,34 @@ def test_the_command_refuses_a_bad_file_imports_the_rest_and_says_when_none_is_t
     assert out.startswith(f"{good}: Crossref works: 1 records, 1 kept")
     assert main(["index", "status", *store]) == 0
     assert "1 works from 1 file\n" in capsys.readouterr().out
+
+
+def test_a_batch_offline_takes_its_reference_truth_from_the_mirror(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], indexes: IndexServer
+) -> None:
+    store = tmp_path / "store.sqlite3"
+    mirror_file = tmp_path / "crossref.jsonl"
+    mirror_file.write_text(json.dumps(fixture("crossref_ding2014.json")["message"]) + "\n")
+    assert main(["index", "import", str(mirror_file), "--store", str(store)]) == 0
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i in range(3):
+        (corpus / f"doc{i}.md").write_text(
+            f"# Note {i}\n\nCoffee drinkers had a lower risk of type 2 diabetes [1].\n\n## References\n\n"
+            f"1. {DING.format(year=2016, doi='10.2337/dc13-1203')}\n",
+            encoding="utf-8",
+        )
+    options = AuditOptions(
+        judge="none", dense=False, offline=True, allow_private_network=True, store_path=store,
+        doi_base=indexes.base + "/doi", crossref_base=indexes.base + "/crossref",
+        openalex_base=indexes.base + "/openalex",
+    )  # fmt: skip
+    before = len(indexes.state.hits)
+    result = run_corpus(Desk(options), [corpus], tmp_path / "out", workers=1)
+    assert len(indexes.state.hits) == before
+    assert [o.error for o in result.outcomes] == [None] * 3
+    for i in range(3):
+        report = json.loads((tmp_path / "out" / "reports" / f"doc{i}.md.json").read_text(encoding="utf-8"))
+        assert [
+            (f["kind"], f["details"]["index"]) for f in report["findings"] if f["kind"] == "metadata_error"
+        ] == [("metadata_error", "crossref-mirror")]
