@@ -209,8 +209,8 @@ def uncited_claims(document: Document) -> list[Finding]:
     findings: list[Finding] = []
     malformed_at = sorted(m.start for m in document.malformed)
     for claim in document.claims:
-        if not claim.needs_citation or claim.sentence.markers:
-            continue
+        if not claim.needs_citation or claim.sentence.markers or claim.sentence.noted:
+            continue  # a sentence that calls a citing note is cited there (`core.notes`)
         i = bisect.bisect_left(malformed_at, claim.sentence.start)
         if i < len(malformed_at) and malformed_at[i] < claim.sentence.span_end + 8:
             continue  # the sentence tried to cite; the malformed marker is the finding

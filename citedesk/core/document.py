@@ -20,6 +20,7 @@ from citedesk.core.citekeys import CitationGroup
 from citedesk.core.claims import Claim, make_claims
 from citedesk.core.markdown import Layout
 from citedesk.core.markers import MalformedMarker, Marker
+from citedesk.core.notes import attach_notes
 from citedesk.core.references import LabelStyle, Reference, ReferenceList
 from citedesk.core.sentences import Sentence, split_sentences
 from citedesk.core.spans import SpanSet
@@ -215,6 +216,7 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
         spoken=structure.dialect.spoken(structure),
         joined=layout.joins,
     )
+    sentences = attach_notes(sentences, structure.dialect.note_links(structure))
     return Document(
         text=text,
         layout=layout,

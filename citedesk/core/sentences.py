@@ -53,6 +53,9 @@ class Sentence:
     """`text` with its inline code left out: what claim detection reads, since a code span
     (`data/2021.csv`, `--survey`) is the writer's instruction to a machine, never a claim to cite;
     `text` keeps it so the window and the reports show the sentence the writer wrote."""
+    noted: bool = False
+    """It calls a note that cites and says something of its own (`core.notes`): not uncited, though
+    the note's citations are judged against the note's words."""
 
 
 def split_sentences(

@@ -93,7 +93,13 @@ def test_citations_in_footnotes_are_checked_and_note_references_are_not_words() 
     text = "Trees cool streets.[^1]\n\n[^1]: See @moreau2021 for the 2.1 degree figure.\n"
     doc = parse_document(text, None, BIB)
     assert [c.text for c in doc.claims] == ["Trees cool streets.", "See Moreau for the 2.1 degree figure."]
-    assert doc.cited_keys(doc.claims[1]) == ["moreau2021"]
+    # the note only points to its source: its citation cites for the sentence that calls it
+    assert doc.cited_keys(doc.claims[0]) == ["moreau2021"]
+    assert doc.cited_keys(doc.claims[1]) == []
+    own = "Trees cool streets.[^1]\n\n[^1]: Moreau found that trees cool streets by 2.1 degrees [@moreau2021].\n"
+    doc = parse_document(own, None, BIB)
+    assert doc.cited_keys(doc.claims[1]) == ["moreau2021"]  # a note with a claim of its own keeps it
+    assert doc.claims[0].sentence.noted  # and the calling sentence is cited through it
 
 
 def test_code_urls_and_email_addresses_hold_no_citations() -> None:

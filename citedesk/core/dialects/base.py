@@ -92,6 +92,11 @@ class CitationDialect(Protocol):
         """The operations written as one consistent, sorted list of text edits; RepairError for one
         it cannot make safely (or that does not apply to it: a bibliography is never edited)."""
 
+    def note_links(self, structure: Structure) -> list[tuple[int, int]]:
+        """(where a note is called in the prose, where its text begins): a note-style citation
+        (`Claim.[^1]` … `[^1]: See [@smith2020].`) cites for the sentence that calls it
+        (`core.notes.attach_notes`)."""
+
     def removal(self, text: str, edit: TextEdit) -> TextEdit:
         """How a run of markers is removed in it, given the removal `core.repair.removal_edit`
         makes (`edit`): what the prose is read as (`core.repair.prose_of`), so its own removals
@@ -129,6 +134,9 @@ class PlainDialect:
 
     def removal(self, text: str, edit: TextEdit) -> TextEdit:
         return edit
+
+    def note_links(self, structure: Structure) -> list[tuple[int, int]]:
+        return []
 
 
 _REGISTRY: dict[str, CitationDialect] = {}

@@ -100,6 +100,17 @@ class PandocDialect(PlainDialect):
             if not opaque.contains(m.start())
         ]
 
+    def note_links(self, structure: Structure) -> list[tuple[int, int]]:
+        """Each `[^note]` called in the prose, and where its definition's text begins."""
+        notes = {d.key: d.body_start for d in structure.layout.definitions if d.footnote}
+        if not notes:
+            return []
+        return [
+            (start, notes[structure.text[start + 2 : end - 1]])
+            for start, end in self.not_words(structure, structure.text)
+            if structure.text[start + 2 : end - 1] in notes
+        ]
+
     def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
         """In-text citations (`@moreau2021 says`) as the words a reader hears: the first author's
         family name, or the key when the bibliography has no such entry or names no author.
