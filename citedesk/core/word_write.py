@@ -24,6 +24,7 @@ import difflib
 import io
 import json
 import re
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ from citedesk.core.word_read import (
     Scan,
     Token,
     WordField,
+    WordItem,
     WordView,
     read_docx,
     scan_docx,
@@ -449,14 +451,62 @@ def _displayed(view: WordView, cited: WordField, plan: list[int | str]) -> str:
         separator, whole = "; ", False
     else:
         opening, pieces, separator, closing, whole = split
+    order = _matched(view, cited, pieces) if split is not None else []
     shown = []
     for step in plan:
         if isinstance(step, int) and split is not None:
-            shown.append(pieces[step])
+            shown.append(pieces[order[step]])
         else:
             alone = _alone(view, step if isinstance(step, str) else cited.items[step].key)
             shown.append(alone if whole else _brackets(alone)[1])
     return opening + separator.join(shown) + closing
+
+
+def _matched(view: WordView, cited: WordField, pieces: list[str]) -> list[int]:
+    """For each of the field's items, the displayed piece that is its own. A style may sort what
+    it shows (`(Haddad, 2021; Walker, 2017)` for items Walker, Haddad), so a piece is matched to
+    its item by what it says: an author-date piece by the item's first family name and year, a
+    numeric one by the number the item shows where it is cited alone. When every item finds exactly
+    one piece, that is the order; when the pieces say nothing either way (no names, no numbers
+    known), the items' own order; when they contradict it, RepairError — writing a piece to the
+    wrong work is what must never happen."""
+    count = len(cited.items)
+    if count == 1:
+        return [0]
+    found = [[j for j, piece in enumerate(pieces) if _names(view, item, piece)] for item in cited.items]
+    if all(len(hits) == 1 for hits in found) and len({hits[0] for hits in found}) == count:
+        return [hits[0] for hits in found]
+    if all(not hits for hits in found):
+        return list(range(count))
+    if all(i in hits for i, hits in enumerate(found) if hits):
+        return list(range(count))
+    raise RepairError(
+        f"The citation shows {cited.displayed!r}, whose parts CiteDesk cannot match to its works one "
+        "by one: change it in Zotero (or Mendeley), which will also refresh its text."
+    )
+
+
+def _names(view: WordView, item: WordItem, piece: str) -> bool:
+    """Whether a displayed piece is this item's: its first family name and year, or its number."""
+    found = item.item.get("itemData")
+    data: dict[str, Any] = found if isinstance(found, dict) else {}
+    digits = re.sub(r"\D", "", piece)
+    if digits and not re.search(r"[^\W\d_]", piece):  # a numeric piece: `1`, `[2]`
+        alone = re.sub(r"\D", "", _alone(view, item.key)) if _shown_alone(view, item.key) else ""
+        return bool(alone) and alone == digits
+    people = data.get("author") or data.get("editor") or []
+    first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
+    name = str(first.get("family") or first.get("literal") or "")
+    year = year_of(data)
+    return bool(name) and _plain(name) in _plain(piece) and (year == "nd" or year in piece)
+
+
+def _plain(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
+
+
+def _shown_alone(view: WordView, key: str) -> bool:
+    return any(f.keys == (key,) and f.displayed.strip() for f in view.fields)
 
 
 def _alone(view: WordView, key: str) -> str:

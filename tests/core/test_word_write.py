@@ -251,3 +251,36 @@ def test_front_matter_is_never_edited() -> None:
     view = read_docx(data)
     with pytest.raises(RepairError, match="front matter"):
         write_docx(data, view, view.text.replace('"Urban rain"', '"Rain"'))
+
+
+def test_a_sorted_display_is_matched_to_its_items_by_name_and_year() -> None:
+    """Zotero shows a group sorted (`(Lee, 2019; Smith, 2020)`) whatever the items' order (Smith,
+    Lee): removing Smith must leave Lee's piece, not the first one."""
+    data = (
+        DocxBuilder()
+        .paragraph(
+            "Trees cool ", zotero([item(SMITH, 1), item(LEE, 2)], "(Lee, 2019; Smith, 2020)", "g"), "."
+        )
+        .build()
+    )
+    _, _, out = _repaired(data, RemoveCitation(0, "smith2020"))
+    (field,) = read_docx(out).fields
+    assert field.keys == ("lee2019",)
+    assert field.displayed == "(Lee, 2019)"
+    assert _instructions(out)[0]["properties"]["plainCitation"] == "(Lee, 2019)"
+
+
+def test_a_display_whose_parts_contradict_the_items_is_not_rewritten() -> None:
+    data = (
+        DocxBuilder()
+        .paragraph(
+            "Trees cool ",
+            zotero([item(SMITH, 1), item(LEE, 2), item(ROE, 3)], "(Lee, 2019; Smith, 2020; Anon, 1999)", "g"),
+            ".",
+        )
+        .build()
+    )
+    view = read_docx(data)
+    plan = _plan(view, RemoveCitation(0, "roe2018"))
+    with pytest.raises(RepairError, match="cannot match to its works"):
+        write_docx(data, view, plan.result)
