@@ -3,7 +3,7 @@ what is written.
 
 - **Which documents**: every supported document under the paths given, recursively, in one stable
   order (by the name it has in the output: its path relative to the folder the paths share), hidden
-  files and folders and the output folder left out; Word documents (`.docx`) as the desk opens them.
+  files and folders, `sources/` folders (cited works' texts) and the output folder left out; Word documents (`.docx`) as the desk opens them.
 - **The manifest** (`DIR/manifest.json`): per document, the hash of its bytes and of the settings it
   was audited with (`settings_hash`: every audit option that can change a report, CiteDesk's
   version and the contents of the bibliographies given). A re-run audits only the documents whose
@@ -74,9 +74,15 @@ def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> list[CorpusD
     return [found[name] for name in sorted(found)]
 
 
+SOURCE_FOLDER = "sources"
+"""A folder of this name below a path given holds cited works' texts (the convention of `--sources`
+and of the samples: one file per citation key), not documents: a walk leaves it out. Given itself
+(`citedesk batch corpus/sources`), it is walked like any folder."""
+
+
 def _walk(root: Path) -> Iterable[Path]:
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != SOURCE_FOLDER)
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(folder) / name

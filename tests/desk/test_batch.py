@@ -240,3 +240,20 @@ def test_a_word_document_in_the_corpus_is_audited_as_the_desk_opens_it(tmp_path:
     assert _findings(report) == [
         (f.kind.value, (f.start, f.end), f.reference, f.severity.value) for f in alone.findings
     ]
+
+
+def test_a_sources_folder_below_the_corpus_is_not_audited(tmp_path: Path) -> None:
+    """`sources/` holds the cited works' texts (one per key), not documents: a walk leaves it out,
+    unless it is the folder given."""
+    folder = tmp_path / "corpus"
+    (folder / "chapter" / "sources").mkdir(parents=True)
+    (folder / "chapter" / "one.md").write_text(
+        "Trees cool streets [1].\n\n## References\n\n1. Moreau. 2021.\n"
+    )
+    (folder / "chapter" / "sources" / "moreau2021.txt").write_text("Trees cool streets by 2 degrees.\n")
+    result = run_corpus(Desk(options(tmp_path)), [folder], tmp_path / "out", workers=1)
+    assert [o.document for o in result.outcomes] == ["chapter/one.md"]
+    alone = run_corpus(
+        Desk(options(tmp_path)), [folder / "chapter" / "sources"], tmp_path / "out2", workers=1
+    )
+    assert [o.document for o in alone.outcomes] == ["moreau2021.txt"]
