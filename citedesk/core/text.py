@@ -92,7 +92,7 @@ def decode_document(data: bytes, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> Deco
             return DecodedText(text, "utf-8-sig" if family == "utf-8" else encoding + SIG)
     if looks_binary(data):
         raise DocumentError(
-            "This looks like a binary file, not a text document. CiteDesk reads Markdown or plain text."
+            "This looks like a binary file, not a text document. CiteDesk reads Markdown, LaTeX, plain text and Word (.docx) documents."
         )
     try:
         return DecodedText(data.decode("utf-8"), "utf-8")

@@ -195,3 +195,18 @@ def test_the_thesis_sample_opens_as_a_copy_of_its_folder_with_its_project(
         window.document.path == (tmp_path / "samples" / "thesis-2" / "thesis.tex").resolve()
     )  # a fresh copy
     settled(qtbot, window)
+
+
+def test_a_one_file_papers_build_notices_are_said_without_a_project_tab(
+    qtbot: QtBot, window: MainWindow, paper: Path
+) -> None:
+    aux = paper.with_suffix(".aux")
+    aux.write_text("\\relax\n\\citation{moreau2021}\n\\citation{ghost2020}\n\\bibcite{moreau2021}{1}\n")
+    later = paper.stat().st_mtime + 60
+    os.utime(aux, (later, later))
+    with qtbot.waitSignal(window.project.message, timeout=20_000) as said:
+        assert window.load_file(paper)
+    assert said.args is not None
+    assert "ghost2020" in said.args[0]
+    assert window.tabs.indexOf(window.project.panel) < 0
+    settled(qtbot, window)

@@ -88,6 +88,8 @@ class ProjectController(QObject):
         )
 
     def _show(self, project: Project | None, current: Path | None) -> None:
+        if project is not None and len(project.documents) <= 1 and project.notices:
+            self.message.emit(" · ".join(project.notices))  # a one-file paper's build: no tab to say it
         self.project = project if project is not None and len(project.documents) > 1 else None
         index = self.tabs.indexOf(self.panel)
         if self.project is None:
