@@ -64,10 +64,12 @@ MENDELEY = "mendeley"
 _BIBLIOGRAPHY = "bibliography"
 _ORDINARY = "ordinary"
 
-_ESCAPED = frozenset("\\*_<>`$")
-"""Escaped wherever they are in plain text: they would start emphasis, HTML, code or math."""
+_ESCAPED = frozenset("\\<>`$")
+"""Escaped wherever they are in plain text: they would start HTML, code or math (emphasis is not
+read, so `*` and `_` stay as they are: `snake_case`, `5 * 3`)."""
 _ESCAPED_CITING = frozenset("[]@")
-"""Escaped too when the view has citation groups, so plain text never reads as a citation."""
+"""Escaped too when the view has citation groups, so plain text never reads as a citation — `@`
+only where pandoc would take it for one: not right after a letter, digit or period (`a@b.org`)."""
 _LINE_START = frozenset("#-+=:|~")
 """Escaped at the start of a line: headings, lists, tables, fences."""
 _MENDELEY_CITE = "MENDELEY_CITATION_v3_"
@@ -503,10 +505,17 @@ def _displayed(opened: OpenField) -> str:
 # escaping -------------------------------------------------------------------------------------------
 def _escape(tokens: list[Token], citing: bool, *, heading: bool) -> None:
     """Backslash-escape what Markdown would misread; leading white space is dropped from the line."""
+    previous = ""
     for token in tokens:
         char = token.view
-        if char in _ESCAPED or (citing and char in _ESCAPED_CITING) or (heading and char == "#"):
+        in_word = char == "@" and (previous.isalnum() or previous in "._")
+        if (
+            char in _ESCAPED
+            or (citing and char in _ESCAPED_CITING and not in_word)
+            or (heading and char == "#")
+        ):
             token.view = "\\" + char
+        previous = char
     first = 0
     while first < len(tokens) and tokens[first].field < 0 and not tokens[first].view.strip():
         tokens[first].view = ""

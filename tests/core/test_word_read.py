@@ -72,6 +72,23 @@ def test_markdown_characters_in_plain_text_stay_text() -> None:
     for word in ("a", "b.org", "5", "3", "draft", "bold", "words"):
         assert word in line.text
     assert len(doc.citations) == 4  # `a@b.org` and `[draft]` cite nothing
+    assert "a@b.org" in line.text  # an address reads as written: no backslash in the view either
+    assert "a@b.org" in view.text
+
+
+def test_an_at_sign_that_pandoc_would_read_as_a_citation_is_escaped() -> None:
+    data = (
+        DocxBuilder()
+        .paragraph("Trees cool streets ", zotero([item(SMITH, 1)], "(Smith, 2020)", "s"), ".")
+        .paragraph("Follow @smith2020 on social media, or mail jo@city.org.")
+        .build()
+    )
+    view = read_docx(data)
+    assert "Follow \\@smith2020 on social media, or mail jo@city.org." in view.text
+    works = cited_works(view.text, Path("x.docx"))
+    assert works is not None
+    doc = parse_document(view.text, "x.docx", works.works)
+    assert len(doc.citations) == 1
 
 
 def test_instruction_split_across_many_runs_reads_as_one_field() -> None:
