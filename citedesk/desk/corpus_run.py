@@ -51,11 +51,11 @@ from citedesk.desk.corpus_files import (
     write_manifest,
     write_outputs,
 )
-from citedesk.desk.corpus_ray import ray_audits
+from citedesk.desk.corpus_ray import ray_audits, ray_installed
 from citedesk.desk.desk import Desk
 from citedesk.desk.prefetch import prefetch
 from citedesk.engine.state import AuditOptions
-from citedesk.errors import CiteDeskError, InputError
+from citedesk.errors import CiteDeskError, InputError, UsageError
 from citedesk.sources.citeworks import cited_works, works_to_check
 from citedesk.sources.truth import entries_to_check
 
@@ -106,6 +106,8 @@ def run_corpus(
     "ray" audits on Ray Data (`desk.corpus_ray`; `address`: a running cluster's)."""
     started = time.perf_counter()
     options = desk.options
+    if engine == "ray" and not ray_installed():  # said before anything is read or written
+        raise UsageError('--engine ray needs Ray: pip install "citedesk[scale]" (or use the local engine)')
     documents = discover(paths, out)
     settings = settings_hash(options)
     before = {} if force else read_manifest(out)

@@ -22,7 +22,9 @@ import pytest
 from citedesk.cli import main
 from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.corpus_files import MANIFEST
+from citedesk.desk.corpus_ray import ray_installed
 from citedesk.desk.corpus_run import run_corpus
+from citedesk.errors import UsageError
 from citedesk.pipeline import audit_text
 from tests.helpers.server import running
 
@@ -257,3 +259,13 @@ def test_a_sources_folder_below_the_corpus_is_not_audited(tmp_path: Path) -> Non
         Desk(options(tmp_path)), [folder / "chapter" / "sources"], tmp_path / "out2", workers=1
     )
     assert [o.document for o in alone.outcomes] == ["moreau2021.txt"]
+
+
+@pytest.mark.skipif(ray_installed(), reason="checks the message given where Ray is absent")
+def test_the_ray_engine_without_ray_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "one.md").write_text("Trees cool streets.\n")
+    with pytest.raises(UsageError, match="needs Ray"):
+        run_corpus(Desk(options(tmp_path)), [folder], tmp_path / "out", engine="ray")
+    assert not (tmp_path / "out").exists()
