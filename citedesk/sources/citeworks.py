@@ -158,7 +158,7 @@ def cited_works(
     loaded = [_read_cached(path) for path in files]
     shown = {id(b.bibliography): str(path) for b, path in zip(loaded, files, strict=True)}
     notices: list[str] = []
-    library = _zotero(zotero_dir, use_zotero, notices) if loaded else None
+    library = _zotero(zotero_dir, use_zotero, notices) if loaded or inline is not None else None
     works: dict[str, BibReference] = {}
     sources: list[tuple[Bibliography, LoadedBibliography | None]] = [(b.bibliography, b) for b in loaded]
     if inline is not None:
@@ -255,7 +255,9 @@ def _local_copy(
     if existing:
         return str(_readable_first(existing)[0])
     if library is not None:
-        copies = [a.path for a in library.attachments(key=entry.key, doi=entry.doi) if a.exists]
+        copies = [
+            a.path for a in library.attachments(key=entry.key, doi=entry.doi, title=entry.title) if a.exists
+        ]
         if copies:
             return str(_readable_first(copies)[0])
     return str(written[0]) if written else None

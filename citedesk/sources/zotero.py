@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -65,6 +66,12 @@ class ZoteroItem:
     attachments: tuple[ZoteroAttachment, ...]
 
 
+def _folded(title: str | None) -> str:
+    """A title as compared: letters and digits only, accents dropped, lower case."""
+    plain = unicodedata.normalize("NFKD", title or "").encode("ascii", "ignore").decode().casefold()
+    return re.sub(r"[^a-z0-9]+", " ", plain).strip()
+
+
 def default_data_dir(home: Path | None = None) -> Path | None:
     """Zotero's usual data folder (`~/Zotero`, on every platform) when it holds a library."""
     folder = (home or Path.home()) / "Zotero"
@@ -103,20 +110,28 @@ class ZoteroLibrary:
         self._items: dict[int, ZoteroItem] = {}
         self._by_key: dict[str, int] = {}
         self._by_doi: dict[str, int] = {}
+        self._by_title: dict[str, list[int]] = {}
         self._load()
 
-    def find(self, *, key: str | None = None, doi: str | None = None) -> ZoteroItem | None:
-        """The item with this citation key or, failing that, this DOI (any form, any case)."""
+    def find(
+        self, *, key: str | None = None, doi: str | None = None, title: str | None = None
+    ) -> ZoteroItem | None:
+        """The item with this citation key or, failing that, this DOI (any form, any case), or
+        failing that this title, when exactly one item has it (case, accents and punctuation aside):
+        a Word document's citation fields carry Zotero's own titles, often without a DOI or key."""
         if key is not None and key in self._by_key:
             return self._items[self._by_key[key]]
         bare = bare_doi(doi)
         if bare is not None and bare.lower() in self._by_doi:
             return self._items[self._by_doi[bare.lower()]]
-        return None
+        same = self._by_title.get(_folded(title)) if title else None
+        return self._items[same[0]] if same is not None and len(same) == 1 else None
 
-    def attachments(self, *, key: str | None = None, doi: str | None = None) -> list[ZoteroAttachment]:
+    def attachments(
+        self, *, key: str | None = None, doi: str | None = None, title: str | None = None
+    ) -> list[ZoteroAttachment]:
         """The item's file attachments, existing files first; empty when no item matches."""
-        item = self.find(key=key, doi=doi)
+        item = self.find(key=key, doi=doi, title=title)
         if item is None:
             return []
         return sorted(item.attachments, key=lambda a: not a.exists)
@@ -183,6 +198,8 @@ class ZoteroLibrary:
                 self._by_key.setdefault(item.citation_key, item_id)
             if item.doi:
                 self._by_doi.setdefault(item.doi.lower(), item_id)
+            if item.title and _folded(item.title):
+                self._by_title.setdefault(_folded(item.title), []).append(item_id)
 
     def _citation_keys(self, values: dict[str, dict[int, str]]) -> dict[int, str]:
         found: dict[int, str] = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from citedesk.sources.citeworks import cited_works
 from citedesk.sources.zotero import ZoteroError, ZoteroLibrary, default_data_dir, read_only_uri
 
 # Tables as zotero/zotero creates them: resource/schema/userdata.sql (schema version 107) for the
@@ -234,3 +235,31 @@ def test_default_data_dir(tmp_path: Path) -> None:
     (tmp_path / "Zotero" / "zotero.sqlite").write_bytes(b"")
     assert default_data_dir(tmp_path) == tmp_path / "Zotero"
     assert default_data_dir() is None  # the home folder of the tests is a fresh temporary one
+
+
+def test_an_item_is_found_by_its_title_when_no_other_item_has_it(zotero: Library) -> None:
+    """A Word document's citation fields carry Zotero's titles, often without a DOI or a key."""
+    rain = zotero.item("DDDD4444", title="Urban rain: a survey")
+    rain_pdf = zotero.attach(rain, "PDFRAIN1", "storage:rain.pdf", "application/pdf")
+    twin_a = zotero.item("EEEE5555", title="Notes")
+    zotero.attach(twin_a, "PDFTWIN1", "storage:a.pdf", "application/pdf")
+    twin_b = zotero.item("FFFF6666", title="Notes")
+    zotero.attach(twin_b, "PDFTWIN2", "storage:b.pdf", "application/pdf")
+    zotero.db.commit()
+    library = ZoteroLibrary(zotero.data)
+    assert [a.path for a in library.attachments(title="URBAN RAIN — a survey")] == [rain_pdf]
+    assert library.find(title="Notes") is None  # two items have it: neither is chosen
+    assert library.find(title="Urban rain, a survey, revisited") is None
+
+
+def test_a_documents_own_references_find_their_zotero_attachments(zotero: Library, tmp_path: Path) -> None:
+    """References carried in the front matter (a Word document's view) use Zotero's files too."""
+    rain = zotero.item("DDDD4444", title="Urban rain: a survey")
+    rain_pdf = zotero.attach(rain, "PDFRAIN1", "storage:rain.pdf", "application/pdf")
+    zotero.db.commit()
+    text = '---\nreferences:\n- {"id": "roe2018", "title": "Urban rain: a survey"}\n---\n\nRain [@roe2018].\n'
+    cited = cited_works(text, tmp_path / "paper.docx", zotero_dir=zotero.data)
+    assert cited is not None
+    (work,) = cited.works
+    assert work.path == str(rain_pdf)
+    assert zotero.data in cited.folders
