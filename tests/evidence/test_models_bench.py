@@ -25,8 +25,8 @@ def test_bench_records_a_figure_that_list_shows(tmp_path: Path, capsys: pytest.C
     record = json.loads((models_dir() / "quick" / speed.SPEED_FILE).read_text(encoding="utf-8"))
     assert set(record["pairs_s"]) == {"128", "512"}
     assert all(rate > 0 for rate in record["pairs_s"].values())
-    # longer inputs cost more per pair
-    assert record["pairs_s"]["128"] > record["pairs_s"]["512"]
+    # (which length is faster is not asserted: on a tiny model under a shared machine's load the
+    # two rates are noise; tests/bench/model_speed.py measures real shapes)
     main(["models", "list"])
     listing = capsys.readouterr().out
     assert "measured here: " in listing
