@@ -148,31 +148,35 @@ def missing_keys(document: Document) -> list[Finding]:
     known = document.work_by_key
     if not known:
         return []
-    findings: list[Finding] = []
     named = _bibliographies(document)  # the same for every missing key
-    for index, group in enumerate(document.citations):
-        for key in group.keys:
-            if key in known or is_cross_reference(key):
-                continue  # `[@fig-map; @doe99]`: the figure is the document's own
-            near = near_keys(key, document.bibliography or ())
-            if near:
-                findings.append(_unknown_key(document, index, key, near))
-                continue
-            claim = document.claim_by_marker.get(index)
-            label = document.label(key)
-            fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
-            findings.append(
-                make_finding(
-                    Kind.FABRICATED,
-                    document.markers[index].span_of(key),
-                    f"{label} cites a key that is in no bibliography: {named}."
-                    + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
-                    reference=key,
-                    claim_id=claim.id if claim else None,
-                    fixes=(fix,) if fix else (),
-                )
-            )
-    return findings
+    return [
+        missing_key(document, index, key, named)
+        for index, group in enumerate(document.citations)
+        for key in group.keys
+        if key not in known and not is_cross_reference(key)  # `[@fig-map; @doe99]`: the document's own
+    ]
+
+
+def missing_key(document: Document, index: int, key: str, named: str) -> Finding:
+    """Marker `index` cites `key`, which no bibliography (`named`, as messages say it) has: an unknown
+    key with its "did you mean" fixes when known keys are near it, else a fabricated citation whose
+    fix removes it (none for an in-text citation, a word of its sentence). Every dialect whose
+    works are kept elsewhere says it so (`core.latex_checks` too)."""
+    near = near_keys(key, document.bibliography or ())
+    if near:
+        return _unknown_key(document, index, key, near)
+    claim = document.claim_by_marker.get(index)
+    label = document.label(key)
+    fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
+    return make_finding(
+        Kind.FABRICATED,
+        document.markers[index].span_of(key),
+        f"{label} cites a key that is in no bibliography: {named}."
+        + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
+        reference=key,
+        claim_id=claim.id if claim else None,
+        fixes=(fix,) if fix else (),
+    )
 
 
 def _unknown_key(document: Document, index: int, key: str, near: list[NearKey]) -> Finding:

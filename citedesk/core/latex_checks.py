@@ -16,13 +16,13 @@ bibliography found), nothing is called unknown: the citations are reported as no
 
 from __future__ import annotations
 
-from citedesk.core.citekey_checks import Nocite, _unknown_key, _where, duplicate_works
+from citedesk.core.citekey_checks import Nocite, _where, duplicate_works, missing_key
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.latex import read_latex
 from citedesk.core.latex_cites import Cite
 from citedesk.core.near_keys import near_keys
-from citedesk.core.repair import FixMalformed, RemoveCitation, make_fix
+from citedesk.core.repair import FixMalformed, make_fix
 from citedesk.core.text import unify_line_breaks
 
 
@@ -54,32 +54,13 @@ def _missing_keys(document: Document, cites: tuple[Cite, ...]) -> list[Finding]:
     known = document.work_by_key
     if not known:
         return []
-    findings: list[Finding] = []
-    for index, marker in enumerate(document.markers):
-        for key in marker.keys:
-            if key in known:
-                continue
-            near = near_keys(key, document.bibliography or ())
-            if near:
-                findings.append(_unknown_key(document, index, key, near))
-                continue
-            claim = document.claim_by_marker.get(index)
-            label = document.label(key)
-            fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
-            findings.append(
-                make_finding(
-                    Kind.FABRICATED,
-                    marker.span_of(key),
-                    f"{label} cites a key that is in no bibliography: {_where(document)}."
-                    + (
-                        "" if fix else " It is a word of the sentence (an in-text citation): edit it by hand."
-                    ),
-                    reference=key,
-                    claim_id=claim.id if claim else None,
-                    fixes=(fix,) if fix else (),
-                )
-            )
-    return findings
+    named = _where(document)
+    return [
+        missing_key(document, index, key, named)
+        for index, marker in enumerate(document.markers)
+        for key in marker.keys
+        if key not in known
+    ]
 
 
 def _missing_nocite_keys(document: Document, nocites: tuple[Cite, ...]) -> list[Finding]:
