@@ -17,12 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citedesk.core.works import CitedEntry
-from citedesk.engine.sourcing import source_options
+from citedesk.engine.sourcing import source_options, truth_fetches, truth_lookups
 from citedesk.engine.state import AuditOptions
-from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.identifiers import locator_of
-from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.local import LOCAL_EXTENSIONS
 from citedesk.sources.resolved import SourceStatus
 from citedesk.sources.truth import check_entries
@@ -85,32 +83,9 @@ def prefetch(
     if asked and options.check_references:
         check_entries(
             asked,
-            _lookup_config(options),
+            truth_lookups(options),
             store,
-            fetch_policy=_fetch_policy(options),
+            fetch_policy=truth_fetches(options),
             progress=lambda done, total: progress("references looked up", done, total, ""),
         )
     return len(unique), fetched
-
-
-def _lookup_config(options: AuditOptions) -> LookupConfig:
-    """As an audit asks the indexes (`engine.sourcing.check_truth`), with no audit's time budget."""
-    return LookupConfig.from_env(
-        doi_base=options.doi_base,
-        crossref_base=options.crossref_base,
-        openalex_base=options.openalex_base,
-        mailto=options.contact_email,
-        offline=options.offline,
-        max_age_days=options.recheck_days,
-        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
-        max_rate_wait=120.0,
-    )
-
-
-def _fetch_policy(options: AuditOptions) -> FetchPolicy:
-    return FetchPolicy(
-        allow_private_network=options.allow_private_network,
-        deadline=min(30.0, options.fetch_timeout),
-        read_timeout=min(20.0, options.fetch_timeout),
-        connect_timeout=min(10.0, options.fetch_timeout),
-    )

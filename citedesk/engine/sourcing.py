@@ -22,6 +22,31 @@ from citedesk.sources.truthwords import truth_summary
 from citedesk.store import Store, default_store_path
 
 
+def truth_lookups(options: AuditOptions, max_rate_wait: float = 120.0) -> LookupConfig:
+    """How reference truth asks the indexes for `options` (an audit within its time budget,
+    `citedesk batch`'s look-ups before its audits: `desk.prefetch`)."""
+    return LookupConfig.from_env(
+        doi_base=options.doi_base,
+        crossref_base=options.crossref_base,
+        openalex_base=options.openalex_base,
+        mailto=options.contact_email,
+        offline=options.offline,
+        max_age_days=options.recheck_days,
+        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
+        max_rate_wait=max_rate_wait,
+    )
+
+
+def truth_fetches(options: AuditOptions) -> FetchPolicy:
+    """How reference truth fetches (doi.org's landing pages): shorter limits than a source's."""
+    return FetchPolicy(
+        allow_private_network=options.allow_private_network,
+        deadline=min(30.0, options.fetch_timeout),
+        read_timeout=min(20.0, options.fetch_timeout),
+        connect_timeout=min(10.0, options.fetch_timeout),
+    )
+
+
 def check_truth(
     document: Document, options: AuditOptions, state: AuditState, store: Store
 ) -> TruthResult | None:
@@ -31,22 +56,8 @@ def check_truth(
         return None
     state.progress("checking references", 0, 0)
     remaining = state.remaining()
-    config = LookupConfig.from_env(
-        doi_base=options.doi_base,
-        crossref_base=options.crossref_base,
-        openalex_base=options.openalex_base,
-        mailto=options.contact_email,
-        offline=options.offline,
-        max_age_days=options.recheck_days,
-        negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
-        max_rate_wait=120.0 if remaining is None else min(120.0, remaining),
-    )
-    policy = FetchPolicy(
-        allow_private_network=options.allow_private_network,
-        deadline=min(30.0, options.fetch_timeout),
-        read_timeout=min(20.0, options.fetch_timeout),
-        connect_timeout=min(10.0, options.fetch_timeout),
-    )
+    config = truth_lookups(options, max_rate_wait=120.0 if remaining is None else min(120.0, remaining))
+    policy = truth_fetches(options)
     truth = check_entries(
         entries_to_check(document),
         config,
