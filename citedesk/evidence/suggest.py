@@ -326,6 +326,10 @@ def _misattributed(
     )
     if missing:
         message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
+    source_text = judging.prepared[verdict.reference].source.text
+    where = not_body(verdict.evidence, source_text) if verdict.evidence is not None else None
+    if where is not None and verdict.label is not VerdictLabel.CONTRADICTED:
+        message += f" The closest it comes is {where}, no sentence of its text."
     details: dict[str, Any] = {"parts": [p.to_json() for p in parts]} if parts else {}
     fixes, offered, why = _offer(
         document,
@@ -335,7 +339,6 @@ def _misattributed(
         verdict,
         judging,
     )
-    source_text = judging.prepared[verdict.reference].source.text
     return make_finding(
         Kind.MISATTRIBUTED,
         (marker.start, marker.end),
