@@ -50,7 +50,9 @@ def overview(outcomes: Sequence[DocumentOutcome]) -> Overview:
             worst.append((outcome.document, errors, len(outcome.findings)))
         for row in outcome.rows:
             if row.kind in BAD_WORK_KINDS:
-                work = row.work or row.citation
+                # a work is the same across documents; a key that names none (`[7]`, `@ghost2020`)
+                # is only this document's, and is listed as such, never merged with another's
+                work = row.work or f"{row.citation} in {outcome.document}"
                 citing.setdefault(work, set()).add(outcome.document)
                 kinds_of.setdefault(work, set()).add(row.kind)
     worst.sort(key=lambda item: (-item[1], -item[2], item[0]))

@@ -98,3 +98,14 @@ def test_the_list_of_documents_says_one_finding_in_the_singular() -> None:
     one = {"findings": [{"kind": "uncited", "severity": "warning", "span": [0, 3]}], "summary": {}}
     page = render_overview([outcome_of("a.md", one, "abc")], {})
     assert "a.md — 1 finding</li>" in page
+
+
+def test_a_key_that_names_no_work_is_never_merged_across_documents() -> None:
+    """`[7]` cites nothing in a.md and nothing in b.md: two different faults, not one work cited twice."""
+    fabricated = {
+        "references": [],
+        "findings": [{"kind": "fabricated", "severity": "error", "span": [0, 3], "reference": "7"}],
+        "summary": {"citations": 1, "checked": 0},
+    }
+    seen = overview([outcome_of("a.md", fabricated, "[7] x"), outcome_of("b.md", fabricated, "[7] x")])
+    assert sorted(seen.bad_works) == [("[7] in a.md", "fabricated", 1), ("[7] in b.md", "fabricated", 1)]
