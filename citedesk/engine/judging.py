@@ -5,7 +5,9 @@ offered for uncited sentences (the local judge's, and Claude's checked proposals
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 from citedesk.assist.atoms import decompose
 from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient
@@ -17,7 +19,7 @@ from citedesk.core.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import UsageError
 from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir
-from citedesk.evidence.judges.base import Judge
+from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
 from citedesk.evidence.policy import restrained
 from citedesk.evidence.suggest import EvidenceResult, Offer, assess_evidence, claude_offer, offer_citations
@@ -234,6 +236,26 @@ def _could_not_read(strong: list[Verdict], fast: list[Verdict]) -> bool:
     return any(v.label is VerdictLabel.UNCHECKED and v.reference in read for v in strong)
 
 
+class _Watched:
+    """The strong judge, noting whether it left a pair unanswered (`Judgement.unchecked`: its server
+    down or its answer unreadable) while it re-read one claim — an uncited sentence's candidates
+    too, whose fast verdicts `_could_not_read` cannot compare with. Everything else is the judge's."""
+
+    def __init__(self, inner: Judge) -> None:
+        self._inner = inner
+        self.missed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def judge(
+        self, pairs: Sequence[Pair], progress: Callable[[int, int], None] | None = None
+    ) -> list[Judgement]:
+        found = self._inner.judge(pairs, progress)
+        self.missed = self.missed or any(j.unchecked is not None for j in found)
+        return found
+
+
 def _cascade(
     document: Document,
     resolved: dict[str, ResolvedSource],
@@ -262,10 +284,11 @@ def _cascade(
 
         if out_of_time():
             break
+        watched = _Watched(loaded.strong)
         result = assess_evidence(
             replace(document, claims=(document.claim_by_id[claim_id],)),
             resolved,
-            loaded.strong,
+            cast(Judge, watched),
             embedder=loaded.embedder,
             store=store,
             uncited=[f for f in uncited if f.claim_id == claim_id],
@@ -276,7 +299,9 @@ def _cascade(
         )
         if stopped:
             break
-        if _could_not_read(result.verdicts.get(claim_id, []), fast.verdicts.get(claim_id, [])):
+        if watched.missed or _could_not_read(
+            result.verdicts.get(claim_id, []), fast.verdicts.get(claim_id, [])
+        ):
             continue  # its server down or failing: the fast judge's reading stands, as when cut short
         cascade.reread.add(claim_id)
         cascade.verdicts.update(result.verdicts)

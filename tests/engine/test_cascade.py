@@ -192,3 +192,9 @@ def test_a_strong_judge_whose_server_is_down_leaves_the_fast_reading_whole(sampl
     assert down.coverage_or_count().checked == alone.coverage_or_count().checked
     assert all(who == {FAST} for who in deciders(down).values())
     assert "the rest keep the fast judge's reading" in down.judge_note
+    # nothing was re-read: an uncited sentence's candidates the server could not answer either
+    assert "re-read 0 of" in down.judge_note
+    offered = {f.claim_id: [x.title for x in f.fixes] for f in alone.findings if f.kind is Kind.UNCITED}
+    assert offered == {
+        f.claim_id: [x.title for x in f.fixes] for f in down.findings if f.kind is Kind.UNCITED
+    }
