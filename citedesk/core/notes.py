@@ -16,6 +16,7 @@ one still points into the note), and the calling sentence's span is not stretche
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -25,15 +26,17 @@ from citedesk.core.sentences import Sentence
 
 def attach_notes(sentences: Sequence[Sentence], links: Sequence[tuple[int, int]]) -> list[Sentence]:
     """`sentences` with each citing-only note's markers moved to the sentence that calls it;
-    `links` are (where the note is called, where the note's text begins), as the dialect says."""
+    `links` are (where the note is called, where the note's text begins), as the dialect says.
+    Each link is found by bisection (sentences are in text order): a book of a thousand notes costs
+    a thousand look-ups, not a thousand passes over its sentences."""
     result = list(sentences)
     if not links:
         return result
-    starts = {s.start: i for i, s in enumerate(result)}
+    starts = [s.start for s in result]
     for call, note_start in links:
-        caller = _caller(result, call)
-        note = _note_sentences(result, note_start, starts)
-        if caller is None or not note or caller in note:
+        caller = bisect.bisect_right(starts, call) - 1  # the last sentence starting at or before the call
+        note = _note_sentences(result, bisect.bisect_left(starts, note_start))
+        if caller < 0 or not note or caller in note:
             continue
         moved = [m for i in note for m in result[i].markers]
         if not moved:
@@ -47,30 +50,15 @@ def attach_notes(sentences: Sequence[Sentence], links: Sequence[tuple[int, int]]
     return result
 
 
-def _caller(sentences: list[Sentence], call: int) -> int | None:
-    """The sentence a note call at `call` belongs to: the last one that starts before it, if the
-    call lies within that sentence or right after it (`claim.[^1]`, `claim[^1].`)."""
-    found = None
-    for i, sentence in enumerate(sentences):
-        if sentence.start > call:
-            break
-        found = i
-    if found is None:
-        return None
-    sentence = sentences[found]
-    following = sentences[found + 1] if found + 1 < len(sentences) else None
-    if following is not None and following.block == sentence.block and following.start <= call:
-        return None
-    return found
-
-
-def _note_sentences(sentences: list[Sentence], note_start: int, starts: dict[int, int]) -> list[int]:
-    """The sentences of the note whose text begins at `note_start` (its block)."""
-    first = next((i for i, s in enumerate(sentences) if s.start >= note_start), None)
-    if first is None:
-        return []
+def _note_sentences(sentences: list[Sentence], first: int) -> range:
+    """The sentences of the note whose first sentence is `first` (those of its block)."""
+    if first >= len(sentences):
+        return range(0)
     block = sentences[first].block
-    return [i for i in range(first, len(sentences)) if sentences[i].block == block]
+    last = first
+    while last + 1 < len(sentences) and sentences[last + 1].block == block:
+        last += 1
+    return range(first, last + 1)
 
 
 def _makes_claim(sentence: Sentence) -> bool:
