@@ -228,18 +228,11 @@ def to_reread(result: EvidenceResult, judge: Judge) -> list[str]:
     return list(wanted)
 
 
-def _could_not_read(strong: list[Verdict], fast: list[Verdict]) -> bool:
-    """Whether the strong judge gave no verdict where the fast judge gave one: a strong judge that
-    cannot answer (a judge server that is down) must not turn a checked citation into an unchecked
-    one, nor drop the fast judge's findings on it."""
-    read = {v.reference for v in fast if v.label is not VerdictLabel.UNCHECKED}
-    return any(v.label is VerdictLabel.UNCHECKED and v.reference in read for v in strong)
-
-
 class _Watched:
     """The strong judge, noting whether it left a pair unanswered (`Judgement.unchecked`: its server
-    down or its answer unreadable) while it re-read one claim — an uncited sentence's candidates
-    too, whose fast verdicts `_could_not_read` cannot compare with. Everything else is the judge's."""
+    down or its answer unreadable) while it re-read one claim, its citations or an uncited
+    sentence's candidates: a strong judge that cannot answer must not turn a checked citation into
+    an unchecked one, nor drop the fast judge's findings and offers. Everything else is the judge's."""
 
     def __init__(self, inner: Judge) -> None:
         self._inner = inner
@@ -299,9 +292,7 @@ def _cascade(
         )
         if stopped:
             break
-        if watched.missed or _could_not_read(
-            result.verdicts.get(claim_id, []), fast.verdicts.get(claim_id, [])
-        ):
+        if watched.missed:
             continue  # its server down or failing: the fast judge's reading stands, as when cut short
         cascade.reread.add(claim_id)
         cascade.verdicts.update(result.verdicts)
