@@ -30,7 +30,7 @@ edit) — and a `nocite` key that no bibliography has is reported on that key (p
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from citedesk.core.bibliography import BibEntry, BibliographyError, duplicate_entries
@@ -145,16 +145,25 @@ def missing_nocite_keys(document: Document, listed: Nocite) -> list[Finding]:
 def missing_keys(document: Document) -> list[Finding]:
     """Keys no bibliography has. With no entries at all (no bibliography named, or an empty one)
     nothing is called fabricated: the citations are reported as not checked, and the audit says why."""
+    return keys_missing(
+        document,
+        (
+            (index, key)
+            for index, group in enumerate(document.citations)
+            for key in group.keys
+            if not is_cross_reference(key)  # `[@fig-map; @doe99]`: the document's own
+        ),
+    )
+
+
+def keys_missing(document: Document, cited: Iterable[tuple[int, str]]) -> list[Finding]:
+    """For each (marker index, key) `cited` whose key no bibliography has, its finding
+    (`missing_key`); none when the document has no entries at all (nothing could be checked)."""
     known = document.work_by_key
     if not known:
         return []
     named = _bibliographies(document)  # the same for every missing key
-    return [
-        missing_key(document, index, key, named)
-        for index, group in enumerate(document.citations)
-        for key in group.keys
-        if key not in known and not is_cross_reference(key)  # `[@fig-map; @doe99]`: the document's own
-    ]
+    return [missing_key(document, index, key, named) for index, key in cited if key not in known]
 
 
 def missing_key(document: Document, index: int, key: str, named: str) -> Finding:

@@ -16,7 +16,7 @@ bibliography found), nothing is called unknown: the citations are reported as no
 
 from __future__ import annotations
 
-from citedesk.core.citekey_checks import Nocite, _where, duplicate_works, missing_key
+from citedesk.core.citekey_checks import Nocite, _where, duplicate_works, keys_missing
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.latex import read_latex
@@ -30,7 +30,9 @@ def latex_findings(document: Document) -> list[Finding]:
     reading = read_latex(unify_line_breaks(document.text))
     listed = _nocite(reading.nocites)
     return [
-        *_missing_keys(document, reading.cites),
+        *keys_missing(
+            document, ((i, key) for i, marker in enumerate(document.markers) for key in marker.keys)
+        ),
         *_missing_nocite_keys(document, reading.nocites),
         *_repeated_keys(document, reading.cites),
         *_malformed(document),
@@ -48,19 +50,6 @@ def _nocite(nocites: tuple[Cite, ...]) -> Nocite:
             else:
                 keys.setdefault(key.key, (key.start, key.end))
     return Nocite(keys, everything)
-
-
-def _missing_keys(document: Document, cites: tuple[Cite, ...]) -> list[Finding]:
-    known = document.work_by_key
-    if not known:
-        return []
-    named = _where(document)
-    return [
-        missing_key(document, index, key, named)
-        for index, marker in enumerate(document.markers)
-        for key in marker.keys
-        if key not in known
-    ]
 
 
 def _missing_nocite_keys(document: Document, nocites: tuple[Cite, ...]) -> list[Finding]:
