@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from citedesk import config
-from citedesk.assets import sample_projects, sample_word_documents
 from citedesk.cli.batch import batch_command
 from citedesk.cli.index import index_command
 from citedesk.cli.models import models_command
@@ -498,7 +497,7 @@ def _retractions(args: argparse.Namespace) -> int:
 def _samples(args: argparse.Namespace) -> int:
     """The sample documents, then the sample projects (each by its main file: `citedesk audit PATH`
     audits the project's files), then the Word samples (`citedesk audit PATH`, read-only in the window)."""
-    for name, path in {**Desk.samples(), **sample_projects(), **sample_word_documents()}.items():
+    for name, path in {**Desk.samples(), **Desk.folder_samples()}.items():
         print(f"{name}\t{path}")
     return EXIT_OK
 

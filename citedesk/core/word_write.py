@@ -492,11 +492,9 @@ def _names(view: WordView, item: WordItem, piece: str) -> bool:
     data: dict[str, Any] = found if isinstance(found, dict) else {}
     digits = re.sub(r"\D", "", piece)
     if digits and not re.search(r"[^\W\d_]", piece):  # a numeric piece: `1`, `[2]`
-        alone = re.sub(r"\D", "", _alone(view, item.key)) if _shown_alone(view, item.key) else ""
+        alone = re.sub(r"\D", "", _shown_alone(view, item.key) or "")
         return bool(alone) and alone == digits
-    people = data.get("author") or data.get("editor") or []
-    first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
-    name = str(first.get("family") or first.get("literal") or "")
+    name = _first_name(data)
     year = year_of(data)
     return bool(name) and _plain(name) in _plain(piece) and (year == "nd" or year in piece)
 
@@ -505,21 +503,26 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
 
 
-def _shown_alone(view: WordView, key: str) -> bool:
-    return any(f.keys == (key,) and f.displayed.strip() for f in view.fields)
+def _first_name(data: dict[str, Any]) -> str:
+    """The first author's (or editor's) family name, or an organisation's name; empty when none."""
+    people = data.get("author") or data.get("editor") or [{}]
+    first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
+    return str(first.get("family") or first.get("literal") or "")
+
+
+def _shown_alone(view: WordView, key: str) -> str | None:
+    """How `key` is displayed where a field cites it alone (brackets included), if one does."""
+    return next((f.displayed for f in view.fields if f.keys == (key,) and f.displayed.strip()), None)
 
 
 def _alone(view: WordView, key: str) -> str:
-    """How `key` is displayed where it is cited alone (brackets included), else `(Family, Year)`."""
-    for cited in view.fields:
-        if cited.keys == (key,) and cited.displayed.strip():
-            return cited.displayed
+    """How `key` is displayed where it is cited alone, else `(Family, Year)`."""
+    shown = _shown_alone(view, key)
+    if shown is not None:
+        return shown
     data = view.references.get(key, {})
-    people = data.get("author") or data.get("editor") or [{}]
-    first = people[0] if isinstance(people, list) and people and isinstance(people[0], dict) else {}
-    name = str(first.get("family") or first.get("literal") or data.get("title") or key)
     year = year_of(data)
-    return f"({name}, {'n.d.' if year == 'nd' else year})"
+    return f"({_first_name(data) or data.get('title') or key}, {'n.d.' if year == 'nd' else year})"
 
 
 def _set_instruction(opened: OpenField, instruction: str) -> None:
