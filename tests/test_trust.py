@@ -360,3 +360,24 @@ def test_the_time_budget_bounds_the_whole_audit(tmp_path: Path, capsys: pytest.C
     assert elapsed < 30  # 3 s of budget, then the clean-up; it was 31 s and growing with the sources
     assert report["summary"]["unchecked_reasons"].get("time budget ran out", 0) >= 1
     assert not [f for f in report["findings"] if f["kind"] in ("dead_link", "fabricated_reference")]
+
+
+def test_the_not_checked_rows_add_up_to_the_citations_they_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two citations of [2] on one line are one row that says so (issue 43): the rows add up to the
+    heading's count in every format."""
+    document = tmp_path / "draft.md"
+    document.write_text(
+        "Trees cool streets [2]. Shade lowers the felt heat [2].\n\n"
+        "Parks help too [2, 7].\n\n## References\n\n"
+        "[2] Lee. Parks. https://parks.example/p\n",
+        encoding="utf-8",
+    )
+    main(["audit", str(document), "--offline"])
+    text_report = capsys.readouterr().out
+    assert "Not checked (4 citations)" in text_report
+    assert "[2] offline — cited 3 times on lines 1, 3" in text_report
+    assert "[7] no such reference — cited on line 3" in text_report
+    main(["audit", str(document), "--offline", "--format", "markdown"])
+    assert "cited 3 times on lines 1, 3" in capsys.readouterr().out

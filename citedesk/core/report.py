@@ -404,14 +404,16 @@ def not_checked(report: Report) -> list[tuple[str, str, str]]:
     grouped: dict[tuple[str, str], list[int]] = {}
     for citation in report.coverage_or_count().unchecked:
         grouped.setdefault((citation.key, citation.words), []).append(lines.line_col(citation.start)[0])
-    return [
-        (
-            key,
-            reason,
-            f"cited on line{'s' if len(set(at)) > 1 else ''} {', '.join(str(n) for n in sorted(set(at)))}",
-        )
-        for (key, reason), at in grouped.items()
-    ]
+    return [(key, reason, _cited_on(at)) for (key, reason), at in grouped.items()]
+
+
+def _cited_on(lines: list[int]) -> str:
+    """`cited on line 4`, `cited twice on line 5`, `cited 3 times on lines 4, 9`: every citation a
+    row stands for is counted, so the rows add up to the heading's count of citations."""
+    distinct = sorted(set(lines))
+    times = {1: "", 2: " twice"}.get(len(lines), f" {len(lines)} times")
+    where = ", ".join(str(n) for n in distinct)
+    return f"cited{times} on line{'s' if len(distinct) > 1 else ''} {where}"
 
 
 def render_markdown(report: Report) -> str:
