@@ -19,6 +19,7 @@ What the verdicts mean for the writer (findings, swaps, suggestions) is `suggest
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from citedesk.evidence.reuse import Lru
 if TYPE_CHECKING:
     from citedesk.evidence.embed import Embedder, Vectors
     from citedesk.sources.resolved import ResolvedSource
+    from citedesk.store.records import Passage
 
 TOP_K = 5
 MODEL_WINDOWS = 3
@@ -450,8 +452,18 @@ def evidence_of(source: PreparedSource, question: Question) -> Evidence | None:
         start=passage.start,
         end=passage.end,
         page=passage.page,
-        window=" ".join(p.text for p in window),
+        window=joined(window, source.source.text),
         window_span=(window[0].start, window[-1].end),
         title=source.source.title,
         location=source.source.location,
     )
+
+
+def joined(passages: Sequence[Passage], text: str) -> str:
+    """The passages of a window as one text: a line break where the source has one between two of
+    them (a title or heading above its first sentence stays on its own line), else a space."""
+    out = passages[0].text
+    for before, after in itertools.pairwise(passages):
+        gap = text[before.end : after.start] if 0 <= before.end <= after.start <= len(text) else " "
+        out += ("\n" if "\n" in gap else " ") + after.text
+    return out

@@ -177,3 +177,27 @@ def test_claudes_proposal_is_a_fix_only_when_the_local_judge_finds_it_supports_t
     assert supported is not None
     assert supported.fix is not None
     assert supported.fix.title == "Cite [2] (suggested by Claude, confirmed locally)"
+
+
+def test_a_title_above_the_evidence_keeps_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The evidence window keeps the source's line break between its title and first sentence, so the
+    evidence pane does not run them together ("…material-flow analysis Using a global…", issue 43)."""
+    (tmp_path / "canopy.txt").write_text(
+        "Urban tree canopy and summer heat in a material-flow analysis\n\n"
+        "Using a global dataset of 300 cities, we found that street trees cool streets by 7 degrees in summer. "
+        "Parks add more shade.\n",
+        encoding="utf-8",
+    )
+    document = tmp_path / "draft.md"
+    document.write_text(
+        "# Trees\n\nStreet trees cool streets by 12 degrees in summer [1].\n\n## References\n\n"
+        "[1] Moreau. Urban tree canopy and summer heat. canopy.txt\n",
+        encoding="utf-8",
+    )
+    _, report = audit(document, capsys)
+    [finding] = [f for f in report["findings"] if f["kind"] == "number_mismatch"]
+    window = finding["evidence"]["window"]
+    assert window.startswith("Urban tree canopy and summer heat in a material-flow analysis\nUsing a global")
+    assert "shade" in window and "degrees in summer. Parks" in window  # one paragraph: one line

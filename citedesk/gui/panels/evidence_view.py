@@ -167,4 +167,5 @@ def _evidence_block(heading: str, evidence: Evidence, cite: Callable[[str], str]
     else:
         link = f" — {html.escape(location)}" if location else ""
     page = f", page {evidence.page}" if evidence.page else ""
+    shown = shown.replace("\n", "<br>")  # a title or heading above the passage keeps its own line
     return f"<p><b>{html.escape(heading)}</b> ({title}{link}{page}):</p><blockquote>{shown}</blockquote>"
