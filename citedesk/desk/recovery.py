@@ -96,6 +96,14 @@ def discard(document: Path | None, untitled_id: str, folder: Path | None = None)
         seen_path(target).unlink(missing_ok=True)
 
 
+def drop_copy(document: Path | None, untitled_id: str, folder: Path | None = None) -> None:
+    """The text is back to the file's (a change undone): its copy goes, so it is never offered as
+    unsaved; a copy set aside when it was offered stays, as the writer may still want it."""
+    stem = _stem(document, untitled_id, folder)
+    for suffix in SUFFIXES:
+        stem.with_suffix(suffix).unlink(missing_ok=True)
+
+
 def seen_path(copy: Path) -> Path:
     """Where a copy is set aside once it has been offered."""
     return copy.with_name(copy.name + SEEN)

@@ -10,8 +10,10 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
+from citedesk.core.findings import Kind
 from citedesk.desk import AuditOptions
 from citedesk.gui.main_window import MainWindow
+from tests.gui.helpers import audited
 
 pytestmark = pytest.mark.gui
 
@@ -132,3 +134,49 @@ def test_a_declined_copy_stays_until_its_document_is_saved(
     qtbot.keyClicks(window.editor, "New. ")
     assert window.document.save()
     assert _left(recovery) == []
+
+
+def test_a_fix_undone_leaves_no_copy_to_offer_back(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> None:
+    """Apply a fix, undo it, quit: the text equals the saved file, so the next start offers nothing
+    as "unsaved" (issue 43 #6) — whether the autosave ran while the fix stood or not."""
+    recovery = tmp_path / "recovery"
+    document = tmp_path / "essay.md"
+    document.write_text(
+        "Coffee lowers the risk of diabetes [1, 7].\n\n## References\n\n[1] A. https://a.example/x\n",
+        encoding="utf-8",
+    )
+    window = _window(qtbot, settings, recovery)
+    window.document.confirm_discard = window.document._ask_discard  # as the writer has it
+    audited(qtbot, window, lambda: window.load_file(document))
+    assert window.report is not None
+    [fabricated] = [f for f in window.report.findings if f.kind is Kind.FABRICATED]
+    window.apply_fix(fabricated, fabricated.fixes[0])
+    assert "[7]" not in window.editor.toPlainText()
+    window.document.write_recovery()  # the autosave ran while the fix stood
+    assert len(_left(recovery)) == 1
+    window.editor.undo()
+    assert window.editor.toPlainText() == document.read_text(encoding="utf-8")
+    asked: list[str] = []
+
+    def cancel() -> str:
+        asked.append("asked")
+        return "cancel"
+
+    window.document.ask_unsaved = cancel
+    window.audits.debounce.stop()
+    assert window.close()  # nothing unsaved: not asked, and the copy goes
+    assert asked == []
+    assert _left(recovery) == []
+
+    again = _window(qtbot, settings, recovery)
+    offered: list[str] = []
+
+    def accept(question: str) -> bool:
+        offered.append(question)
+        return True
+
+    again.document.confirm_recovery = accept
+    assert again.load_file(document)
+    assert again.document.offer_recovery_at_start() is None
+    assert offered == []
+    assert not again.windowTitle().startswith("*")

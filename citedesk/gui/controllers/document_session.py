@@ -92,6 +92,8 @@ class DocumentController(QObject):
         """Asked by `confirm_discard` when the text is unsaved: "save", "discard" or "cancel"."""
         self.recovered_from: Path | None = None
         """The set-aside copy whose text the editor took back: removed once saved or discarded."""
+        self._saved_text: str | None = None
+        """The text as the file has it (read or saved); None for a document with no file."""
         self.store_ready = False
         """The store has been opened once, off the GUI thread (`when_store_ready`)."""
         self.confirm_recovery: Callable[[str], bool] = self._ask_recovery
@@ -247,6 +249,7 @@ class DocumentController(QObject):
         show_read_only(self.editor, self.session.read_only)
         self.editor.setPlainText(text.replace("\r\n", "\n"))
         self.editor.document().setModified(False)
+        self._saved_text = self.text() if self.path is not None else None
         self._title()
 
     # saving ------------------------------------------------------------------------------------------
@@ -294,6 +297,7 @@ class DocumentController(QObject):
         self.copied_from = None
         self.editor.highlighter.set_latex(self.latex)  # saved as another kind: coloured as that one
         self.editor.document().setModified(False)
+        self._saved_text = self.text()
         self._remember_recent(self.path)
         self._title()
         self.message.emit(f"Saved {path.name}")
@@ -365,12 +369,22 @@ class DocumentController(QObject):
         kind = ".tex" if self.latex else None
         return copies.copy_path(self.path, self.untitled_id, self.recovery_folder, kind=kind)
 
+    def unsaved(self) -> bool:
+        """Whether the text differs from the file: modified since it was read or saved, and not
+        back to the file's text (a fix then its undo, or a word typed and deleted, is nothing unsaved)."""
+        if not self.editor.document().isModified() or self.session.read_only:
+            return False
+        return self._saved_text is None or self.text() != self._saved_text
+
     def write_recovery(self) -> None:
-        """Keep a copy of unsaved text outside the document (never over it). A Word document has
-        none: a fix shown before it is written is the file's, or is taken back."""
-        if self.editor.document().isModified() and not self.session.read_only:
+        """Keep a copy of unsaved text outside the document (never over it); text back to the file's
+        drops the copy, so an undone change is never offered back. A Word document has none: a fix
+        shown before it is written is the file's, or is taken back."""
+        if self.unsaved():
             kind = ".tex" if self.latex else None  # an untitled LaTeX copy's copy is .tex too
             copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder, kind=kind)
+        elif not self.session.read_only:
+            copies.drop_copy(self.path, self.untitled_id, self.recovery_folder)
 
     def forget_copies(self) -> None:
         """The text was saved or discarded: no recovery copy of it is kept, nor the set-aside copy
@@ -381,7 +395,8 @@ class DocumentController(QObject):
             self.recovered_from = None
 
     def _ask_discard(self) -> bool:
-        if not self.editor.document().isModified() or self.session.read_only:
+        if not self.unsaved():
+            self.write_recovery()  # nothing unsaved: no copy is left to be offered back
             return True
         answer = self.ask_unsaved()
         if answer == "save":
