@@ -58,12 +58,12 @@ class FixController(QObject):
         if not fixes:
             if suggested:
                 self.message.emit(
-                    f"Nothing applied: the {suggested} fix(es) of this kind are suggestions to verify;"
+                    f"Nothing applied: the {_fixes(suggested)} of this kind are suggestions to verify;"
                     " apply each from its own finding after reading its evidence."
                 )
             return False
         note = (
-            f" Left out {suggested} suggestion(s) to verify: apply each from its own finding."
+            f" Left out {suggested} suggestion{'' if suggested == 1 else 's'} to verify: apply each from its own finding."
             if suggested
             else ""
         )
@@ -94,7 +94,7 @@ class FixController(QObject):
             (
                 f"Applied: {lines[0]}"
                 if len(lines) == 1
-                else f"Applied {len(plan.fixes)} fix(es): " + "; ".join(lines)
+                else f"Applied {_fixes(len(plan.fixes))}: " + "; ".join(lines)
             )
             + left_out
             + note
@@ -140,3 +140,7 @@ class FixController(QObject):
             self.editor.undo()
             return False
         return True
+
+
+def _fixes(count: int) -> str:
+    return f"{count} fix" if count == 1 else f"{count} fixes"

@@ -15,13 +15,48 @@ from citedesk.gui.qt import (
     QHBoxLayout,
     QLineEdit,
     QModelIndex,
+    QPersistentModelIndex,
     QPushButton,
+    QRect,
+    QSize,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     Qt,
     QTreeView,
     QVBoxLayout,
     QWidget,
     Signal,
 )
+
+WRAP_ROWS = 300
+"""Up to this many findings, each row is as tall as its whole message needs."""
+MESSAGE = 2
+"""The column of the messages (`FindingsModel`'s COLUMNS)."""
+
+
+class WrappedMessages(QStyledItemDelegate):
+    """Rows as tall as their message wrapped to the Message column's width (a QTreeView asks its
+    delegate for a row's size without the column's width, so it never wraps by itself)."""
+
+    def __init__(self, tree: QTreeView) -> None:
+        super().__init__(tree)
+        self.tree = tree
+        self.wrap = True
+
+    def sizeHint(  # noqa: N802 - Qt's name
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        hint = super().sizeHint(option, index)
+        if not self.wrap or index.column() != MESSAGE:
+            return hint
+        width = self.tree.header().sectionSize(MESSAGE) - 8  # the item's margins
+        text = str(index.data() or "")
+        if width <= 0 or not text:
+            return hint
+        bounds = option.fontMetrics.boundingRect(
+            QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap), text
+        )
+        return QSize(hint.width(), max(hint.height(), bounds.height() + 4))
 
 
 class FindingsPanel(QWidget):
@@ -40,6 +75,9 @@ class FindingsPanel(QWidget):
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(1, Qt.SortOrder.AscendingOrder)  # by line: document order
         self.tree.setRootIsDecorated(False)
+        self.messages = WrappedMessages(self.tree)
+        self.tree.setItemDelegate(self.messages)
+        self.tree.header().sectionResized.connect(self._rewrap)
         self.filter_box = QLineEdit()
         self.filter_box.setPlaceholderText("Filter findings: kind, [reference], words…")
         self.filter_box.setClearButtonEnabled(True)
@@ -86,9 +124,21 @@ class FindingsPanel(QWidget):
 
     def _expand(self) -> None:
         self.tree.setRootIsDecorated(self.model.grouped)
+        # a message is read whole in its row (wrapped to the column's width) while the list is short
+        # enough for rows of their own heights; a longer list keeps one line a row, the speed a book's
+        # thousands of findings need (issue 26), and the whole message in the evidence pane and tooltip
+        wrap = len(self.model.all_findings()) <= WRAP_ROWS
+        self.messages.wrap = wrap
+        self.tree.setWordWrap(wrap)
+        self.tree.setUniformRowHeights(not wrap)
         self.tree.expandAll()
         for column in range(2):
             self.tree.resizeColumnToContents(column)
+
+    def _rewrap(self, column: int, _old: int, _new: int) -> None:
+        """The Message column's width changed: its rows' heights follow."""
+        if column == MESSAGE and self.messages.wrap:
+            self.tree.doItemsLayout()
 
     def selected_finding(self) -> Finding | None:
         return self.model.finding_at(self.tree.currentIndex())

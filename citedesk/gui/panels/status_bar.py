@@ -32,6 +32,7 @@ from citedesk.gui.qt import (
     Qt,
     QTimer,
     QToolButton,
+    QVBoxLayout,
     QWidget,
     Signal,
 )
@@ -179,23 +180,32 @@ class StatusBar:
         self.legend_button.setToolTip("What each mark in the text means")
         self.legend_button.setAutoRaise(True)
         row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(4, 0, 4, 0)
-        layout.setSpacing(10)
-        # each text takes the room it needs while there is room; when there is not, the elided
-        # labels give way (down to a few characters), the short fixed ones never do
-        layout.addWidget(self.stage)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.cancel_button)
-        layout.addWidget(self.working)
-        layout.addWidget(self.coverage)
-        layout.addWidget(self.checking)
-        layout.addStretch(1)
-        layout.addWidget(self.review)
-        layout.addWidget(self.assist)
-        layout.addWidget(self.judge)
-        layout.addWidget(self.judge_note)
-        layout.addWidget(self.legend_button)
+        rows = QVBoxLayout(row)
+        rows.setContentsMargins(4, 0, 4, 0)
+        rows.setSpacing(0)
+        # two lines, so that at the window's default size nothing is cut (issue 43): above, what is
+        # going on (a stage, a message such as "Applied: …", the strong judge's progress); below, the
+        # state of the document (coverage, review, judge). When there is still too little room, the
+        # elided labels give way (down to a few characters), the short fixed ones never do
+        now = QHBoxLayout()
+        now.setSpacing(10)
+        now.addWidget(self.stage)
+        now.addWidget(self.progress)
+        now.addWidget(self.cancel_button)
+        now.addWidget(self.working)
+        now.addWidget(self.checking)
+        now.addStretch(1)
+        state = QHBoxLayout()
+        state.setSpacing(10)
+        state.addWidget(self.coverage)
+        state.addStretch(1)
+        state.addWidget(self.review)
+        state.addWidget(self.assist)
+        state.addWidget(self.judge)
+        state.addWidget(self.judge_note)
+        state.addWidget(self.legend_button)
+        rows.addLayout(now)
+        rows.addLayout(state)
         bar.addWidget(row, 1)
         bar.setSizeGripEnabled(False)
         self._summary = "Ready"
