@@ -19,6 +19,8 @@ os.environ["CITEDESK_ONNX"] = "off"  # torch embeds, no background export (test_
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "resources" / "samples"
+MAKE_SAMPLE = REPO / "tests" / "fixtures" / "make_word_sample.py"
+"""The developer's script that makes the Word sample (`resources/samples/word/paper.docx`)."""
 SHARED_EVAL = REPO.parent / "shared" / "eval"
 
 

@@ -76,3 +76,20 @@ def test_every_package_of_the_code_is_installed() -> None:
         ".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "citedesk").rglob("__init__.py")
     }
     assert found - listed == set()
+
+
+def test_every_data_pattern_ships_something_and_no_script_ships() -> None:
+    """Each `package-data` pattern matches a file (a stale one, like `*.qss`, says the package holds
+    what it does not), and what ships to writers is data: no developer script (issue 43)."""
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = tool["package-dir"]
+    shipped: list[Path] = []
+    for package, patterns in tool["package-data"].items():
+        folder = ROOT / folders[package]
+        for pattern in patterns:
+            matched = [path for path in folder.glob(pattern) if path.is_file()]
+            assert matched, f"{package}: {pattern} matches no file"
+            shipped += matched
+    assert [path for path in shipped if path.suffix == ".py"] == []
+    scripts = [path for path in (ROOT / "resources").rglob("*.py") if path.name != "__init__.py"]
+    assert scripts == []

@@ -1,5 +1,5 @@
 """A Word document through the command, end to end (issue 30), on a copy of the bundled sample
-(`resources/samples/word`, made by its make_paper.py): `citedesk audit paper.docx` finds what the
+(`resources/samples/word`, made by tests/fixtures/make_word_sample.py): `citedesk audit paper.docx` finds what the
 sample plants, in every format; `citedesk fix` writes the repaired fields into the .docx itself,
 the original kept beside it, every other part of the package and every other paragraph byte for
 byte as it was, and the result read back; an edit made meanwhile is never overwritten; a file that
@@ -28,6 +28,7 @@ from citedesk.desk import Desk
 from citedesk.errors import DocumentChangedError
 from citedesk.files import BACKUP_SUFFIX
 from citedesk.pipeline import AuditOptions
+from tests.conftest import MAKE_SAMPLE
 from tests.helpers.indexes import IndexServer, serve_indexes
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -77,7 +78,7 @@ def test_the_sample_is_listed_with_its_sources(capsys: pytest.CaptureFixture[str
 def test_the_sample_is_what_its_script_makes() -> None:
     """The .docx in the repository is the script's, so a change to one is made to both."""
     sample = sample_word_documents()["word"]
-    made = runpy.run_path(str(sample.parent / "make_paper.py"))["build"]()
+    made = runpy.run_path(str(MAKE_SAMPLE))["build"]()
     assert made == sample.read_bytes()
 
 

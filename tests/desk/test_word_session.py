@@ -11,15 +11,15 @@ from typing import Any
 import docx
 import pytest
 
-from citedesk.assets import sample_word_documents
 from citedesk.core.findings import Fix
 from citedesk.core.repair import AddCitation, RemoveCitation, make_fix
 from citedesk.core.word import read_docx
 from citedesk.desk import AuditOptions, Desk
 from citedesk.errors import RepairError, UsageError
 from citedesk.files import BACKUP_SUFFIX
+from tests.conftest import MAKE_SAMPLE
 
-MAKER: dict[str, Any] = runpy.run_path(str(sample_word_documents()["word"].parent / "make_paper.py"))
+MAKER: dict[str, Any] = runpy.run_path(str(MAKE_SAMPLE))
 SENTENCE = "Neighbourhoods with more tree canopy were cooler in the afternoon "
 UNCITED = "Parks cool whole districts."
 
