@@ -118,6 +118,11 @@ def test_the_fabricated_item_is_found_online(
     main(["audit", "paper.docx", *flags, "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert ("fabricated_reference", 17, "hartley2022") in found(report)
+    # a Word document has no front matter: the item is corrected where it lives (issue 43 #4)
+    [fabricated] = [f for f in report["findings"] if f["kind"] == "fabricated_reference"]
+    assert "front matter" not in fabricated["message"]
+    assert "in Zotero or Mendeley (then refresh the document's citations in Word)" in fabricated["message"]
+    assert all("front matter" not in f["message"] for f in report["findings"])
 
 
 def test_fix_writes_only_the_repaired_fields_into_the_docx(

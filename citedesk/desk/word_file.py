@@ -11,23 +11,17 @@ text after a write is the new package's view.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from citedesk.core.text import MAX_DOCUMENT_BYTES
-from citedesk.core.word import WordView, read_docx, write_docx
+from citedesk.core.word import WORD_SUFFIXES, WordView, is_word, read_docx, write_docx
 from citedesk.errors import DocumentError, RepairError
 from citedesk.files import FileStamp, read_stamped_bytes
 
-WORD_SUFFIXES = (".docx", ".docm")
-"""What is read as a Word package (a macro-enabled .docm is read only to be refused with why)."""
+__all__ = ["READ_ONLY_NOTE", "WORD_SUFFIXES", "WordFile", "is_word"]
+
 READ_ONLY_NOTE = "Word document: read-only here; fixes are written into the .docx"
-
-
-def is_word(path: str | os.PathLike[str] | None) -> bool:
-    """Whether `path` names a Word document (by its suffix, any case)."""
-    return path is not None and os.fspath(path).lower().endswith(WORD_SUFFIXES)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.references import Reference
 from citedesk.core.repair import EditReference, make_fix, remove_everywhere
 from citedesk.core.summaries import RetractionSummary
+from citedesk.core.word import is_word
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
@@ -449,6 +450,9 @@ def _edit(edit: EntryEdit) -> EditReference:
 
 
 _FRONT_MATTER = "the document's front matter"
+_WORD_FIELDS = "Zotero or Mendeley (then refresh the document's citations in Word)"
+"""Where a Word document's reference is corrected: its fields hold a copy of the reference
+manager's item, which the next refresh writes over."""
 
 
 @dataclass(frozen=True)
@@ -467,6 +471,12 @@ class _InBibliography(_Cited):
         return source is not None and path is not None and os.path.realpath(source) == os.path.realpath(path)
 
     @property
+    def in_word_fields(self) -> bool:
+        """Whether the entry is an item of a Word document's citation fields (its view's front matter):
+        the writer corrects it in the reference manager, not in the document."""
+        return self.in_front_matter and is_word(self.document.path)
+
+    @property
     def format(self) -> BibFormat | None:
         if self.in_front_matter:
             return BibFormat.CSL_YAML
@@ -476,6 +486,8 @@ class _InBibliography(_Cited):
     def file(self) -> str:
         """The bibliography as the writer knows it: its path from the document's folder when it
         lies there, else as it was named."""
+        if self.in_word_fields:
+            return _WORD_FIELDS
         if self.in_front_matter:
             return _FRONT_MATTER
         source = self.work.source
@@ -494,7 +506,7 @@ class _InBibliography(_Cited):
     @property
     def line(self) -> int | None:
         line = self.work.entry.line
-        if line is None:
+        if line is None or self.in_word_fields:  # a line of the view, which the writer never sees
             return None
         return line + 1 if self.in_front_matter else line  # the block starts after its `---` line
 
