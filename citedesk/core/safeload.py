@@ -44,7 +44,7 @@ def safe_json(text: str, *, source: str | None = None) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise BibliographyError(
-            f"this is not valid JSON ({exc.msg})", source=source, line=exc.lineno
+            f"this is not valid JSON ({exc.msg})", source=source, line=exc.lineno, column=exc.colno
         ) from exc
     except RecursionError as exc:  # the scan above should have caught it: a fallback
         raise BibliographyError(_TOO_DEEP, source=source) from exc
@@ -112,7 +112,10 @@ def _load_yaml(text: str, source: str | None, first_line: int) -> tuple[yaml.Nod
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or "it does not parse"
         line = mark.line + first_line if mark is not None else None
-        raise BibliographyError(f"this is not valid YAML ({problem})", source=source, line=line) from exc
+        column = mark.column + 1 if mark is not None else None
+        raise BibliographyError(
+            f"this is not valid YAML ({problem})", source=source, line=line, column=column
+        ) from exc
     except _TooDeepError as exc:
         line = exc.mark.line + first_line if exc.mark is not None else None
         raise BibliographyError(_TOO_DEEP, source=source, line=line) from exc

@@ -262,3 +262,17 @@ def test_format_for(name: str, text: str, fmt: BibFormat | None) -> None:
     assert format_for(name, text) == fmt
     if fmt is not None and text:
         assert [e.key for e in parse_bibliography(text, fmt).entries] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "where"),
+    [
+        (BibFormat.CSL_JSON, '[\n  {"id": "a",\n   "title": "x",,}\n]', "refs, line 3, column 17:"),
+        (BibFormat.CSL_YAML, "references:\n- id: a\n  title: [unclosed\n", "refs, line 4, column 1:"),
+    ],
+)
+def test_a_syntax_error_in_csl_says_its_column_too(fmt: BibFormat, text: str, where: str) -> None:
+    """Line and column, as for BibTeX, so the writer's editor goes straight to it (issue 43 #11)."""
+    with pytest.raises(BibliographyError) as caught:
+        parse_bibliography(text, fmt, source="refs")
+    assert str(caught.value).startswith(where)
