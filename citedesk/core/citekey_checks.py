@@ -70,6 +70,14 @@ class Nocite:
     def span_of(self, key: str) -> tuple[int, int] | None:
         return self.keys.get(key, self.everything)
 
+    def works(self, keys: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """Of the works `keys` (a bibliography's, in order), those listed, with where: every one when
+        `@*` lists them all."""
+        if self.everything is not None:
+            return {key: self.keys.get(key, self.everything) for key in keys}
+        known = set(keys)
+        return {key: span for key, span in self.keys.items() if key in known}
+
 
 NO_NOCITE = Nocite({})
 

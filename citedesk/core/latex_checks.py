@@ -28,7 +28,7 @@ from citedesk.core.text import unify_line_breaks
 
 def latex_findings(document: Document) -> list[Finding]:
     reading = read_latex(unify_line_breaks(document.text))
-    listed = _nocite(reading.nocites)
+    listed = nocite_of(reading.nocites)
     return [
         *keys_missing(
             document, ((i, key) for i, marker in enumerate(document.markers) for key in marker.keys)
@@ -40,7 +40,8 @@ def latex_findings(document: Document) -> list[Finding]:
     ]
 
 
-def _nocite(nocites: tuple[Cite, ...]) -> Nocite:
+def nocite_of(nocites: tuple[Cite, ...]) -> Nocite:
+    """The entries `\\nocite` commands list, each with where (`{*}`: every entry)."""
     keys: dict[str, tuple[int, int]] = {}
     everything: tuple[int, int] | None = None
     for cite in nocites:

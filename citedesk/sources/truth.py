@@ -153,11 +153,13 @@ def retraction_summary(
 
 def entries_to_check(document: Document) -> list[CitedEntry]:
     """The entries whose truth an audit checks: every entry of a numbered document's reference
-    list; of a pandoc document's bibliography, the entries its citations cite (in citation order)."""
+    list; of a pandoc or LaTeX document's bibliography, the entries its citations cite (in citation
+    order), then those it lists without citing (`nocite`): they are printed in its bibliography."""
     if document.dialect.works_in_text:
         return list(document.entries)
     works = document.work_by_key
-    return [works[key] for key in document.markers_citing if key in works]
+    keys = dict.fromkeys([*document.markers_citing, *document.dialect.listed(document)])
+    return [works[key] for key in keys if key in works]
 
 
 def check_entries(
@@ -209,9 +211,12 @@ def _cited(document: Document, key: str) -> _Cited | None:
         entry = document.references.by_key().get(key)
         return _InList(document, key, citing, entry) if entry is not None else None
     work = document.work_by_key.get(key)
-    if not isinstance(work, BibReference) or not citing:
+    if not isinstance(work, BibReference):
         return None
-    return _InBibliography(document, key, citing, work)
+    if citing:
+        return _InBibliography(document, key, citing, work)
+    listed = document.dialect.listed(document).get(key)  # nocite: told on the key where it is listed
+    return _InBibliography(document, key, (), work, listed) if listed is not None else None
 
 
 def _status_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
@@ -312,7 +317,7 @@ def _notice_findings(cited: _Cited, check: ReferenceCheck) -> list[Finding]:
         return []
     details = {**notice_details(check, notice), **cited.where()}
     found: list[Finding] = []
-    if cited.entry_in_text or kind is Kind.CORRECTION:
+    if cited.entry_in_text or kind is Kind.CORRECTION or not cited.citing:
         found.append(
             make_finding(
                 kind, cited.span, standing_words(cited.label, notice), reference=cited.key, details=details
@@ -461,6 +466,14 @@ class _InBibliography(_Cited):
     shown in its file."""
 
     work: BibReference
+    listed_at: tuple[int, int] | None = None
+    """Where the document lists the work without citing it (its `nocite` key), when it does not cite it."""
+
+    @property
+    def span(self) -> tuple[int, int]:
+        if not self.citing and self.listed_at is not None:
+            return self.listed_at
+        return super().span
 
     @property
     def in_front_matter(self) -> bool:

@@ -359,3 +359,46 @@ def test_entries_with_a_local_copy_and_no_doi_are_read_not_looked_up() -> None:
     assert wants_check(bib_work(ZHOU))
     assert not wants_check(bib_work(ZHOU, path="papers/zhou.pdf"))
     assert wants_check(bib_work(ding("d"), path="papers/ding.pdf"))
+
+
+def test_an_entry_listed_only_by_nocite_is_checked_and_told_on_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nocite:` prints an entry in the bibliography without a citation: its truth is checked like a
+    cited one's, and a retraction is told on its `@key` in the front matter (issue 43 #11)."""
+    store = str(tmp_path / "store.sqlite3")
+    assert main(["retractions", "import", str(SNAPSHOT_SAMPLE), "--store", store]) == 0
+    capsys.readouterr()
+    doc, _ = project(tmp_path, WAKEFIELD + UNKNOWN, "# Vaccines\n\nSome background [@ramirez2019].\n")
+    doc.write_text(
+        doc.read_text(encoding="utf-8").replace(
+            "title: Draft\n", "title: Draft\nnocite: |\n  @wakefield1998\n"
+        ),
+        encoding="utf-8",
+    )
+    report = audit(doc, capsys, "--offline")
+    text = doc.read_text(encoding="utf-8")
+    [retracted] = [f for f in report["findings"] if f["kind"] == "retracted"]
+    assert retracted["reference"] == "wakefield1998"
+    assert text[retracted["span"][0] : retracted["span"][1]] == "@wakefield1998"
+    assert text.index("nocite") < retracted["span"][0] < text.index("bibliography:")
+    assert "is retracted" in retracted["message"]
+
+
+def test_latex_nocite_entries_are_checked_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "store.sqlite3")
+    assert main(["retractions", "import", str(SNAPSHOT_SAMPLE), "--store", store]) == 0
+    capsys.readouterr()
+    (tmp_path / "refs.bib").write_text(WAKEFIELD + UNKNOWN, encoding="utf-8")
+    (tmp_path / "sources").mkdir()
+    doc = tmp_path / "paper.tex"
+    doc.write_text(
+        "\\documentclass{article}\n\\begin{document}\nSome background \\cite{ramirez2019}.\n"
+        "\\nocite{wakefield1998}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    report = audit(doc, capsys, "--offline")
+    text = doc.read_text(encoding="utf-8")
+    [retracted] = [f for f in report["findings"] if f["kind"] == "retracted"]
+    assert text[retracted["span"][0] : retracted["span"][1]] == "wakefield1998"
+    assert text.index("\\nocite") < retracted["span"][0]

@@ -97,6 +97,11 @@ class CitationDialect(Protocol):
         (`Claim.[^1]` … `[^1]: See [@smith2020].`) cites for the sentence that calls it
         (`core.notes.attach_notes`)."""
 
+    def listed(self, structure: Structure) -> dict[str, tuple[int, int]]:
+        """The works the document lists without citing them (pandoc's `nocite:`, LaTeX's `\\nocite`):
+        key → where it is listed (`@*`/`{*}`: every work of the bibliography, at the star). They are
+        printed in the bibliography, so their truth is checked as a cited work's is."""
+
     def removal(self, text: str, edit: TextEdit) -> TextEdit:
         """How a run of markers is removed in it, given the removal `core.repair.removal_edit`
         makes (`edit`): what the prose is read as (`core.repair.prose_of`), so its own removals
@@ -134,6 +139,9 @@ class PlainDialect:
 
     def removal(self, text: str, edit: TextEdit) -> TextEdit:
         return edit
+
+    def listed(self, structure: Structure) -> dict[str, tuple[int, int]]:
+        return {}
 
     def note_links(self, structure: Structure) -> list[tuple[int, int]]:
         return []

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.latex import LatexReading, read_latex
-from citedesk.core.latex_checks import latex_findings
+from citedesk.core.latex_checks import latex_findings, nocite_of
 from citedesk.core.latex_repair import latex_edits, soft_break
 from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.references import ReferenceList
@@ -97,6 +97,9 @@ class LatexDialect(PlainDialect):
 
     def structural_findings(self, document: Document) -> list[Finding]:
         return latex_findings(document)
+
+    def listed(self, structure: Structure) -> dict[str, tuple[int, int]]:
+        return nocite_of(_reading(structure.text).nocites).works(structure.work_by_key)
 
     def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
         return latex_edits(structure, operations)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from citedesk.core.citekey_checks import citekey_findings
+from citedesk.core.citekey_checks import citekey_findings, nocite
 from citedesk.core.citekey_repair import pandoc_edits
 from citedesk.core.citekeys import find_citations, is_cross_reference, render_key
 from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
@@ -128,6 +128,9 @@ class PandocDialect(PlainDialect):
 
     def structural_findings(self, document: Document) -> list[Finding]:
         return citekey_findings(document)
+
+    def listed(self, structure: Structure) -> dict[str, tuple[int, int]]:
+        return nocite(structure.text).works(structure.work_by_key)
 
     def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
         return pandoc_edits(structure, operations)
