@@ -7,7 +7,8 @@ decisions and attachments. The only package that speaks SQL.
 
 from __future__ import annotations
 
-from citedesk.store.connection import NotAStore, StoreDamaged
+from citedesk.errors import NotAStore
+from citedesk.store.connection import StoreDamaged
 from citedesk.store.lookups import LookupTables, RetractionImport
 from citedesk.store.records import Passage, RetractionRow, SnapshotInfo, SourceRecord
 from citedesk.store.schema import SCHEMA_VERSION

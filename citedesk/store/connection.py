@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-from citedesk.errors import StoreError
+from citedesk.errors import NotAStore, StoreError
 
 BUSY_MS = 1000
 """How long SQLite itself waits for a lock on each statement before the connection is told."""
@@ -52,12 +52,6 @@ APPLICATION_ID = 0x43445331
 SQLITE_MAGIC = b"SQLite format 3\x00"
 STORE_TABLES = frozenset({"meta", "sources", "passages"})
 """Tables every store has had since its first schema: how a store from before APPLICATION_ID is known."""
-
-
-class NotAStore(StoreError):
-    """The store's path names a file that is not a CiteDesk store: it is left exactly as it is."""
-
-    kind = "not_a_store"
 
 
 class StoreDamaged(StoreError):
