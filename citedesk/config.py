@@ -8,9 +8,15 @@ is the writer's own: it may set anything a flag sets. A project file is found ne
 in its folder or a parent — and a document's folder may come from anyone (a cloned repository, an
 unpacked archive). So a project file is read as untrusted input, as a document is
 (`sources.local`): it may not widen the folders CiteDesk may read (`allow_folders`,
-`allow_local_paths`), open the private network, name a path (sources, store, bibliography, Zotero)
-outside its own project folder, or turn on sending text to Claude. Such a key is ignored with a
-notice that says why; the rest of the file still applies.
+`allow_local_paths`), open the private network, name a path (sources, bibliography, Zotero)
+outside its own project folder, place the store anywhere but its own `.citedesk/` folder, or turn
+on sending text to Claude. Such a key is ignored with a notice that says why; the rest of the file
+still applies. A project file that is a link to a file outside its folder is not read at all.
+
+Both files are bounded before TOML reads them (`MAX_CONFIG_BYTES`; keys, dotted parts and nesting:
+`core.safeload.toml_excess`), so a hostile file costs milliseconds and kilobytes, never a parser's
+quadratic memory or its recursion; a key's name is repeated in a message only cut short and
+printable (`_shown`), and a path is at most MAX_PATH_CHARS printable characters.
 
 No settings file holds a secret: an API key in one is refused (the key belongs in the system
 keyring, `citedesk assist set-key`), and its value is never repeated in a message.
@@ -37,6 +43,7 @@ import platformdirs
 
 from citedesk.core.findings import Kind
 from citedesk.core.report import RENDERERS, FailPolicy
+from citedesk.core.safeload import toml_excess
 from citedesk.errors import CiteDeskError, InputError, UsageError
 from citedesk.evidence.judges.registry import find as find_judge
 from citedesk.files import read_regular_file
@@ -46,6 +53,14 @@ PROJECT_FILE = "citedesk.toml"
 CONFIG_VARIABLE = "CITEDESK_CONFIG"
 MAX_CONFIG_BYTES = 256 * 1024
 """A settings file is a few lines; anything bigger is not one (and is not read whole)."""
+MAX_SHOWN = 60
+"""Characters of a key's name repeated in a message."""
+MAX_PATH_CHARS = 4096
+"""Characters of one path in a settings file (PATH_MAX on Linux)."""
+MAX_TEXT_CHARS = 1024
+"""Characters of any other string setting (a judge, a model, a URL, an e-mail address)."""
+STORE_FOLDER = ".citedesk"
+"""The only folder where a project file may place the store: the project's own, for CiteDesk."""
 
 
 class ConfigError(CiteDeskError):
@@ -130,8 +145,10 @@ def _boolean(value: object, _: Path) -> bool:
 
 
 def _text(value: object, _: Path) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _Refused("a non-empty string")
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT_CHARS or _controls(value):
+        raise _Refused(
+            f"a non-empty string of at most {MAX_TEXT_CHARS} characters, without control characters"
+        )
     return value.strip()
 
 
@@ -148,10 +165,16 @@ def _number(low: float, high: float, unit: str, *, low_too: bool = False) -> Cal
 
 def _path(value: object, folder: Path) -> Path:
     """A path in a file: `~` is the home folder; a relative one is relative to the file's folder."""
-    if not isinstance(value, str) or not value.strip():
-        raise _Refused("a path (a string)")
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_PATH_CHARS or _controls(value):
+        raise _Refused(
+            f"a path (a string of at most {MAX_PATH_CHARS} characters, without control characters)"
+        )
     path = Path(value.strip()).expanduser()
     return path if path.is_absolute() else folder / path
+
+
+def _controls(text: str) -> bool:
+    return any(not char.isprintable() for char in text)
 
 
 def _paths(value: object, folder: Path) -> tuple[Path, ...]:
@@ -172,7 +195,7 @@ def _one_of(*choices: str) -> Callable[[object, Path], str]:
 
 def _fail_on(value: object, _: Path) -> str:
     spec = ",".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else value
-    if not isinstance(spec, str):
+    if not isinstance(spec, str) or len(spec) > MAX_TEXT_CHARS:
         raise _Refused("a severity (error, warning, info, none) or a list of finding kinds")
     try:
         FailPolicy.parse(spec)
@@ -190,7 +213,9 @@ def _kinds(value: object, _: Path) -> str:
     wanted = [part.strip().replace("-", "_") for name in names for part in str(name).split(",")]
     unknown = [name for name in wanted if name not in ("all", "*") and name not in {k.value for k in Kind}]
     if unknown:
-        raise _Refused(f'"all" or finding kinds ({", ".join(k.value for k in Kind)}), not {unknown[0]!r}')
+        raise _Refused(
+            f'"all" or finding kinds ({", ".join(k.value for k in Kind)}), not {_shown(unknown[0])!r}'
+        )
     return ",".join(wanted)
 
 
@@ -210,7 +235,7 @@ KEYS: dict[str, _Key] = {
     "dense": _Key(_boolean),
     "sources": _Key(_path, is_path=True),
     "bibliography": _Key(_paths, is_path=True),
-    "allow_folders": _Key(_paths, widens=True),
+    "allow_folders": _Key(_paths, widens=True, is_path=True),
     "allow_local_paths": _Key(_boolean, widens=True),
     "allow_private_network": _Key(_boolean, widens=True),
     "zotero": _Key(_boolean),
@@ -229,6 +254,7 @@ KEYS: dict[str, _Key] = {
     "strong_budget": _Key(_number(0, 3600, "seconds")),
 }
 assert set(KEYS) == {f.name for f in fields(Settings)}, "every setting has a key, every key a setting"
+assert all(k.is_path for k in KEYS.values() if k.read in (_path, _paths)), "a key naming paths says so"
 
 FLAGS = {"sources": "--sources", "allow_folders": "--allow-folder", "zotero_dir": "--zotero-dir"}
 """The flag that sets a folder setting, for messages about a folder given on the command line."""
@@ -265,17 +291,21 @@ def read_file(path: Path, layer: Layer, *, user_file: Path | None = None) -> Fil
     """Read and check one settings file. A project file's keys that would reach beyond its project
     are dropped with a notice; everything else wrong is a ConfigError."""
     origin = Origin(layer, path)
+    if layer == "project":
+        _check_link(path)
     table = _parse(path)
     values: dict[str, Any] = {}
     notices: list[str] = []
     for name, raw in table.items():
         if _is_secret(name, raw):
-            raise ConfigError(f"{path}: `{name}` looks like an API key or other secret; {KEY_HINT}")
+            raise ConfigError(f"{path}: `{_shown(name)}` looks like an API key or other secret; {KEY_HINT}")
         key = KEYS.get(name)
         if key is None:
-            close = difflib.get_close_matches(name, KEYS, n=1)
+            close = difflib.get_close_matches(name, KEYS, n=1) if len(name) <= MAX_SHOWN else []
             hint = f" (did you mean `{close[0]}`?)" if close else ""
-            raise ConfigError(f"{path}: unknown setting `{name}`{hint}; the settings are {', '.join(KEYS)}")
+            raise ConfigError(
+                f"{path}: unknown setting `{_shown(name)}`{hint}; the settings are {', '.join(KEYS)}"
+            )
         try:
             value = key.read(raw, path.parent)
         except _Refused as exc:
@@ -288,6 +318,23 @@ def read_file(path: Path, layer: Layer, *, user_file: Path | None = None) -> Fil
     return FileLayer(origin, values, tuple(notices))
 
 
+def _shown(name: str) -> str:
+    """A key's name as a message may repeat it: printable, and cut short."""
+    printable = "".join(char if char.isprintable() else "?" for char in name[: MAX_SHOWN + 1])
+    return printable if len(name) <= MAX_SHOWN else printable[:MAX_SHOWN] + "…"
+
+
+def _check_link(path: Path) -> None:
+    """A project file that is a link to a file outside its own folder is not read: the folder may
+    come from anyone, and the link would make CiteDesk read (and quote) a file of theirs choosing."""
+    target = Path(os.path.realpath(path))
+    if target != path and not target.is_relative_to(Path(os.path.realpath(path.parent))):
+        raise ConfigError(
+            f"{path}: is a link to {target}, outside the project; a project file is read only from "
+            f"inside its project ({UNTRUSTED}): replace the link with a copy of the file"
+        )
+
+
 def _parse(path: Path) -> dict[str, Any]:
     try:
         data = read_regular_file(path, MAX_CONFIG_BYTES)
@@ -296,11 +343,22 @@ def _parse(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not valid TOML (a settings file is UTF-8 text)") from None
+    excess = toml_excess(text)
+    if excess is not None:
+        raise ConfigError(f"{path}: not a settings file ({excess})")
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except ValueError:  # a number of more than 4300 digits (Python's limit on converting one)
+        raise ConfigError(
+            f"{path}: not a settings file (a number in it is thousands of digits long)"
+        ) from None
+    except RecursionError:  # not reached within MAX_TOML_DEPTH; kept so no file can end in a traceback
+        raise ConfigError(f"{path}: not a settings file (nested too deeply)") from None
 
 
 UNTRUSTED = "it comes with the documents, from whoever made them, so CiteDesk reads it as untrusted input"
@@ -324,6 +382,12 @@ def _project_refusal(name: str, key: _Key, value: Any, project: Path, user_file:
             return (
                 f"{outside[0]} is outside the project ({root}), and a project file may only name paths inside "
                 f"it ({UNTRUSTED}); set it in {where} or on the command line"
+            )
+        own = root / STORE_FOLDER
+        if name == "store" and not Path(os.path.realpath(value)).is_relative_to(own):
+            return (
+                f"a project file may place the store only in the project's own {STORE_FOLDER} folder "
+                f"({own}), never on a file of the project ({UNTRUSTED}); set it in {where} or on the command line"
             )
     if name == "judge_url" and not _loopback(value):
         return f"a project file cannot send text to a judge server on another machine ({UNTRUSTED}); set it in {where} or on the command line"

@@ -96,6 +96,14 @@ class StoreError(CiteDeskError):
     kind = "store"
 
 
+class NotAStore(StoreError):
+    """The store's path names a file that is not a CiteDesk store (a document, another program's
+    database): it is left exactly as it is, and the setting is the writer's to correct — so it is
+    said even where a store that cannot be opened is otherwise only a missing extra."""
+
+    kind = "not_a_store"
+
+
 class AssistError(CiteDeskError):
     """Claude assistance failed: no answer, an unusable answer, a refusal."""
 

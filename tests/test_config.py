@@ -91,13 +91,13 @@ def test_a_flag_turns_off_what_a_file_turned_on(user_file: Path, project: Path) 
 def test_paths_in_a_file_are_relative_to_it(user_file: Path, project: Path) -> None:
     (project / "sources").mkdir()
     (project / "citedesk.toml").write_text(
-        'sources = "sources"\nbibliography = ["refs.bib", "text/more.bib"]\nstore = ".cache/s.sqlite3"\n',
+        'sources = "sources"\nbibliography = ["refs.bib", "text/more.bib"]\nstore = ".citedesk/s.sqlite3"\n',
         encoding="utf-8",
     )
     settings = config.load(chapter(project)).settings
     assert settings.sources == project / "sources"
     assert settings.bibliography == (project / "refs.bib", project / "text" / "more.bib")
-    assert settings.store == project / ".cache" / "s.sqlite3"
+    assert settings.store == project / ".citedesk" / "s.sqlite3"
 
 
 # --- finding the project file ---------------------------------------------------------------------------
@@ -203,6 +203,8 @@ def test_a_missing_file_named_by_the_variable_or_a_missing_folder_is_exit_2(
         ("allow_local_paths = true", "cannot widen the folders CiteDesk may read"),
         ("allow_private_network = true", "cannot widen the network CiteDesk may reach"),
         ('store = "/tmp/elsewhere.sqlite3"', "/tmp/elsewhere.sqlite3 is outside the project"),
+        ('store = "text/part/chapter.md"', "only in the project's own .citedesk folder"),
+        ('store = ".git/config"', "only in the project's own .citedesk folder"),
         ('sources = "../.."', "is outside the project"),
         ('bibliography = ["refs.bib", "~/.ssh/id_rsa"]', "id_rsa is outside the project"),
         ('assist = "claude"', "cannot turn on sending text to Claude"),

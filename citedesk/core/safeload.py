@@ -1,4 +1,5 @@
-"""Guarded JSON and YAML loading for bibliographies and front matter: never a RecursionError.
+"""Guarded JSON and YAML loading for bibliographies and front matter, and bounds for TOML settings
+files (`toml_excess`): never a RecursionError, never a parser's quadratic memory.
 
 `json.loads` and PyYAML recurse once per level of nesting, so 100,000 nested brackets run out of
 stack, which would read as a bug (exit 3). These loaders refuse such input first, with a
@@ -134,3 +135,85 @@ def safe_yaml(text: str, *, source: str | None = None, first_line: int = 1) -> o
     long to convert. `first_line` is the line of the file `text` starts on (2 for front matter
     after its `---`), so that the error's line is the file's."""
     return _load_yaml(text, source, first_line)[1]
+
+
+# --- TOML (settings files) -------------------------------------------------------------------------------
+MAX_TOML_KEYS = 1000
+"""Keys (`=` outside strings) in one settings file; CiteDesk has a few dozen."""
+MAX_TOML_KEY_PARTS = 16
+"""Dotted parts of one key (`a.b.c`): tomllib's memory grows with their square (a 120 KB key of
+60,000 parts took 3.8 GB)."""
+MAX_TOML_DEPTH = 16
+"""Arrays and tables inside one another: tomllib recurses once per level."""
+
+_QUOTES = "\"'"
+
+
+def toml_excess(text: str) -> str | None:
+    """Why `text` is too much for `tomllib` to read safely (more than MAX_TOML_KEYS keys, a key of
+    more than MAX_TOML_KEY_PARTS dotted parts, arrays and tables nested more than MAX_TOML_DEPTH
+    deep), or None. One pass over the characters outside strings and comments, which are what TOML
+    reads as structure; a dot in a number (`1.5`) counts as a part, harmlessly."""
+    keys = depth = dots = 0
+    at, end = 0, len(text)
+    while at < end:
+        char = text[at]
+        if char in _QUOTES:
+            at = _string_end(text, at)
+            continue
+        if char == "#":
+            at = text.find("\n", at)
+            at = end if at < 0 else at
+            continue
+        if char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                return f"arrays or tables nested more than {MAX_TOML_DEPTH} deep"
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == ".":
+            dots += 1
+            if dots >= MAX_TOML_KEY_PARTS:
+                return f"a key of more than {MAX_TOML_KEY_PARTS} dotted parts"
+        if char in "\n=,{}":
+            dots = 0
+        if char == "=":
+            keys += 1
+            if keys > MAX_TOML_KEYS:
+                return f"more than {MAX_TOML_KEYS} keys"
+        at += 1
+    return None
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the TOML string that opens at `start` ends (just past its closing quote; the end of the
+    text when it never closes). Basic strings (`"`) have backslash escapes; literal ones (`'`) do not."""
+    quote = text[start]
+    escapes = quote == '"'
+    if text.startswith(quote * 3, start):  # multi-line: closed by the last three of a run of quotes
+        at = start + 3
+        while True:
+            at = _next_quote(text, at, quote, escapes)
+            if at < 0:
+                return len(text)
+            if text.startswith(quote * 3, at):
+                while at < len(text) and text[at] == quote:
+                    at += 1
+                return at
+            at += 1
+    at = _next_quote(text, start + 1, quote, escapes)
+    return len(text) if at < 0 else at + 1
+
+
+def _next_quote(text: str, at: int, quote: str, escapes: bool) -> int:
+    """The index of the next unescaped `quote` from `at`, or -1."""
+    while True:
+        found = text.find(quote, at)
+        if found < 0 or not escapes:
+            return found
+        slashes = 0
+        while text[found - 1 - slashes] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            return found
+        at = found + 1

@@ -28,7 +28,7 @@ from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.projects import Project, document_project
 from citedesk.desk.word_file import WordFile, is_word
-from citedesk.errors import InputError, OutputError, RepairError, StoreError, UsageError
+from citedesk.errors import InputError, NotAStore, OutputError, RepairError, StoreError, UsageError
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
@@ -413,13 +413,16 @@ class DocumentSession:
     # sources attached to this document ----------------------------------------------------------------------
     def attachments_split(self) -> tuple[dict[str, str], list[str]]:
         """(reference key → attached file, folders of sources named by key), as kept in the store.
-        A store that cannot be opened means no attachments (the audit says what it can)."""
+        A store that cannot be opened means no attachments (the audit says what it can); a store
+        setting that names a file CiteDesk did not make is said (`NotAStore`)."""
         return _split(self._attachment_rows())
 
     def _attachment_rows(self) -> list[tuple[str, str]]:
         try:
             with self.desk.store() as store:
                 return store.attachments(self.key)
+        except NotAStore:
+            raise
         except StoreError:
             return []
 

@@ -11,7 +11,7 @@ from citedesk.core.document import Document
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.core.summaries import Quality, RetractionSummary, SourceSummary
 from citedesk.engine.state import AuditOptions, AuditState
-from citedesk.errors import StoreError
+from citedesk.errors import NotAStore, StoreError
 from citedesk.evidence.reuse import Lru
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
@@ -80,13 +80,16 @@ def retraction_summary_of(truth: TruthResult | None, offline: bool) -> Retractio
 
 def open_store_for(options: AuditOptions, *, required: bool, reviews: bool) -> Store | None:
     """The store, when the audit needs it; without sources to check, a missing or unwritable
-    store only means the writer's review decisions are not applied."""
+    store only means the writer's review decisions are not applied. A store setting that names a
+    file CiteDesk did not make is always said (`NotAStore`, exit 2): it is the writer's mistake."""
     if not (required or reviews):
         return None
     if required:
         return open_store(options)
     try:
         return open_store(options)
+    except NotAStore:
+        raise
     except StoreError:
         return None
 

@@ -7,13 +7,12 @@ decisions and attachments. The only package that speaks SQL.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from citedesk.errors import NotAStore
 from citedesk.store.connection import StoreDamaged
 from citedesk.store.lookups import LookupTables, RetractionImport
 from citedesk.store.records import Passage, RetractionRow, SnapshotInfo, SourceRecord
 from citedesk.store.schema import SCHEMA_VERSION
-from citedesk.store.store import Store
+from citedesk.store.store import Store, default_store_path
 from citedesk.store.works import MirrorFile, MirrorHit, MirrorImport, MirrorRow, MirrorTables
 
 __all__ = [
@@ -24,6 +23,7 @@ __all__ = [
     "MirrorImport",
     "MirrorRow",
     "MirrorTables",
+    "NotAStore",
     "Passage",
     "RetractionImport",
     "RetractionRow",
@@ -33,9 +33,3 @@ __all__ = [
     "StoreDamaged",
     "default_store_path",
 ]
-
-
-def default_store_path() -> Path:
-    import platformdirs  # noqa: PLC0415
-
-    return Path(platformdirs.user_data_dir("citedesk", appauthor=False)) / "sources.sqlite3"

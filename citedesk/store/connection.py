@@ -4,22 +4,32 @@
   terminal). SQLite waits a little on each statement (`busy_timeout`); past that, the connection
   says once that it is waiting (`on_wait`) and keeps trying until `lock_wait` seconds have passed,
   then gives up with a `StoreError` that says what happened — never a raw "database is locked".
-- **Damaged.** A file that is not a database, or a damaged one: `StoreDamaged`. When that is found
-  on opening, the store moves the file aside and starts a new one (see `Store`); found later, it
-  leaves a mark so the next opening checks the file and rebuilds it.
+- **Not a store.** A file that CiteDesk did not make — a document, a bibliography, another
+  program's database — is never opened as the store, so never renamed or written: `identify` looks
+  at it first (without writing) and refuses it with `NotAStore`. A store is recognised by its
+  `application_id` (`APPLICATION_ID`, set on every store since it was introduced) or, for an older
+  one, by its schema (its `meta`, `sources` and `passages` tables); an empty SQLite database holds
+  nothing to lose and is taken as a new store. Only the file at CiteDesk's own default place is
+  taken as its store whatever it holds (nothing else writes there).
+- **Damaged.** A store whose pages are damaged: `StoreDamaged`. When that is found on opening, the
+  store moves the file aside and starts a new one (see `Store`); found later, it leaves a mark so
+  the next opening checks the file and rebuilds it.
 - **Unusable.** A full disk, a read-only folder, a file that cannot be opened: a `StoreError` naming
   the file and the reason.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import quote
 
-from citedesk.errors import StoreError
+from citedesk.errors import NotAStore, StoreError
 
 BUSY_MS = 1000
 """How long SQLite itself waits for a lock on each statement before the connection is told."""
@@ -35,6 +45,13 @@ _UNUSABLE = {
     sqlite3.SQLITE_PERM: "permission denied",
     sqlite3.SQLITE_IOERR: "the disk reported an error",
 }
+
+
+APPLICATION_ID = 0x43445331
+"""`PRAGMA application_id` of every store CiteDesk makes ("CDS1"): how it knows a file is its own."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+STORE_TABLES = frozenset({"meta", "sources", "passages"})
+"""Tables every store has had since its first schema: how a store from before APPLICATION_ID is known."""
 
 
 class StoreDamaged(StoreError):
@@ -94,6 +111,59 @@ def translate(
     if code in _UNUSABLE:
         return StoreError(f"the store {path} cannot be used: {_UNUSABLE[code]} ({exc})")
     return exc
+
+
+def identify(path: Path, *, own: bool = False) -> Literal["new", "store"]:
+    """Whether `path` may be opened as the store, writing nothing: "new" when nothing is there yet,
+    "store" when it holds a store CiteDesk made (perhaps damaged: opening it finds out), or an
+    empty SQLite database. Anything else raises `NotAStore`. `own`: the path is CiteDesk's own
+    default place, where any regular file is taken as its store (damaged beyond recognition)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return "new"
+    except OSError as exc:
+        raise StoreError(f"the store {path} cannot be used: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise NotAStore(f"the store {path} is a folder: name a file (a new one, or a store CiteDesk made)")
+    if stat.S_ISREG(info.st_mode) and own:
+        return "store"
+    what = _foreign(path, info.st_size) if stat.S_ISREG(info.st_mode) else "not a file"
+    if what is None:
+        return "store"
+    raise NotAStore(
+        f"the store {path} is {what}, not a store CiteDesk made; CiteDesk never writes over or moves "
+        "a file it did not make: name a new file (or a store CiteDesk made) as the store"
+    )
+
+
+def _foreign(path: Path, size: int) -> str | None:
+    """What the regular file at `path` is when it is not a CiteDesk store; None when it is one."""
+    if size == 0:
+        return "an empty file"
+    try:
+        with open(path, "rb") as file:
+            header = file.read(100)
+    except OSError as exc:
+        raise StoreError(f"the store {path} cannot be read: {exc.strerror or exc}") from exc
+    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
+        return "not a database"
+    application_id = int.from_bytes(header[68:72], "big")
+    if application_id == APPLICATION_ID:
+        return None
+    if application_id != 0:
+        return "another program's database"
+    try:  # read-only, lock-free, creating nothing beside it (no -wal, no -shm)
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1", uri=True)
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return "a database that cannot be read (so not known to be a CiteDesk store)"
+    if not tables or tables >= STORE_TABLES:
+        return None
+    return "another program's database"
 
 
 def connect(

@@ -6,12 +6,14 @@ block the writer and a process killed mid-write leaves the last committed state;
 transaction. The schema has a version and ordered migrations (`schema.py`). A locked file is waited
 for and a damaged one is moved aside and rebuilt (`connection.py`): the store is a cache plus the
 writer's decisions, so rebuilding loses only what can be fetched again — and it says what was lost.
+A file that is not a store CiteDesk made is never opened, moved or written (`connection.identify`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -23,7 +25,7 @@ from typing import Any
 import sqlite_utils
 
 from citedesk.errors import StoreError
-from citedesk.store.connection import LOCK_WAIT_S, StoreDamaged, connect
+from citedesk.store.connection import APPLICATION_ID, LOCK_WAIT_S, StoreDamaged, connect, identify
 from citedesk.store.lookups import LookupTables
 from citedesk.store.records import Passage, SourceRecord
 from citedesk.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -55,6 +57,7 @@ class Store:
             raise StoreError(
                 f"the store's folder {self.path.parent} cannot be created: {exc.strerror or exc}"
             ) from exc
+        identify(self.path, own=_is_default(self.path))  # before anything opens it: NotAStore
         try:
             if self._damage_mark.exists():
                 self._check()
@@ -93,12 +96,13 @@ class Store:
             db.conn.execute("COMMIT")
 
     def _migrate(self) -> None:
-        try:  # the common case, on every open: already current, so no write lock is taken
-            if self.schema_version == SCHEMA_VERSION:
+        try:  # the common case, on every open: already current and marked, so no write lock is taken
+            if self.schema_version == SCHEMA_VERSION and self._application_id() == APPLICATION_ID:
                 return
         except (sqlite3.OperationalError, TypeError):  # a new file: no meta table, or no version yet
             pass
         with self.transaction() as db:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # known as CiteDesk's from now on
             db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)  # type: ignore[union-attr]
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             version = int(row[0]) if row else 0
@@ -110,6 +114,9 @@ class Store:
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target](db)
             db["meta"].upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")  # type: ignore[union-attr]
+
+    def _application_id(self) -> int:
+        return int(self.db.execute("PRAGMA application_id").fetchone()[0])
 
     # damage and rebuilding ------------------------------------------------------------------------
     @property
@@ -331,6 +338,18 @@ class Store:
                     [document, key, path],
                 )
             return bool(cursor.rowcount)
+
+
+def default_store_path() -> Path:
+    """Where the store lives unless a setting says otherwise: CiteDesk's own data folder."""
+    import platformdirs  # noqa: PLC0415
+
+    return Path(platformdirs.user_data_dir("citedesk", appauthor=False)) / "sources.sqlite3"
+
+
+def _is_default(path: Path) -> bool:
+    """Whether `path` is CiteDesk's own default store, where no other program's file belongs."""
+    return os.path.realpath(path) == os.path.realpath(default_store_path())
 
 
 def _record(row: dict[str, Any]) -> SourceRecord:

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import sqlite_utils
 
 from citedesk.errors import StoreError
-from citedesk.store import SCHEMA_VERSION, SourceRecord, Store
+from citedesk.store import SCHEMA_VERSION, NotAStore, SourceRecord, Store, default_store_path
+from citedesk.store.connection import APPLICATION_ID
 from citedesk.store.schema import MIGRATIONS
 
 
-def test_a_file_that_is_not_a_database_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
-    path = tmp_path / "sources.sqlite3"
+def test_garbage_in_citedesks_own_store_file_is_moved_aside_and_rebuilt() -> None:
+    path = default_store_path()  # conftest points the data folder at a temporary home
+    path.parent.mkdir(parents=True)
     path.write_bytes(b"this is not SQLite at all\n" * 200)
     store = Store(path)
     assert store.schema_version == SCHEMA_VERSION
-    aside = list(tmp_path.glob("sources.sqlite3.corrupt-*"))
+    aside = list(path.parent.glob("sources.sqlite3.corrupt-*"))
     assert len(aside) == 1
     assert aside[0].read_bytes().startswith(b"this is not SQLite")  # never deleted
     assert len(store.notices) == 1
@@ -27,6 +30,53 @@ def test_a_file_that_is_not_a_database_is_moved_aside_and_rebuilt(tmp_path: Path
     assert "could not be recovered" in store.notices[0]
     store.put_review("doc", "k", "confirmed")  # and the new store works
     assert store.reviews("doc")["k"]["decision"] == "confirmed"
+    store.close()
+
+
+def _other_database(path: Path) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+        conn.execute("INSERT INTO moz_places (url) VALUES ('https://a.example')")
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "what"),
+    [
+        ("paper.md", lambda p: p.write_text("# Paper\n\nTrees.\n", encoding="utf-8"), "not a database"),
+        ("notes.md", lambda p: p.write_bytes(b""), "an empty file"),
+        ("places.sqlite", _other_database, "another program's database"),
+        ("folder", lambda p: p.mkdir(), "is a folder"),
+    ],
+)
+def test_a_file_citedesk_did_not_make_is_refused_never_moved_or_written(
+    tmp_path: Path, name: str, make: Callable[[Path], None], what: str
+) -> None:
+    path = tmp_path / name
+    make(path)
+    before = {
+        p.name: (p.read_bytes() if p.is_file() else None, p.stat().st_mtime_ns) for p in tmp_path.iterdir()
+    }
+    with pytest.raises(NotAStore, match=what) as caught:
+        Store(path)
+    assert caught.value.exit_code == 2
+    assert str(path) in caught.value.message
+    after = {
+        p.name: (p.read_bytes() if p.is_file() else None, p.stat().st_mtime_ns) for p in tmp_path.iterdir()
+    }
+    assert after == before  # not renamed, not written, nothing beside it (no -wal, -shm, .damaged)
+
+
+def test_a_store_is_known_by_its_application_id_and_an_older_one_by_its_schema(tmp_path: Path) -> None:
+    path = tmp_path / "mine.sqlite3"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        conn.execute("PRAGMA application_id = 0")  # as every store made before the id was set
+    conn.close()
+    store = Store(path)  # known by its tables, and marked on this opening
+    assert store.db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    store.close()
 
 
 def test_damage_found_in_use_is_rebuilt_on_the_next_open_keeping_the_decisions(tmp_path: Path) -> None:
