@@ -69,10 +69,11 @@ def audit_text(
         if not structure.dialect.works_in_text:  # it cites keys of a bibliography it does not name
             latex = structure.dialect.name == "latex"
             report.notices.insert(0, LATEX_NO_BIBLIOGRAPHY_NOTICE if latex else NO_BIBLIOGRAPHY_NOTICE)
+        report.notices[:0] = list(options.notices)
         return report
     document = parse_document(text, path, cited.works)
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)
-    report.notices[:0] = list(cited.notices)
+    report.notices[:0] = [*options.notices, *cited.notices]
     if not cited.works and document.markers:
         report.notices.append(EMPTY_BIBLIOGRAPHY_NOTICE)
     return report

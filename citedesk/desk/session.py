@@ -157,7 +157,9 @@ class DocumentSession:
         own = _bibliography(rows)
         base = self.desk.options
         sources_dir = base.sources_dir or (Path(folders[-1]) if folders else None)
-        project = _quarto(self.path or self.folder, base.local_roots)
+        project, unusable = _quarto(self.path or self.folder, base.local_roots)
+        if unusable:
+            base = replace(base, notices=(*base.notices, unusable))
         if project is not None:  # a Quarto chapter, a thesis's .tex: its bibliographies, its folder readable
             base = replace(
                 base,
@@ -527,14 +529,14 @@ def _split(rows: list[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
     return files, folders
 
 
-def _quarto(where: Path | None, allowed: Sequence[Path]) -> Project | None:
-    """The Quarto book or LaTeX thesis a document belongs to (`desk.projects`). One that cannot be
-    used adds nothing here (the window keeps working); `citedesk audit` reads the project itself
-    first, and says why (exit 2)."""
+def _quarto(where: Path | None, allowed: Sequence[Path]) -> tuple[Project | None, str]:
+    """The Quarto book or LaTeX thesis a document belongs to (`desk.projects`), and why one that
+    cannot be used adds nothing: the window keeps working and its report says why first (`citedesk
+    audit` reads the project itself first, and stops there: exit 2)."""
     try:
-        return document_project(where, allowed) if where is not None else None
-    except InputError:
-        return None
+        return (document_project(where, allowed) if where is not None else None), ""
+    except InputError as exc:
+        return None, f"{exc.message}; so neither its bibliographies nor its folders were read"
 
 
 def _bibliography(rows: list[tuple[str, str]]) -> Path | None:

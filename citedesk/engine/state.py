@@ -61,6 +61,9 @@ class AuditOptions:
     """Fetch only these references again (the window's per-source Refresh)."""
     attached: tuple[tuple[str, Path], ...] = ()
     """(reference key, file): files the writer attached as references' content; they win."""
+    notices: tuple[str, ...] = ()
+    """What the front end found before the audit and the report must say first (a Quarto book's
+    `_quarto.yml` that could not be read, so its bibliographies were not either)."""
     store_path: Path | None = None
     doi_base: str | None = None
     arxiv_base: str | None = None
