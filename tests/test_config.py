@@ -344,14 +344,18 @@ def test_fix_takes_its_kinds_from_a_settings_file(project: Path, capsys: pytest.
         "# Trees\n\nTrees grow [1].\n\n## References\n\n1. Smith. Trees. 2020.\n2. Jones. Roots. 2021.\n",
         encoding="utf-8",
     )
-    code, _, err = run(["fix", str(doc), "--dry-run", "--no-sources"], capsys)
-    assert code == 2
-    assert "`citedesk fix` needs --kinds (or `fix_kinds` in a settings file)" in err
-    (project / "citedesk.toml").write_text('fix_kinds = ["orphan_reference"]\n', encoding="utf-8")
+    # plain `fix` applies every kind's safe fixes, as `ruff --fix` does (issue 43 #1)
     code, out, _ = run(["fix", str(doc), "--dry-run", "--no-sources"], capsys)
     assert code == 0
     assert "Jones" not in out
     assert "Smith" in out
+    (project / "citedesk.toml").write_text('fix_kinds = ["fabricated"]\n', encoding="utf-8")
+    code, out, err = run(["fix", str(doc), "--dry-run", "--no-sources"], capsys)  # narrowed by the project
+    assert out == ""  # no fabricated citation: nothing to change, the orphan stays
+    assert "Jones" not in err
+    code, out, _ = run(["fix", str(doc), "--dry-run", "--no-sources", "--kinds", "orphan_reference"], capsys)
+    assert code == 0
+    assert "Jones" not in out
 
 
 def test_documents_of_different_projects_are_audited_apart(

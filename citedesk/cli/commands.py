@@ -338,11 +338,8 @@ def _fix(args: argparse.Namespace) -> int:
     names = [str(p) for p in run.documents]
     args.bibliography = [*(args.bibliography or ()), *(str(p) for p in run.bibliographies)] or None
     configuration = _documents_configuration(args, names)
-    if configuration.settings.fix_kinds is None:
-        raise UsageError(
-            "`citedesk fix` needs --kinds (or `fix_kinds` in a settings file): all, or finding kinds"
-        )
-    kinds = parse_kinds(configuration.settings.fix_kinds)
+    # as `ruff --fix`: every kind's safe fixes unless --kinds (or `fix_kinds`) narrows them
+    kinds = parse_kinds(configuration.settings.fix_kinds or "all")
     policy = FailPolicy.parse(configuration.settings.fail_on)
     desk = _desk(configuration, args)
     if len(names) == 1:

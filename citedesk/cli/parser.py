@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     fix = commands.add_parser(
         "fix",
         help="apply the fixes CiteDesk proposes as one checked plan, writing the file atomically",
-        description="Applies every fix of the given kinds together, as one plan that is checked before "
+        description="Applies the safe fixes of every kind (or of the kinds --kinds names) together, as one "
+        "plan that is checked before "
         "anything is written: the prose (the text without markers and the reference list) stays "
         "byte-identical, no citation is left pointing at a missing reference, no reference is left "
         "cited by nothing, and renumbering keeps every marker on the same work. Fixes that conflict "
@@ -119,8 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument(
         "--kinds",
         metavar="KINDS",
-        help="`all`, or comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,misattributed "
-        "(default: the `fix_kinds` setting; one of the two is needed)",
+        help="comma-separated finding kinds to fix, e.g. fabricated,orphan_reference,misattributed, or `all` "
+        "(default: the `fix_kinds` setting, else all)",
     )
     fix.add_argument("--renumber", action="store_true", help="also renumber the reference list 1…n")
     fix.add_argument(
