@@ -151,7 +151,7 @@ def test_a_pandoc_document_is_audited_and_fixed_in_its_bibliographys_terms(
     findings = report["findings"]
     kinds = [f["kind"] for f in findings]
     # the missing key is the only fabricated citation: not the code block, not the e-mail address
-    fabricated = [f for f in findings if f["kind"] == "fabricated"]
+    fabricated = [f for f in findings if f["kind"] == "unknown_key"]
     assert [f["reference"] for f in fabricated] == ["ghost2020"]
     start, end = fabricated[0]["span"]
     assert text[start:end] == "@ghost2020"
@@ -210,8 +210,8 @@ def test_chapters_are_audited_against_one_bibliography_with_a_summary_table(
     assert [r["document"] for r in combined["files"]] == [str(one), str(two)]
     rows = combined["summary"]["files"]
     assert [(r["citations"], r["checked"]) for r in rows] == [(4, 3), (2, 1)]
-    assert rows[0]["by_kind"] == {"fabricated": 1, "misattributed": 1}
-    assert rows[1]["by_kind"] == {"fabricated": 1}
+    assert rows[0]["by_kind"] == {"unknown_key": 1, "misattributed": 1}
+    assert rows[1]["by_kind"] == {"unknown_key": 1}
     assert combined["summary"]["total"] == {
         "document": "total",
         "citations": 6,
@@ -220,18 +220,18 @@ def test_chapters_are_audited_against_one_bibliography_with_a_summary_table(
         "unchecked_reasons": {"key not in the bibliography": 2},
         "nothing_checked": False,
         "findings": 3,
-        "by_kind": {"fabricated": 2, "misattributed": 1},
+        "by_kind": {"unknown_key": 2, "misattributed": 1},
         "by_severity": {"error": 2, "warning": 1, "info": 0},
     }
 
     assert main(["audit", *args]) == 1
     out = capsys.readouterr().out
     table = out[out.index("\nSummary\n") :].splitlines()[2:]
-    assert table[0].split() == ["file", "citations", "checked", "findings", "fabricated", "misattributed"]
+    assert table[0].split() == ["file", "citations", "checked", "findings", "misattributed", "unknown_key"]
     assert table[1].split() == [str(one), "4", "3", "2", "1", "1"]
     assert table[2].split() == [str(two), "2", "1", "1", "1"]
-    assert table[3].split() == ["total", "6", "4", "3", "2", "1"]
-    assert out.count("Fabricated citation (1)") == 2  # each file's own report comes first
+    assert table[3].split() == ["total", "6", "4", "3", "1", "2"]
+    assert out.count("Not in the bibliography (1)") == 2  # each file's own report comes first
 
     # a file that cannot be read: said, the others still audited, exit 2
     code, combined = audit_json(capsys, str(one), str(chapters / "03-missing.md"), *project.flags, *JUDGE)
@@ -281,7 +281,7 @@ def test_the_bundled_pandoc_sample(capsys: pytest.CaptureFixture[str]) -> None:
     code, report = audit_json(capsys, str(SAMPLES / "pandoc.md"), *JUDGE)
     assert code == 1
     assert [(f["kind"], f["reference"], [x["title"] for x in f["fixes"]]) for f in report["findings"]] == [
-        ("fabricated", "lindqvist2018", ["Remove @lindqvist2018"]),
+        ("unknown_key", "lindqvist2018", ["Remove @lindqvist2018"]),
         ("misattributed", "moreau2021", ["Cite @forestry2019 instead of @moreau2021"]),
     ]
     # every local copy read through the .bib's `file` fields (Zotero, Better BibTeX, JabRef forms)
@@ -317,7 +317,7 @@ def test_cross_references_are_not_citations_and_no_fix_touches_them(
     document.write_text(CROSS_REFERENCES, encoding="utf-8")
     main(["audit", str(document), "--format", "json", "--offline", "--judge", "none"])
     report = json.loads(capsys.readouterr().out)
-    fabricated = [f["reference"] for f in report["findings"] if f["kind"] == "fabricated"]
+    fabricated = [f["reference"] for f in report["findings"] if f["kind"] == "unknown_key"]
     assert fabricated == ["ghost2020"]
     assert not {f["reference"] for f in report["findings"]} & {"fig-map", "sec:intro", "tbl:canopy"}
     cited = [v["reference"] for claim in report["claims"] for v in claim["verdicts"]]

@@ -6,10 +6,11 @@
   (its prefix and locator stay: the same work is meant). The fix is safe (`fix` applies it) when
   there is one candidate and it keeps the year the key spells; with several, or a year changed,
   it is the writer's choice (unsafe).
-- `fabricated`: a key that no bibliography has and that is close to none (`[see @ghost2020, p. 4]`),
-  on that key; the fix takes it out of its group (the group's other items, prefixes and locators
-  stay). A key cited in the text (`@ghost2020 says`) is part of the sentence: no removal is
-  offered for it.
+- `unknown_key` too ("Not in the bibliography"): a key that no bibliography has and that is close to
+  none (`[see @ghost2020, p. 4]`), on that key. The work may well exist and its entry be missing, so
+  it is never called fabricated (kept for what no index and no list knows), and the fix taking it
+  out of its group (the group's other items, prefixes and locators stay) is a suggestion to verify.
+  A key cited in the text (`@ghost2020 says`) is part of the sentence: no removal is offered for it.
 - `duplicate_reference`: two entries for the same work — the same DOI (ignoring case), or the
   same normalised title and year — and only when the document cites (or `nocite` lists) both (a bibliography
   exported whole from a reference manager holds many duplicates no one cites); the fix cites the
@@ -143,10 +144,12 @@ def missing_nocite_keys(document: Document, listed: Nocite) -> list[Finding]:
             findings.append(make_finding(Kind.UNKNOWN_KEY, span, message, reference=key, details=details))
             continue
         message = (
-            f"`nocite` lists {label}, a key that is in no bibliography: {_bibliographies(document)}; "
-            "pandoc prints nothing for it."
+            f"`nocite` lists {label}, which is not in the bibliography: no entry of "
+            f"{_bibliographies(document)} has that key; pandoc prints nothing for it."
         )
-        findings.append(make_finding(Kind.FABRICATED, span, message, reference=key, details={"nocite": True}))
+        findings.append(
+            make_finding(Kind.UNKNOWN_KEY, span, message, reference=key, details={"nocite": True})
+        )
     return findings
 
 
@@ -185,14 +188,17 @@ def missing_key(document: Document, index: int, key: str, named: str) -> Finding
     claim = document.claim_by_marker.get(index)
     label = document.label(key)
     fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
+    # the work may well exist and its entry be forgotten: "not in the bibliography", never
+    # "fabricated" (kept for what no index and no list knows), and its removal is a suggestion
     return make_finding(
-        Kind.FABRICATED,
+        Kind.UNKNOWN_KEY,
         document.markers[index].span_of(key),
-        f"{label} cites a key that is in no bibliography: {named}."
+        f"{label} is not in the bibliography: no entry of {named} has that key. Add the work's entry "
+        "if it is missing, or remove the citation."
         + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
         reference=key,
         claim_id=claim.id if claim else None,
-        fixes=(fix,) if fix else (),
+        fixes=(replace(fix, applicability=Applicability.UNSAFE),) if fix else (),
     )
 
 

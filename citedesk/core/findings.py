@@ -109,7 +109,7 @@ _LABELS: dict[Kind, str] = {
     Kind.NOT_FOUND: "No index knows this work",
     Kind.POSSIBLE_MATCH: "Possible match in an index",
     Kind.DIRECTION_MISMATCH: "Direction differs from the source",
-    Kind.UNKNOWN_KEY: "Unknown citation key",
+    Kind.UNKNOWN_KEY: "Not in the bibliography",
     Kind.REDUNDANT_CITATION: "Citation adds nothing here",
 }
 

@@ -1,8 +1,9 @@
 """Structural findings of a LaTeX document, in its bibliography's terms (as pandoc's are).
 
-- `unknown_key` and `fabricated`: a cited key no bibliography has, with its "did you mean" fix
-  when it is close to one (`core.citekey_checks`' message and rules), else the fix that takes it
-  out of its command (none for an in-text `\\citet{…}` alone: it is a word of the sentence).
+- `unknown_key` ("Not in the bibliography"): a cited key no bibliography has, with its "did you
+  mean" fix when it is close to one (`core.citekey_checks`' message and rules), else the fix that
+  takes it out of its command, a suggestion to verify (none for an in-text `\\citet{…}` alone: it
+  is a word of the sentence).
 - a `\\nocite` key no bibliography has: the same finding on that key, with no fix (`\\nocite`
   lists entries; it is not a sentence's citation). `\\nocite{*}` lists every entry.
 - `malformed_marker`: an empty `\\cite{}` (the fix removes it with its tie), an unclosed brace or a
@@ -73,9 +74,12 @@ def _missing_nocite_keys(document: Document, nocites: tuple[Cite, ...]) -> list[
                     make_finding(Kind.UNKNOWN_KEY, span, message, reference=key.key, details=details)
                 )
             else:
-                message = f"`\\nocite` lists {label}, a key that is in no bibliography: {_where(document)}."
+                message = (
+                    f"`\\nocite` lists {label}, which is not in the bibliography: no entry of "
+                    f"{_where(document)} has that key."
+                )
                 findings.append(
-                    make_finding(Kind.FABRICATED, span, message, reference=key.key, details={"nocite": True})
+                    make_finding(Kind.UNKNOWN_KEY, span, message, reference=key.key, details={"nocite": True})
                 )
     return findings
 

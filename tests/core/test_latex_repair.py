@@ -48,8 +48,8 @@ def test_findings_of_every_structural_kind() -> None:
     document = parse()
     found = {(f.kind, document.text[f.start : f.end].lstrip("~")) for f in structural_findings(document)}
     assert (Kind.UNKNOWN_KEY, "\\citep{smiht2020}") in found
-    assert (Kind.FABRICATED, "ghost") in found
-    assert (Kind.FABRICATED, "\\cite{ghost}") in found
+    assert (Kind.UNKNOWN_KEY, "ghost") in found
+    assert (Kind.UNKNOWN_KEY, "\\cite{ghost}") in found
     assert (Kind.MALFORMED_MARKER, "lee2019") in found  # cited twice in one command
     assert (Kind.MALFORMED_MARKER, "\\cite{}") in found
     assert not any(f.kind is Kind.ORPHAN_REFERENCE for f in structural_findings(document))
@@ -92,7 +92,7 @@ def test_a_whole_citation_goes_with_its_tie() -> None:
 def test_an_in_text_citation_is_not_removed_whole() -> None:
     document = parse()
     assert make_fix("x", document, [RemoveCitation(3, "ghost")]) is None
-    fabricated = [f for f in structural_findings(document) if f.kind is Kind.FABRICATED]
+    fabricated = [f for f in structural_findings(document) if f.kind is Kind.UNKNOWN_KEY]
     in_text = next(f for f in fabricated if document.text[f.start : f.end] == "\\citet{ghost}")
     assert not in_text.fixes
     assert any(c.text == "As ghost shows, heat kills." for c in document.claims)
@@ -128,7 +128,7 @@ def test_without_a_bibliography_nothing_is_called_unknown() -> None:
     document = document_of(parse_document(TEXT, "paper.tex"))
     kinds = {f.kind for f in structural_findings(document)}
     assert Kind.UNKNOWN_KEY not in kinds
-    assert Kind.FABRICATED not in kinds
+    assert Kind.UNKNOWN_KEY not in kinds
 
 
 def test_nocite_keys_are_read_but_cite_no_sentence() -> None:
@@ -136,7 +136,7 @@ def test_nocite_keys_are_read_but_cite_no_sentence() -> None:
     document = parse(text)
     assert [m.keys for m in document.markers] == [("lee2019",)]
     found = {(f.kind, document.text[f.start : f.end]) for f in structural_findings(document)}
-    assert found == {(Kind.UNKNOWN_KEY, "smiht2020"), (Kind.FABRICATED, "listed")}
+    assert found == {(Kind.UNKNOWN_KEY, "smiht2020"), (Kind.UNKNOWN_KEY, "listed")}
 
 
 def test_a_group_of_a_multi_citation_goes_with_its_notes() -> None:

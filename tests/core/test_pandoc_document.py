@@ -116,7 +116,7 @@ def test_a_key_in_no_bibliography_is_fabricated_and_removed_from_its_group() -> 
     text = "Trees cool streets [see @moreau2021, p. 3; @ghost2020, p. 9; also @forestry2019].\n"
     doc = parse_document(text, None, BIB)
     (finding,) = structural_findings(doc)
-    assert finding.kind is Kind.FABRICATED
+    assert finding.kind is Kind.UNKNOWN_KEY
     assert finding.reference == "ghost2020"
     assert text[finding.start : finding.end] == "@ghost2020, p. 9"
     assert "refs.bib (3 entries)" in finding.message
@@ -129,7 +129,7 @@ def test_a_key_in_no_bibliography_is_fabricated_and_removed_from_its_group() -> 
 def test_a_missing_in_text_key_gets_no_removal_fix() -> None:
     text = "@ghost2020 says trees cool streets.\n"
     (finding,) = structural_findings(parse_document(text, None, BIB))
-    assert finding.kind is Kind.FABRICATED
+    assert finding.kind is Kind.UNKNOWN_KEY
     assert finding.fixes == ()
     assert "part of the sentence" in finding.message
 

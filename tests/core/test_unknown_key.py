@@ -73,12 +73,17 @@ def test_a_changed_year_is_offered_but_not_applied_without_the_writer() -> None:
     assert [(f.title, f.applicability) for f in finding.fixes] == [("Cite @hale2019", Applicability.UNSAFE)]
 
 
-def test_a_key_close_to_nothing_is_fabricated_as_before() -> None:
+def test_a_key_close_to_nothing_is_not_in_the_bibliography_not_fabricated() -> None:
+    """The work may well exist and its entry be missing (issue 43 #3): "not in the bibliography",
+    never "fabricated", and its removal is a suggestion to verify, which plain `fix` leaves."""
     text = "Roofs are haunted [@ghost2020]. Short keys need a closer match [@hale19].\n"
-    assert findings(text, Kind.UNKNOWN_KEY) == []
-    fabricated = findings(text, Kind.FABRICATED)
-    assert [f.reference for f in fabricated] == ["ghost2020", "hale19"]
-    assert [f.fixes[0].title for f in fabricated] == ["Remove @ghost2020", "Remove @hale19"]
+    assert findings(text, Kind.FABRICATED) == []
+    missing = findings(text, Kind.UNKNOWN_KEY)
+    assert [f.reference for f in missing] == ["ghost2020", "hale19"]
+    assert [f.fixes[0].title for f in missing] == ["Remove @ghost2020", "Remove @hale19"]
+    assert not any(fix.safe for f in missing for fix in f.fixes)
+    assert all("is not in the bibliography" in f.message for f in missing)
+    assert all("fabricated" not in f.message.lower() for f in missing)
 
 
 def test_near_keys_rank_fewer_edits_first_and_stop_at_three() -> None:

@@ -49,11 +49,11 @@ def test_the_pandoc_sample_shows_keys_titles_authors_and_key_swaps(qtbot: QtBot,
     report = window.report
     assert report is not None
     titles = {f.kind: [fix.title for fix in f.fixes] for f in report.findings}
-    assert titles[Kind.FABRICATED] == ["Remove @lindqvist2018"]
+    assert titles[Kind.UNKNOWN_KEY] == ["Remove @lindqvist2018"]
     assert titles[Kind.MISATTRIBUTED] == ["Cite @forestry2019 instead of @moreau2021"]
     model = window.findings.model
     shown = {model.data(model.index(row, 0)) for row in range(model.rowCount())}
-    assert {"Fabricated citation @lindqvist2018", "Misattributed citation @moreau2021"} <= shown
+    assert {"Not in the bibliography @lindqvist2018", "Misattributed citation @moreau2021"} <= shown
     [wrong] = [f for f in report.findings if f.kind is Kind.MISATTRIBUTED]
     window.evidence.show_finding(wrong)  # the evidence pane and the card write keys as the text does
     assert "Reference @forestry2019 says" in window.evidence.browser.toPlainText()
