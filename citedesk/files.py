@@ -117,12 +117,28 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     return _read_regular(Path(path), max_bytes)[0]
 
 
+_READ_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+"""Opening never waits: a pipe that became one between the check and the open does not block."""
+
+
+def hash_regular_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 (hex) of a regular file's bytes, read in blocks, links followed; a pipe, device
+    or socket is refused (NotRegularFileError) before it is opened, and again on the descriptor."""
+    p = Path(path)
+    _check_regular(p, os.stat(p).st_mode)
+    digest = hashlib.sha256()
+    with open(os.open(p, _READ_FLAGS), "rb", closefd=True) as handle:
+        _check_regular(p, os.fstat(handle.fileno()).st_mode)
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _read_regular(p: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
     _check_regular(p, os.stat(p).st_mode)
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    )
-    fd = os.open(p, flags)
+    fd = os.open(p, _READ_FLAGS)
     with open(fd, "rb", closefd=True) as handle:
         info = os.fstat(handle.fileno())
         _check_regular(p, info.st_mode)

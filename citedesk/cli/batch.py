@@ -2,7 +2,8 @@
 
 Standard output stays empty (the outputs are files); standard error shows the progress (a bar with
 documents/s and the time left on a terminal, plain lines in a log), then one line of what was done
-and a line per document that could not be audited. The exit code is `audit`'s for several files:
+a line per file not read (a link out of the corpus, a named pipe) and a line per document that
+could not be audited (files not read do not change the exit code: they are not documents). The exit code is `audit`'s for several files:
 2 when a document could not be audited, else 1 when one has findings at or above `--fail-on`.
 """
 
@@ -51,7 +52,8 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
         f"citedesk: {len(result.outcomes)} documents ({len(failed)} could not be audited): "
         f"{result.audited} audited now{rate}, {result.skipped} unchanged (reports kept); "
         f"{result.distinct_sources} distinct sources, {result.fetched} fetched; "
-        f"{result.seconds:.1f} s; written to {out}",
+        f"{result.seconds:.1f} s; written to {out}"
+        + (f"; {len(result.left_out)} files not read (below)" if result.left_out else ""),
         file=sys.stderr,
     )
     if not result.parquet:
@@ -59,6 +61,10 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
             "citedesk: corpus.parquet not written: pyarrow is not installed (pip install citedesk[corpus])",
             file=sys.stderr,
         )
+    for left in result.left_out[:MAX_ERRORS_SAID]:
+        print(printable(f"citedesk: {left.path}: not read: {left.why}"), file=sys.stderr)
+    if len(result.left_out) > MAX_ERRORS_SAID:
+        print(f"citedesk: and {len(result.left_out) - MAX_ERRORS_SAID} more files not read", file=sys.stderr)
     for outcome in failed[:MAX_ERRORS_SAID]:
         print(printable(f"citedesk: {outcome.document}: {outcome.error}"), file=sys.stderr)
     if len(failed) > MAX_ERRORS_SAID:

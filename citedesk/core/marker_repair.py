@@ -60,9 +60,19 @@ class _Gathered:
         return self.numbering.get(key, key)
 
 
+LOCAL_FROM_ITEMS = 16
+"""A marker of at least this many items loses one by a local edit (the item and a separator), not
+by being rewritten whole: each of a group's 30,000 citations has its own fix, and a rewrite per
+fix made offering them quadratic. Smaller markers are rewritten as before (`render_marker`)."""
+
+
 def marker_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
     """The operations on a numbered document: markers rewritten or removed, reference entries
     removed, renumbered or corrected (the numbered dialect's `edits`)."""
+    if len(operations) == 1 and isinstance(operations[0], RemoveCitation):
+        local = _item_removal(structure, operations[0])
+        if local is not None:
+            return [local]
     gathered = _gather(structure, operations)
     rewritten = [(op, _parse_marker(op.replacement)) for op in gathered.malformed_fixes]
     if gathered.renumber:
@@ -87,19 +97,47 @@ def marker_edits(structure: Structure, operations: Sequence[Operation]) -> list[
     return normalise_edits(edits)
 
 
+def _item_removal(structure: Structure, op: RemoveCitation) -> TextEdit | None:
+    """One key taken out of a large numeric marker in place (see LOCAL_FROM_ITEMS), with the
+    separator after it (before it, for the last); None where a rewrite is needed."""
+    if not 0 <= op.marker < len(structure.markers):
+        return None
+    marker = structure.markers[op.marker]
+    if marker.style is not MarkerStyle.NUMERIC or len(marker.items) < LOCAL_FROM_ITEMS:
+        return None
+    item = marker.cited_once(op.key)
+    if item is None or item.dash:
+        return None
+    index = marker.item_of[op.key]
+    if index + 1 < len(marker.items):
+        return TextEdit(item.start, marker.items[index + 1].start, "")
+    return TextEdit(marker.items[index - 1].end, item.end, "")
+
+
 def _gather(structure: Structure, operations: Sequence[Operation]) -> _Gathered:
-    """Each operation folded into what it changes (later operations on a marker see earlier ones)."""
+    """Each operation folded into what it changes (later operations on a marker see earlier ones;
+    removals from one marker are taken together, so a fix-all over a group of 30,000 is linear)."""
     markers = structure.markers
     gathered = _Gathered()
     per_marker = gathered.per_marker
+    removing: dict[int, set[str]] = {}
 
     def keys_of(index: int) -> list[str]:
-        return per_marker.setdefault(index, list(markers[index].keys))
+        if index not in per_marker:
+            per_marker[index] = list(markers[index].keys)
+        keys = per_marker[index]
+        gone = removing.pop(index, None)
+        if gone:
+            keys[:] = [k for k in keys if k not in gone]
+        return keys
 
     for op in operations:
         if isinstance(op, RemoveCitation):
-            per_marker[op.marker] = [k for k in keys_of(op.marker) if k != op.key]
+            if op.marker not in per_marker:
+                per_marker[op.marker] = list(markers[op.marker].keys)
+            removing.setdefault(op.marker, set()).add(op.key)
         elif isinstance(op, RemoveMarker):
+            removing.pop(op.marker, None)
             per_marker[op.marker] = []
         elif isinstance(op, RetargetCitation):
             per_marker[op.marker] = [op.new if k == op.old else k for k in keys_of(op.marker)]
@@ -116,6 +154,8 @@ def _gather(structure: Structure, operations: Sequence[Operation]) -> _Gathered:
             gathered.renumber = True
         elif isinstance(op, EditReference):
             gathered.entry_edits.append(op)
+    for index in list(removing):
+        keys_of(index)
     if gathered.removed_entries and structure.unnumbered:
         gathered.renumber = True  # unnumbered lists are keyed by position: removing one shifts the rest
     return gathered

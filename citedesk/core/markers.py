@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from citedesk.core.spans import SpanSet
@@ -46,23 +46,41 @@ class Marker:
     style: MarkerStyle
     items: tuple[MarkerItem, ...]
     separator: str = ", "
+    keys: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    """The keys it cites, each once, in order (computed once: a group of 30,000 is asked per key)."""
+    item_of: dict[str, int] = field(init=False, compare=False, repr=False)
+    """Each key → the index of the first item that cites it."""
+    repeats: bool = field(init=False, compare=False, repr=False)
+    """Whether some key is cited by more than one item (`[2, 1-3]`)."""
 
-    @property
-    def keys(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for item in self.items:
+    def __post_init__(self) -> None:
+        first: dict[str, int] = {}
+        cited = 0
+        for index, item in enumerate(self.items):
+            cited += len(item.keys)
             for key in item.keys:
-                seen.setdefault(key, None)
-        return tuple(seen)
+                first.setdefault(key, index)
+        object.__setattr__(self, "item_of", first)
+        object.__setattr__(self, "keys", tuple(first))
+        object.__setattr__(self, "repeats", cited != len(first))
 
     def span_of(self, key: str) -> tuple[int, int]:
         """Where this marker cites `key`: the whole marker when that is all it cites, else the item
         (`[2, 3]`'s `3`, `[@a; @b]`'s `@b`) that does."""
-        if len(self.keys) > 1:
-            for item in self.items:
-                if key in item.keys:
-                    return item.start, item.end
+        index = self.item_of.get(key)
+        if len(self.keys) > 1 and index is not None:
+            item = self.items[index]
+            return item.start, item.end
         return self.start, self.end
+
+    def cited_once(self, key: str) -> MarkerItem | None:
+        """The item that is `key` alone, when no other item cites it (not a range, not repeated)."""
+        index = self.item_of.get(key)
+        if index is None or self.items[index].keys != (key,):
+            return None
+        if self.repeats and any(key in item.keys for item in self.items[index + 1 :]):
+            return None
+        return self.items[index]
 
 
 @dataclass(frozen=True, slots=True)

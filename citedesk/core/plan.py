@@ -146,25 +146,55 @@ def _resolve(
 def _cited(structure: Structure, operations: Sequence[Operation]) -> set[str]:
     """The reference keys cited once `operations` are applied (by markers, and by malformed markers
     whose intent is clear — `[2,,3]` means 2 and 3), before any renumbering."""
-    keys = {i: list(m.keys) for i, m in enumerate(structure.markers)}
+    after = _MarkerKeys(structure)
     intended = _intended(structure)
     renames: dict[str, str] = {}
     added: list[str] = []
     for op in operations:
-        if isinstance(op, RemoveCitation):
-            keys[op.marker] = [k for k in keys[op.marker] if k != op.key]
-        elif isinstance(op, RemoveMarker):
-            keys[op.marker] = []
-        elif isinstance(op, RetargetCitation):
-            keys[op.marker] = [op.new if k == op.old else k for k in keys[op.marker]]
+        if isinstance(op, RemoveCitation | RemoveMarker | RetargetCitation):
+            after.apply(op)
         elif isinstance(op, AddCitation):
             added.append(op.key)
         elif isinstance(op, MergeReference):
             renames[op.duplicate] = op.into
         elif isinstance(op, FixMalformed):
             intended[op.start] = _keys_of(op.replacement)
+    keys = after.keys()
     cited = {k for ks in keys.values() for k in ks} | set(added) | {k for ks in intended.values() for k in ks}
     return {renames.get(k, k) for k in cited}
+
+
+class _MarkerKeys:
+    """Each marker's keys as operations change them, in order; the removals from one marker are
+    taken together (a plan removing 30,000 citations from one group is linear, not quadratic)."""
+
+    def __init__(self, structure: Structure) -> None:
+        self._markers = structure.markers
+        self._keys: dict[int, list[str]] = {}
+        self._removing: dict[int, set[str]] = {}
+
+    def _of(self, index: int) -> list[str]:
+        if index not in self._keys:
+            self._keys[index] = list(self._markers[index].keys)
+        keys = self._keys[index]
+        gone = self._removing.pop(index, None)
+        if gone:
+            keys[:] = [k for k in keys if k not in gone]
+        return keys
+
+    def apply(self, op: RemoveCitation | RemoveMarker | RetargetCitation) -> None:
+        if isinstance(op, RemoveCitation):
+            self._removing.setdefault(op.marker, set()).add(op.key)
+        elif isinstance(op, RemoveMarker):
+            self._removing.pop(op.marker, None)
+            self._keys[op.marker] = []
+        else:
+            keys = self._of(op.marker)
+            keys[:] = [op.new if k == op.old else k for k in keys]
+
+    def keys(self) -> dict[int, list[str]]:
+        """Every marker's keys after the operations applied."""
+        return {i: self._of(i) for i in range(len(self._markers))}
 
 
 def _intended(structure: Structure) -> dict[int, list[str]]:
@@ -276,22 +306,19 @@ def _work(structure: Structure, key: str) -> str:
 def _expected_works(before: Structure, operations: Sequence[Operation]) -> dict[int, set[str]]:
     """Where in the prose each citation of the result should be, and the works cited there: what
     the repair means, to be compared with what the re-parsed result says."""
-    keys: dict[int, list[str]] = {i: list(m.keys) for i, m in enumerate(before.markers)}
+    after = _MarkerKeys(before)
     renames: dict[str, str] = {}
     at: list[tuple[int, list[str]]] = []
     for op in operations:
-        if isinstance(op, RemoveCitation):
-            keys[op.marker] = [k for k in keys[op.marker] if k != op.key]
-        elif isinstance(op, RemoveMarker):
-            keys[op.marker] = []
-        elif isinstance(op, RetargetCitation):
-            keys[op.marker] = [op.new if k == op.old else k for k in keys[op.marker]]
+        if isinstance(op, RemoveCitation | RemoveMarker | RetargetCitation):
+            after.apply(op)
         elif isinstance(op, AddCitation):
             at.append((op.offset, [op.key]))
         elif isinstance(op, MergeReference):
             renames[op.duplicate] = op.into
         elif isinstance(op, FixMalformed):
             at.append((op.start, _keys_of(op.replacement)))
+    keys = after.keys()
     at.extend((marker.start, keys[i]) for i, marker in enumerate(before.markers))
     offsets = prose_offsets(before, [offset for offset, _ in at])
     works: dict[int, set[str]] = {}

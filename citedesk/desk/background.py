@@ -37,9 +37,7 @@ import multiprocessing as mp
 import os
 import pickle
 import queue
-import signal
 import sys
-import threading
 import traceback
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
@@ -49,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from citedesk import errors
 from citedesk.core.findings import Applicability
+from citedesk.desk.lifeline import die_with_parent
 from citedesk.evidence.judges.registry import resolve
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
@@ -59,7 +58,6 @@ if TYPE_CHECKING:
     from citedesk.core.findings import Finding
     from citedesk.core.report import Report
 
-PARENT_CHECK_S = 0.5
 LOAD_AT_ONCE_BYTES = 64 * 1024
 """A message pickled larger than this (a long document's report) is unpickled by Python's own
 unpickler, not the C one: the C one holds the GIL for the whole message (a 100,000-word report:
@@ -245,25 +243,6 @@ class _SharedCancelState(AuditState):
         )
 
 
-def _die_with(parent: int) -> None:
-    """Exit as soon as the parent process is gone (it was killed, or crashed)."""
-    with contextlib.suppress(OSError, AttributeError):  # Linux: the kernel tells us at once
-        import ctypes  # noqa: PLC0415
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it died before prctl took effect
-        os._exit(0)
-
-    def watch() -> None:
-        while True:
-            threading.Event().wait(PARENT_CHECK_S)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="citedesk-parent-watch", daemon=True).start()
-
-
 def serve(
     requests: Queue[AuditRequest | None],
     results: Queue[AuditMessage | bytes],
@@ -273,7 +252,7 @@ def serve(
 ) -> None:
     """The child's loop: one audit at a time, until a `None` request (or the parent's death).
     `setup` runs first (a test registers its own judge here: the child is a fresh interpreter)."""
-    _die_with(parent)
+    die_with_parent(parent)
     if setup is not None:
         setup()
     import citedesk.engine.stages  # noqa: F401, PLC0415 - warm: the stages' imports before the first request

@@ -4,6 +4,9 @@ what is written.
 - **Which documents**: every supported document under the paths given, recursively, in one stable
   order (by the name it has in the output: its path relative to the folder the paths share), hidden
   files and folders, `sources/` folders (cited works' texts) and the output folder left out; Word documents (`.docx`) as the desk opens them.
+  A link found in a folder that leads outside the folders given, a link that cannot be followed,
+  and what is not a regular file (a named pipe, a device, a socket named `*.md`) are not read:
+  each is `LeftOut`, with why, and the run says so (nothing is opened that could block).
 - **The manifest** (`DIR/manifest.json`): per document, the hash of its bytes and of the settings it
   was audited with (`settings_hash`: every audit option that can change a report, CiteDesk's
   version and the contents of the bibliographies given). A re-run audits only the documents whose
@@ -30,7 +33,7 @@ from citedesk.core.corpus_html import render_overview
 from citedesk.core.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import OutputError, UsageError
-from citedesk.files import why_not_written, write_atomic
+from citedesk.files import hash_regular_file, not_a_file, why_not_written, write_atomic
 
 TEXT_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".txt", ".tex")
 WORD_SUFFIX = ".docx"
@@ -49,29 +52,53 @@ class CorpusDocument:
     """Its name in the outputs: the path relative to the folder the paths given share, with `/`."""
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A file under the paths given that is not read as a document, and why."""
+
+    path: Path
+    why: str
+
+
 def report_path(out: Path, name: str) -> Path:
     return out / REPORTS / f"{name}.json"
 
 
-def discover(paths: Sequence[str | os.PathLike[str]], out: Path) -> list[CorpusDocument]:
-    """The documents under `paths` in a stable order. A path that does not exist is a UsageError."""
+def discover(
+    paths: Sequence[str | os.PathLike[str]], out: Path
+) -> tuple[list[CorpusDocument], list[LeftOut]]:
+    """The documents under `paths` in a stable order, and the files left out (see the module's
+    docstring). A path that does not exist is a UsageError."""
     suffixes = (*TEXT_SUFFIXES, WORD_SUFFIX)
     roots = [Path(p) for p in paths]
     for root in roots:
         if not root.exists():
             raise UsageError(f"no such file or folder: {root}")
-    base = Path(os.path.commonpath([str((r if r.is_dir() else r.parent).resolve()) for r in roots]))
+    base = Path(os.path.commonpath([str(r.resolve() if r.is_dir() else r.resolve().parent) for r in roots]))
     skip = out.resolve()
     found: dict[str, CorpusDocument] = {}
+    left_out: dict[Path, LeftOut] = {}
     for root in roots:
-        for path in [root] if root.is_file() else _walk(root):
-            suffix = path.suffix.lower()
-            resolved = path.resolve()
-            if suffix not in suffixes or resolved.is_relative_to(skip):
+        for path in _walk(root) if root.is_dir() else [root]:
+            if path.suffix.lower() not in suffixes:
+                continue
+            try:
+                resolved = path.resolve()
+            except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+                left_out.setdefault(path, LeftOut(path, "a link that cannot be followed"))
+                continue
+            if resolved.is_relative_to(skip):
+                continue
+            if not resolved.is_relative_to(base):
+                left_out.setdefault(path, LeftOut(path, f"a link to a file outside the corpus ({resolved})"))
+                continue
+            kind = not_a_file(path)
+            if kind is not None:
+                left_out.setdefault(path, LeftOut(path, f"{kind}, not a file"))
                 continue
             name = resolved.relative_to(base).as_posix()
             found.setdefault(name, CorpusDocument(path, name))
-    return [found[name] for name in sorted(found)]
+    return [found[name] for name in sorted(found)], sorted(left_out.values(), key=lambda o: str(o.path))
 
 
 SOURCE_FOLDER = "sources"
@@ -89,11 +116,8 @@ def _walk(root: Path) -> Iterable[Path]:
 
 
 def content_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The SHA-256 of a regular file's bytes (a named pipe is refused, never opened to wait)."""
+    return hash_regular_file(path)
 
 
 def settings_hash(options: AuditOptions) -> str:

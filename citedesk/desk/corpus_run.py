@@ -42,6 +42,7 @@ from citedesk.desk import corpus_worker
 from citedesk.desk.corpus_files import (
     CorpusDocument,
     Entry,
+    LeftOut,
     content_hash,
     discover,
     read_manifest,
@@ -85,6 +86,8 @@ class CorpusResult:
     audit_seconds: float
     """The audits alone (the documents/s figure is of these)."""
     parquet: bool
+    left_out: tuple[LeftOut, ...] = ()
+    """Files under the paths that were not read (a link out of the corpus, a named pipe …)."""
 
 
 def _say_nothing(label: str, done: int, total: int, note: str) -> None:
@@ -108,7 +111,7 @@ def run_corpus(
     options = desk.options
     if engine == "ray" and not ray_installed():  # said before anything is read or written
         raise UsageError('--engine ray needs Ray: pip install "citedesk[scale]" (or use the local engine)')
-    documents = discover(paths, out)
+    documents, left_out = discover(paths, out)
     settings = settings_hash(options)
     before = {} if force else read_manifest(out)
     entries: dict[str, Entry] = {}
@@ -155,6 +158,7 @@ def run_corpus(
         time.perf_counter() - started,
         audit_seconds,
         parquet,
+        tuple(left_out),
     )
 
 
@@ -243,7 +247,7 @@ def _audits(
         max_workers=count,
         mp_context=context,
         initializer=corpus_worker.start,
-        initargs=(options, max(1, (os.cpu_count() or 1) // count)),
+        initargs=(options, max(1, (os.cpu_count() or 1) // count), os.getpid()),
     ) as pool:
         waiting = iter(todo)
         running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}

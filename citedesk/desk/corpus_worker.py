@@ -23,6 +23,7 @@ import citedesk.engine.stages  # noqa: F401 - warm: the stages' imports, once pe
 from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
 from citedesk.desk.corpus_files import report_path, write_text
 from citedesk.desk.desk import Desk
+from citedesk.desk.lifeline import die_with_parent
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import CiteDeskError, InputError
 
@@ -40,11 +41,15 @@ class WorkerResult:
     seconds: float = 0.0
 
 
-def start(options: AuditOptions, threads: int | None = None) -> None:
+def start(options: AuditOptions, threads: int | None = None, parent: int | None = None) -> None:
     """The initializer: this worker's desk (the audit's stages were imported with this module;
     the judge's model follows with the first document that is judged). `threads`: the model
     threads this worker may use — the cores shared out among the workers, so that N workers do not
-    each start a pool of every core (CITEDESK_THREADS, when set, wins)."""
+    each start a pool of every core (CITEDESK_THREADS, when set, wins). `parent`: the process
+    that started the pool — when it dies (`kill -9` of `citedesk batch`), this worker ends at once
+    (`desk.lifeline`), mid-audit too, instead of auditing on for nobody."""
+    if parent is not None:
+        die_with_parent(parent)
     if threads is not None and not os.environ.get(THREADS_VARIABLE):
         os.environ[THREADS_VARIABLE] = str(threads)
     _desk[:] = [Desk(options)]

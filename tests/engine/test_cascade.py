@@ -139,7 +139,7 @@ def test_the_budget_stops_the_rereading_and_what_it_missed_keeps_the_fast_readin
         assert report.verdicts[claim_id] == fast.verdicts[claim_id]
     # one claim cut short is dropped whole, not half-read: never a verdict that is not checked
     assert all(v.label is not VerdictLabel.UNCHECKED for vs in report.verdicts.values() for v in vs)
-    assert took < 0.2 + 0.4 * 6 + 5  # stopped: all four claims read slowly would take far longer
+    assert took < 60  # a hang guard; that the budget stopped the re-reading is `reread < wanted` above
 
 
 def test_the_cli_takes_a_strong_judge_and_the_json_report_names_each_verdicts_judge(

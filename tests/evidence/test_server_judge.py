@@ -220,7 +220,7 @@ def test_a_server_too_slow_for_the_audits_budget_leaves_the_citations_not_checke
     with fake_server(fake) as url:
         started = time.monotonic()
         report = audit(document, url, time_budget=1.0)
-    assert time.monotonic() - started < 6  # the request's timeout is the budget, not a minute
+    assert time.monotonic() - started < 30  # the request's timeout is the budget (1 s), not a minute
     assert not judged_references(report)
     assert report.coverage.checked == 0
 
