@@ -445,7 +445,26 @@ def figure_conflicts(claim_text: str, evidence_text: str) -> list[tuple[Quantity
     return conflicts
 
 
+_SAME_UNIT = {
+    "°c": "degrees",
+    "°f": "degrees",
+    "°": "degrees",
+    "degree": "degrees",
+    "kilometres": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometer": "km",
+    "kilograms": "kg",
+    "kilogram": "kg",
+    "hours": "h",
+    "hour": "h",
+}
+"""Units written two ways, as one (`\\SI{2.5}{\\celsius}` reads "2.5 °C", a source "2.5 degrees")."""
+
+
 def word_after(text: str, at: int) -> str:
-    """The word right after offset `at` (lower case, punctuation stripped): a figure's unit or noun."""
+    """The word right after offset `at` (lower case, punctuation stripped): a figure's unit or noun,
+    a unit by one name (`_SAME_UNIT`)."""
     following = text[at : at + 40].split()
-    return following[0].lower().strip(".,;:()") if following else ""
+    word = following[0].lower().strip(".,;:()") if following else ""
+    return _SAME_UNIT.get(word, word)
