@@ -104,11 +104,14 @@ def plan_repairs(structure: Structure, fixes: Sequence[Fix], *, renumber: bool =
 
 def sparing_proposed(fixes: Sequence[Fix], findings: Iterable[Finding]) -> list[Fix]:
     """`fixes` without the removal of a reference that some finding proposes to cite (the target
-    of a swap, an added citation, a suggestion): "Remove reference [3]" (an orphan) must not take
-    away what "Cite [3] instead of [2]" needs, whether or not that swap is applied now — a safe
-    fix never removes what a pending suggestion needs."""
+    of a swap, an added citation, a suggestion) with none of its fixes among `fixes`: "Remove
+    reference [3]" (an orphan) must not take away what a pending "Cite [3] instead of [2]" needs.
+    A proposal applied together is the plan's to resolve (`_resolve` keeps what it cites)."""
+    chosen = set(fixes)
     proposed: set[str] = set()
     for finding in findings:
+        if any(fix in chosen for fix in finding.fixes):
+            continue  # applied now: the plan keeps what it cites ("Kept reference [3]: …")
         if finding.suggestion is not None:
             proposed.add(finding.suggestion.key)
         for fix in finding.fixes:
