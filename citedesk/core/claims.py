@@ -61,6 +61,11 @@ _COMPARISON = re.compile(
 _UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)"
 _TENS = r"(?:ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|one hundred)"
 _ABOUT = r"(?:nearly|almost|about|around|roughly|approximately|over|under|some|only|just|fully|barely|by|than|to|more than|less than|fewer than|at least)"
+_MEASURE = (
+    r"(?:hours?|minutes?|seconds?|days?|weeks?|months?|years?|decades?|centuries|century|metres?|meters?|"
+    r"kilometres?|kilometers?|miles?|feet|foot|inch(?:es)?|kilograms?|kilos?|pounds?|tonnes?|tons?|litres?|"
+    r"liters?|gallons?|degrees?|hectares?|acres?)"
+)
 _FRACTION = (
     rf"(?:{_UNIT}[\s-](?:halves|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?))"
 )
@@ -79,6 +84,11 @@ _FIGURE_WORDS = re.compile(
     # quantities: "nearly a million", "two billion", "tens of thousands", "forty per cent"
     rf"|\b(?:{_UNIT}|{_TENS}|several|a few)\s+(?:hundred|thousand|million|billion|trillion|dozen)\b"
     r"|\b(?:tens|hundreds|thousands|millions|billions)\s+of\b"
+    # a measure in words: "almost an hour of sleep", "by two years", "some three kilometres"
+    rf"|\b{_ABOUT}\s+(?:{_UNIT}|{_TENS})\s+{_MEASURE}\b"
+    # a count of things in words beyond the few a writer counts out: "twelve cities", "forty schools"
+    r"|\b(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety)(?:-\w+)?\s+(?:[a-z]+\s+)?[a-z]{3,}s\b"
     rf"|\b(?:{_UNIT}|{_TENS}|fifteen|twenty-\w+|thirty-\w+|forty-\w+|fifty-\w+)\s+(?:per\s?cent|percent)\b"
     # a majority with a quantity: "the majority of households", "most of the 40 schools"
     r"|\b(?:the|a)\s+(?:(?:vast|large|clear|slim|narrow|small|overwhelming|two-thirds)\s+)?majority\s+of\b"
@@ -90,7 +100,10 @@ a figure to cite as "64%"."""
 _SUPERLATIVE = re.compile(
     r"\b(?:the\s+(?:most|least|largest|smallest|biggest|highest|lowest|first|last|only|oldest|newest|"
     r"fastest|slowest|best|worst|leading|greatest|longest|shortest|deadliest|richest|poorest)"
-    r"|record|unprecedented|world'?s)\b",
+    r"|record|unprecedented|world'?s)\b"
+    # without "the": "was largest in girls", "is most common in spring"
+    r"|\b(?:is|was|are|were|been|remains?|remained)\s+(?:\w+ly\s+)?(?:largest|smallest|biggest|highest|"
+    r"lowest|greatest|strongest|weakest|fastest|slowest|deadliest|most\s+(?!of\b)\w+|least\s+(?!of\b)\w+)\b",
     re.IGNORECASE,
 )
 _QUOTE = re.compile(r"[\"“][^\"”]{12,}[\"”]")

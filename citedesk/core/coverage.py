@@ -1,6 +1,7 @@
 """An honest account of what was checked: every citation ends checked, or not checked with why.
 
-A *citation* is one sentence citing one reference (`[2, 3]` is two citations). It is checked when
+A *citation* is one sentence citing one reference (`[2, 3]` is two citations); a heading's citation
+counts too, never checked ("in a heading: no sentence to judge"). It is checked when
 a judge read its sentence against that reference's source and gave a verdict; otherwise it is not
 checked, for a reason the writer can act on — the machine was offline, the link answers nothing
 readable, the entry names no source (attach a file), there is no such reference. Reports say
@@ -21,6 +22,8 @@ from typing import Any
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Verdict, VerdictLabel
+from citedesk.core.markers import Marker
+from citedesk.core.spans import SpanSet
 
 
 class NotChecked(StrEnum):
@@ -51,6 +54,9 @@ class NotChecked(StrEnum):
     NO_JUDGE = "not judged"
     JUDGE_UNREACHABLE = "judge server unreachable"
     """The judge's server (`--judge server:MODEL`) could not be reached or gave no readable answer."""
+    IN_HEADING = "in a heading: no sentence to judge"
+    """A citation in a heading's title: its key is checked (it exists), but no sentence says what
+    the source should support."""
 
     @property
     def attachable(self) -> bool:
@@ -62,6 +68,7 @@ class NotChecked(StrEnum):
             NotChecked.SOURCES_OFF,
             NotChecked.NO_JUDGE,
             NotChecked.JUDGE_UNREACHABLE,
+            NotChecked.IN_HEADING,
         )
 
 
@@ -160,7 +167,28 @@ def coverage_of(document: Document, verdicts: dict[str, list[Verdict]], *, offli
             )
             detail = (verdict.detail or "") if verdict is not None else ""
             unchecked.append(UncheckedCitation(claim.id, key, reason, marker.start, marker.end, detail))
+    for marker in _in_headings(document):  # counted too, so the numbers add up (issue 38)
+        for key in dict.fromkeys(marker.keys):
+            citations += 1
+            unchecked.append(
+                UncheckedCitation("", key, _heading_reason(document, key), marker.start, marker.end)
+            )
     return Coverage(citations, checked, tuple(unchecked), offline)
+
+
+def _in_headings(document: Document) -> list[Marker]:
+    """The citation markers inside headings' titles (no sentence's)."""
+    titles = SpanSet.of(document.layout.titles)
+    return [m for m in document.markers if titles.overlaps(m.start, m.end)]
+
+
+def _heading_reason(document: Document, key: str) -> NotChecked:
+    """A heading's citation is never judged: for want of a sentence, or of its entry."""
+    if key in document.work_by_key:
+        return NotChecked.IN_HEADING
+    if document.dialect.works_in_text:
+        return NotChecked.NO_REFERENCE
+    return NotChecked.NOT_IN_BIBLIOGRAPHY if document.works else NotChecked.NO_BIBLIOGRAPHY
 
 
 def _reason(verdict: Verdict | None) -> NotChecked:

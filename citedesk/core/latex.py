@@ -35,6 +35,7 @@ from citedesk.core.latex_cites import (
     multi_groups,
     split_keys,
 )
+from citedesk.core.latex_text import DEGREE, QUANTITY_MACROS, mask_switched_off, said_quantity
 from citedesk.core.markdown import Block, Heading, Layout
 from citedesk.core.markers import MalformedMarker
 from citedesk.core.spans import Span, SpanSet
@@ -94,6 +95,9 @@ class LatexReading:
     malformed: tuple[MalformedMarker, ...]
     body: Span = (0, 0)
     """Where the document's body is (all of it when it has no `\\begin{document}`)."""
+    said: tuple[tuple[int, int, str], ...] = ()
+    """Figures and units written as commands, as a reader sees them: `\\SI{2.5}{\\celsius}` is
+    "2.5 °C", `\\qty{25}{\\percent}` "25%", `\\textdegree C` "°C" (start, end, words)."""
 
 
 def _context() -> lw.LatexContextDb:
@@ -106,6 +110,7 @@ def _context() -> lw.LatexContextDb:
     macros += [MacroSpec(name, "*[{") for name in _HEADINGS]
     macros += [MacroSpec(name, "[{") for name in ("footnote", "footnotetext", "caption")]
     macros += [MacroSpec(name, "{") for name in ("addbibresource", "autoref", "cref", "Cref", "subfile")]
+    macros += [MacroSpec(name, "[" + "{" * count) for name, count in QUANTITY_MACROS.items()]
     context.add_context_category("citedesk-latex", prepend=True, macros=macros)
     return context
 
@@ -118,9 +123,11 @@ def read_latex(text: str) -> LatexReading:
     """The reading of `text` (line breaks unified). Cached: the dialect's layout, citations,
     checks and edits all ask for the same text's reading."""
     masked, listings = _mask_listings(text)
+    masked, switched_off = mask_switched_off(masked)
     walker = lw.LatexWalker(masked, latex_context=_CONTEXT, tolerant_parsing=True)
     nodes, _, _ = walker.get_latex_nodes()
     reader = _Reader(masked, listings)  # offsets are the same: listings are blanked in place
+    reader.opaque += switched_off
     reader.read(nodes)
     return reader.result()
 
@@ -179,6 +186,7 @@ class _Reader:
         self.block: list[int] | None = None
         self.kind = "paragraph"
         self.body: Span = (0, len(text))
+        self.said: list[tuple[int, int, str]] = []
 
     def result(self) -> LatexReading:
         self._close()
@@ -199,6 +207,7 @@ class _Reader:
             tuple(self.nocites),
             tuple(sorted(self.malformed, key=lambda m: m.start)),
             self.body,
+            tuple(self.said),
         )
 
     # blocks
@@ -348,9 +357,36 @@ class _Reader:
             self.markup.append(span)  # `\\`, `\,`: a break or a space, no word
             self.spaces.append(span)
             self._touch(*span)
+        elif name in QUANTITY_MACROS or name in ("textdegree", "degree"):
+            return self._quantity(node)
         else:
             self._command(node)
         return span[1]
+
+    def _quantity(self, node: lw.LatexMacroNode) -> int:
+        """A figure or unit written as a command: markup, said as the reader sees it (`said`), so
+        the figure checks read `\\SI{2.5}{\\celsius}` as "2.5 °C". Answers where reading goes on
+        (after the letter of `\\textdegree C`)."""
+        end = _end(node)
+        if node.macroname in ("textdegree", "degree"):
+            found = DEGREE.match(self.text, node.pos)
+            end = found.end() if found and found.group(1) else end
+            words = "°" + (found.group(1) or "" if found else "")
+        else:
+            args = [a for a in (node.nodeargd.argnlist if node.nodeargd else []) if a is not None]
+            groups = [
+                self.text[a.pos + 1 : _end(a) - 1]
+                for a in args
+                if getattr(a, "delimiters", None) == ("{", "}")
+            ]
+            if len(groups) != QUANTITY_MACROS[node.macroname]:
+                self._command(node)  # not as siunitx writes it: read as any command
+                return end
+            words = said_quantity(node.macroname, groups)
+        self.markup.append((node.pos, end))
+        self.said.append((node.pos, end, words))
+        self._touch(node.pos, end)
+        return end
 
     def _command(self, node: lw.LatexMacroNode) -> None:
         """`\\emph{…}` and any other command: its name and braces are markup, the text of its
@@ -393,10 +429,11 @@ class _Reader:
                 self._find_cites([a for a in node.nodeargd.argnlist if isinstance(a, lw.LatexGroupNode)])
 
     def _note(self, node: lw.LatexMacroNode, kind: str) -> None:
-        """A footnote or caption: its text is a block of its own (a note, a caption), so the
-        paragraph around a footnote goes on as another block after it."""
-        outer = self.kind
-        self._close(kind)
+        """A footnote or caption: its text is a block of its own (a note, a caption), inside the
+        paragraph around it, which goes on after it (`sentences.split_sentences` reads a block
+        without the blocks inside it)."""
+        outer, around = self.kind, self.block
+        self.block, self.kind = None, kind
         text = _last_group(node)
         end = _end(node)
         if text is None:
@@ -407,6 +444,7 @@ class _Reader:
                 self.opaque.append((end - 1, end))
             self.walk(text.nodelist)
         self._close(outer)
+        self.block = around  # the paragraph goes on around its footnote: one sentence, not two
 
     # citations
 

@@ -31,13 +31,13 @@ What the plan decided on its own is said in `notes`; a plan that would break som
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citedesk.core.checks import repair_malformed
 from citedesk.core.document import Structure, reparse
 from citedesk.core.entries import entry_body_start, entry_holding
-from citedesk.core.findings import Fix, TextEdit
+from citedesk.core.findings import Finding, Fix, TextEdit
 from citedesk.core.markers import find_markers
 from citedesk.core.references import Reference
 from citedesk.core.repair import (
@@ -100,6 +100,34 @@ def plan_repairs(structure: Structure, fixes: Sequence[Fix], *, renumber: bool =
     after = reparse(structure, result)
     _check(structure, after, operations, allow_prose_change=any(f.changes_prose for f in chosen))
     return RepairPlan(structure.text, result, tuple(edits), chosen, tuple(notes))
+
+
+def sparing_proposed(fixes: Sequence[Fix], findings: Iterable[Finding]) -> list[Fix]:
+    """`fixes` without the removal of a reference that some finding proposes to cite (the target
+    of a swap, an added citation, a suggestion) with none of its fixes among `fixes`: "Remove
+    reference [3]" (an orphan) must not take away what a pending "Cite [3] instead of [2]" needs.
+    A proposal applied together is the plan's to resolve (`_resolve` keeps what it cites)."""
+    chosen = set(fixes)
+    proposed: set[str] = set()
+    for finding in findings:
+        if any(fix in chosen for fix in finding.fixes):
+            continue  # applied now: the plan keeps what it cites ("Kept reference [3]: …")
+        if finding.suggestion is not None:
+            proposed.add(finding.suggestion.key)
+        for fix in finding.fixes:
+            for op in fix.operations:
+                if isinstance(op, RetargetCitation):
+                    proposed.add(op.new)
+                elif isinstance(op, AddCitation):
+                    proposed.add(op.key)
+    return [
+        fix
+        for fix in fixes
+        if not (
+            fix.operations
+            and all(isinstance(op, RemoveReference) and op.key in proposed for op in fix.operations)
+        )
+    ]
 
 
 def verify_plan(structure: Structure, fixes: Sequence[Fix]) -> str | None:

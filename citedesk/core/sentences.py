@@ -78,35 +78,36 @@ def split_sentences(
     """
     voiced = sorted(spoken)
     marker_spans = SpanSet.of(_minus([(m.start, m.end) for m in markers], [(s, e) for s, e, _ in voiced]))
+    inner, parent = _nesting(blocks)
     raw: list[tuple[int, int, int]] = []  # (start, end, block)
     for block_index, (block_start, block_end) in enumerate(blocks):
-        neutral = _neutral(text, block_start, block_end, hidden, code, marker_spans, voiced)
+        cut = hidden.union(inner[block_index]) if inner[block_index] else hidden
+        neutral = _neutral(text, block_start, block_end, cut, code, marker_spans, voiced)
         for start, end in segment_spans(neutral):
             raw.append((block_start + start, block_start + end, block_index))
+    if any(inner):
+        raw.sort()  # a paragraph's sentence around a footnote comes before the footnote's
 
     # attach markers: to the last sentence of their block that starts at or before them, so a
     # marker after the full stop (…done.[4] Next, …done. [4]) belongs to the sentence it follows
     attached: list[list[int]] = [[] for _ in raw]
     span_ends = [end for _, end, _ in raw]
-    block_starts = [b[0] for b in blocks]
-    first_of_block: dict[int, int] = {}
+    of_block: dict[int, list[int]] = {}
     for index, (_, _, block) in enumerate(raw):
-        first_of_block.setdefault(block, index)
-    si = 0
+        of_block.setdefault(block, []).append(index)
     for mi, marker in enumerate(markers):
-        block = bisect.bisect_right(block_starts, marker.start) - 1
-        if block < 0 or block not in first_of_block or marker.start >= blocks[block][1]:
+        found = _block_of(blocks, parent, marker.start)
+        if found is None or found not in of_block:
             continue  # in no block (a heading's citation): no sentence's
-        si = max(si, first_of_block[block])
-        while si + 1 < len(raw) and raw[si + 1][2] == block and raw[si + 1][0] <= marker.start:
-            si += 1
-        if raw[si][2] != block:
-            si = first_of_block[block]
+        own_sentences = of_block[found]
+        at = bisect.bisect_right(own_sentences, marker.start, key=lambda i: raw[i][0]) - 1
+        si = own_sentences[max(0, at)]
         attached[si].append(mi)
         span_ends[si] = max(span_ends[si], marker.end)
 
     sentences: list[Sentence] = []
     for index, ((start, end, block), own) in enumerate(zip(raw, attached, strict=True)):
+        cut = hidden.union(inner[block]) if inner[block] else hidden
         sentences.append(
             Sentence(
                 index=index,
@@ -115,13 +116,41 @@ def split_sentences(
                 span_end=span_ends[index],
                 block=block,
                 markers=tuple(own),
-                text=readable(text, start, end, hidden, code, marker_spans, voiced, joined=joined),
+                text=readable(text, start, end, cut, code, marker_spans, voiced, joined=joined),
                 prose=readable(
-                    text, start, end, hidden, code, marker_spans, voiced, keep_code=False, joined=joined
+                    text, start, end, cut, code, marker_spans, voiced, keep_code=False, joined=joined
                 ),
             )
         )
     return sentences
+
+
+def _nesting(blocks: Sequence[tuple[int, int]]) -> tuple[list[list[tuple[int, int]]], list[int | None]]:
+    """For each block, the blocks inside it (LaTeX's footnote inside its paragraph: never words of
+    the block around it) and the block it is inside (None at the top). Blocks are sorted by start
+    and never cross; in Markdown none is inside another."""
+    inner: list[list[tuple[int, int]]] = [[] for _ in blocks]
+    parent: list[int | None] = [None] * len(blocks)
+    open_blocks: list[int] = []
+    for index, (start, end) in enumerate(blocks):
+        while open_blocks and blocks[open_blocks[-1]][1] <= start:
+            open_blocks.pop()
+        if open_blocks and end <= blocks[open_blocks[-1]][1]:
+            inner[open_blocks[-1]].append((start, end))
+            parent[index] = open_blocks[-1]
+        open_blocks.append(index)
+    return inner, parent
+
+
+def _block_of(blocks: Sequence[tuple[int, int]], parent: Sequence[int | None], offset: int) -> int | None:
+    """The innermost block holding `offset`, if any: the last block to start before it, or one
+    around that block."""
+    index: int | None = bisect.bisect_right(blocks, offset, key=lambda b: b[0]) - 1
+    while index is not None and index >= 0:
+        if blocks[index][0] <= offset < blocks[index][1]:
+            return index
+        index = parent[index]
+    return None
 
 
 def _covered(spans: SpanSet, start: int, end: int) -> bool:
@@ -275,6 +304,9 @@ def readable(
     collapsed."""
     pieces: list[str] = []
     cursor = start
+    spoken = _spoken_within(voiced, start, end)
+    if spoken:  # what is said in words says all of its span, markup inside it or not
+        hidden = hidden.without((s, e) for s, e, _ in spoken)
     drops = sorted(
         [(s, e, None if keep_code else " `` ") for s, e in code.within(start, end)]
         + [
@@ -283,7 +315,7 @@ def readable(
             if not code.overlaps(s, e)
         ]
         + [(s, e, " ") for s, e in markers.within(start, end)]
-        + [(s, e, f" {words} ") for s, e, words in _spoken_within(voiced, start, end)]
+        + [(s, e, f" {words} ") for s, e, words in spoken]
     )
     for s, e, said in drops:
         if e <= cursor:

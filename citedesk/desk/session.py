@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.assist.judge import what_would_be_judged
 from citedesk.core.findings import Finding, Fix, Kind
-from citedesk.core.plan import RepairPlan, plan_repairs
+from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.projects import Project, document_project
@@ -268,7 +268,9 @@ class DocumentSession:
         findings: Iterable[Finding], kinds: frozenset[Kind] | None = None, *, unsafe: bool = False
     ) -> list[Fix]:
         """The first (most conservative) safe fix of each finding of these kinds; with `unsafe`,
-        its first fix whatever its applicability (a judge's suggestion to verify included)."""
+        its first fix whatever its applicability (a judge's suggestion to verify included). Never
+        the removal of a reference another finding proposes to cite (`plan.sparing_proposed`)."""
+        findings = list(findings)
         chosen = []
         for finding in findings:
             if kinds is not None and finding.kind not in kinds:
@@ -276,7 +278,7 @@ class DocumentSession:
             usable = [fx for fx in finding.fixes if unsafe or fx.safe]
             if usable:
                 chosen.append(usable[0])
-        return chosen
+        return sparing_proposed(chosen, findings)
 
     @staticmethod
     def suggestions_of(findings: Iterable[Finding], kinds: frozenset[Kind] | None = None) -> tuple[str, ...]:

@@ -26,6 +26,8 @@ MUST: dict[str, list[str]] = {
         "Nearly a million people live alone in a top-floor flat.",
         "Forty per cent of the nurses had considered leaving the profession.",
         "Turnout fell by a third among voters under thirty.",
+        "The effect was largest in girls, who lost almost an hour of sleep per night.",
+        "Managers in twelve cities now limit the number of hives in small parks.",
     ],
     "gives a date": ["The bridge was completed in 1932 after six years of work."],
     "reports a finding": [
@@ -38,7 +40,11 @@ MUST: dict[str, list[str]] = {
     ],
     "quotes someone": ['The minister called it "the worst decision in a generation of politics".'],
     "makes a comparison": ["Electric cars are cheaper to run than petrol cars over their lifetime."],
-    "makes a superlative claim": ["It is the largest freshwater lake in Africa by area."],
+    "makes a superlative claim": [
+        "It is the largest freshwater lake in Africa by area.",
+        "The effect of the later school start was largest in girls in the final year.",
+        "Hay fever is most common in late spring among city children.",
+    ],
     "claims a cause or association": ["Smoking causes lung cancer in smokers and in their families."],
 }
 
@@ -54,6 +60,8 @@ MUST_NOT: dict[str, list[str]] = {
         "The council hired a third party to inspect the blocks last winter.",
         "The roof absorbs most of the afternoon sun on the south side.",
         "One in particular stood out among the tenants who were interviewed.",
+        "There are two ways to read the tenants' accounts in this chapter.",
+        "Most tenants kept a diary, and twelve of them wrote in it daily.",
     ],
     "gives a date": ["Readings were kept in files such as data/2021.csv on the lab server."],
     "refers to a study or source": [

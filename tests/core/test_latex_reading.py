@@ -118,7 +118,7 @@ def test_headings_are_titles_not_body_text(thesis: Document) -> None:
 
 def test_sentences_read_as_the_words_a_reader_sees(thesis: Document) -> None:
     texts = [c.text for c in thesis.claims]
-    assert texts[0] == "Shade trees cool streets by 2 C."  # `~` a space, `\\textdegree` markup
+    assert texts[0] == "Shade trees cool streets by 2 °C."  # `~` a space, `\\textdegree C` read as °C
     assert "Parks cut deaths by 30% in cities." in texts
     assert any(t.startswith("See also note2020") for t in texts)  # the footnote, its own note
     assert "A map of heat." in texts  # the caption

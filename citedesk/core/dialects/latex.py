@@ -84,16 +84,18 @@ class LatexDialect(PlainDialect):
 
     def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
         """In-text citations as the words a reader sees: the first author's family name (or the
-        key, when the bibliography has no such entry or names no author)."""
+        key, when the bibliography has no such entry or names no author); figures and units
+        written as commands as their symbols (`\\SI{2.5}{\\celsius}` is "2.5 °C")."""
         works = structure.work_by_key
-        spoken = []
-        for cite in _reading(structure.text).cites:
+        reading = _reading(structure.text)
+        spoken = list(reading.said)
+        for cite in reading.cites:
             if not cite.in_text or not cite.keys:
                 continue
             work = works.get(cite.keys[0].key)
             name = work.family_name if isinstance(work, BibReference) else None
             spoken.append((cite.start, cite.end, name or cite.keys[0].key))
-        return spoken
+        return sorted(spoken)
 
     def structural_findings(self, document: Document) -> list[Finding]:
         return latex_findings(document)
