@@ -131,3 +131,9 @@ def safe_yaml(text: str, *, source: str | None = None, first_line: int = 1) -> o
     long to convert. `first_line` is the line of the file `text` starts on (2 for front matter
     after its `---`), so that the error's line is the file's."""
     return _load_yaml(text, source, first_line)[1]
+
+
+def json_too_deep(text: str) -> bool:
+    """Whether JSON text nests lists or mappings more than MAX_NESTING levels deep (a linear scan,
+    for a caller that parses with `json` itself: a Word citation field's JSON, decoded in place)."""
+    return _json_too_deep(text) is not None
