@@ -360,7 +360,8 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         type=_positive_seconds,
         metavar="SECONDS",
         help="time for the whole audit, sources and judging together (default: 300; one source gets at "
-        "most 60): what is not done by then is reported as not checked",
+        "most 60): what is not done by then is reported as not checked; for fix, time for the whole "
+        "fix: past it, exit 2 and nothing is written",
     )
     parser.add_argument(
         "--allow-folder",

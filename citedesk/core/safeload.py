@@ -217,3 +217,9 @@ def _next_quote(text: str, at: int, quote: str, escapes: bool) -> int:
         if slashes % 2 == 0:
             return found
         at = found + 1
+
+
+def json_too_deep(text: str) -> bool:
+    """Whether JSON text nests lists or mappings more than MAX_NESTING levels deep (a linear scan,
+    for a caller that parses with `json` itself: a Word citation field's JSON, decoded in place)."""
+    return _json_too_deep(text) is not None

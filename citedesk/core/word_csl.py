@@ -54,14 +54,22 @@ def assign_keys(citations: list[dict[str, Any]]) -> dict[str, str]:
             bases.setdefault(identity(item), _base_key(item_data(item)))
     keys: dict[str, str] = {}
     used: set[str] = set()
+    next_try: dict[str, int] = {}  # per base: every candidate before it is taken (`used` only grows)
     for ident, base in sorted(bases.items(), key=lambda work: (work[1], work[0])):
-        key, n = base, 0
-        while key in used:
-            key = base + _suffix(n)
+        n = next_try.get(base, 0)
+        while _candidate(base, n) in used:
             n += 1
-        used.add(key)
-        keys[ident] = key
+        next_try[base] = n + 1
+        keys[ident] = _candidate(base, n)
+        used.add(keys[ident])
     return keys
+
+
+def _candidate(base: str, n: int) -> str:
+    """The n-th key a work of this base may get: the base, then `a`, `b`, … `z`, `aa`, … appended.
+    Each base's search goes on where its last one stopped, so 20,000 works of one author and year
+    get their keys in linear time (each search began at `a`: quadratic)."""
+    return base + _suffix(n - 1) if n else base
 
 
 def _suffix(n: int) -> str:

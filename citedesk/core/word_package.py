@@ -3,7 +3,8 @@
 A .docx is a zip of XML parts. Before a byte of it is decompressed, its zip directory is checked:
 an OLE2 compound file (a password-encrypted .docx or a legacy .doc), something that is no zip, a
 macro-enabled package (refused: CiteDesk never writes one back), a member or a total that would
-unpack to more than the limits, or a member compressed suspiciously well (a zip bomb). Every
+unpack to more than the limits, a member compressed suspiciously well (a zip bomb), or two members
+of one name (a damaged package: a reader would take one, a writer copy both). Every
 member is then read with its size capped at what the directory says, so a lying directory is
 caught too. Only `word/document.xml`, its footnotes and endnotes parts (found as Word finds them,
 through the document's relationships) and `word/styles.xml` (for heading names) are parsed, by
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -38,6 +40,7 @@ STYLES_PART = "word/styles.xml"
 CONTENT_TYPES = "[Content_Types].xml"
 DOCUMENT_RELS = "word/_rels/document.xml.rels"
 _RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_WQ = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 FOOTNOTES = "footnotes"
 ENDNOTES = "endnotes"
 _MACRO_TYPE = b"macroEnabled"
@@ -114,6 +117,25 @@ def _note_parts(rels: bytes | None, names: set[str], name: str) -> list[tuple[st
     return found
 
 
+def heading_levels(styles: bytes | None, name: str) -> dict[str, int]:
+    """Heading level by style id: `Heading N` is N, `Title` is 1 (python-docx's style names)."""
+    if styles is None:
+        return {"Title": 1, **{f"Heading{n}": n for n in range(1, 10)}}
+    from docx.styles import BabelFish  # noqa: PLC0415 - python-docx (30 ms) only when a .docx is read
+
+    levels: dict[str, int] = {}
+    for style in parse_xml(styles, name, STYLES_PART).getroot().iter(_WQ + "style"):
+        ident = style.get(_WQ + "styleId", "")
+        named = style.find(_WQ + "name")
+        ui = BabelFish.internal2ui(named.get(_WQ + "val", "")) if named is not None else ident
+        found = re.fullmatch(r"Heading ([1-9])", ui)
+        if found:
+            levels[ident] = int(found.group(1))
+        elif ui == "Title":
+            levels[ident] = 1
+    return levels
+
+
 def parse_xml(data: bytes, name: str, part: str) -> etree._ElementTree:
     """A part's XML, parsed with entities, DTDs and the network off."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
@@ -126,6 +148,15 @@ def parse_xml(data: bytes, name: str, part: str) -> etree._ElementTree:
 def _check_directory(infos: tuple[zipfile.ZipInfo, ...], name: str) -> None:
     if len(infos) > MAX_MEMBERS:
         raise DocumentError(f"{name} holds {len(infos)} parts; a Word document holds far fewer. Not read.")
+    seen: set[str] = set()
+    for info in infos:
+        part = info.filename.casefold()  # part names are compared without case (ECMA-376 part 2)
+        if part in seen:
+            raise DocumentError(
+                f"{name} is damaged: its package holds two parts named {info.filename}, so which one "
+                "Word would read is not known. Not read; open it in Word and save it again."
+            )
+        seen.add(part)
     total = 0
     for info in infos:
         size = info.file_size

@@ -42,8 +42,10 @@ import binascii
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from citedesk.core.safeload import MAX_NESTING, json_too_deep
 from citedesk.core.text import DocumentError
 from citedesk.core.word_csl import assign_keys, front_matter, group_text, identity, references_of
 from citedesk.core.word_package import (
@@ -51,6 +53,7 @@ from citedesk.core.word_package import (
     ENDNOTES,
     FOOTNOTES,
     Package,
+    heading_levels,
     open_package,
     parse_xml,
 )
@@ -168,6 +171,16 @@ class WordView:
         """Whether the view cites by fields (pandoc dialect) rather than by `[1]` text (numbered)."""
         return bool(self.fields)
 
+    @cached_property
+    def shown_alone(self) -> dict[str, str]:
+        """How each key is displayed where a field cites it alone (brackets included), by the first
+        such field: found once per view, not once per field a repair rewrites (quadratic)."""
+        shown: dict[str, str] = {}
+        for cited in self.fields:
+            if len(cited.items) == 1 and cited.displayed.strip():
+                shown.setdefault(cited.items[0].key, cited.displayed)
+        return shown
+
 
 @dataclass
 class Scan:
@@ -188,6 +201,11 @@ class DocxReadError(DocumentError):
     then read as an ordinary one, its displayed text as plain text)."""
 
 
+class DocxTooDeepError(DocumentError):
+    """A citation field whose JSON nests deeper than any citation (`safeload.MAX_NESTING`): the
+    parser would run out of stack. Raised out of `read_docx` with the document's name (exit 2)."""
+
+
 def read_docx(data: bytes, name: str = "document.docx") -> WordView:
     """The pandoc Markdown view of a .docx's bytes (DocumentError for a file that is no safe .docx)."""
     return scan_docx(data, name).view
@@ -204,11 +222,14 @@ def scan_docx(data: bytes, name: str = "document.docx") -> Scan:
         for note in parts[part].getroot().iterchildren(WQ + kind[:-1]):
             if note.get(WQ + "type", "normal") == "normal" and note.get(WQ + "id") is not None:
                 notes.setdefault((kind, note.get(WQ + "id")), note)
-    walker = _Walker(_heading_styles(package.styles, name), notes)
+    walker = _Walker(heading_levels(package.styles, name), notes)
     body = tree.getroot().find(WQ + "body")
-    if body is not None:
-        walker.walk_body(body)
-    walker.walk_notes()
+    try:
+        if body is not None:
+            walker.walk_body(body)
+        walker.walk_notes()
+    except DocxTooDeepError as exc:
+        raise DocxTooDeepError(f"{name} is damaged: {exc.message}. Not read.") from exc
     citing = [f for f in walker.fields if f.kind in (ZOTERO, MENDELEY)]
     citations = [_citation_json(f) for f in citing]
     keys = assign_keys(citations)
@@ -487,6 +508,11 @@ def _citation_json(opened: OpenField) -> dict[str, Any]:
     brace = instruction.find("{")
     if brace < 0:
         raise DocxReadError("no JSON")
+    if json_too_deep(instruction[brace:]):
+        raise DocxTooDeepError(
+            f"a citation field's data is nested more than {MAX_NESTING} levels deep, which no "
+            "citation needs (the JSON reader would run out of stack)"
+        )
     try:
         value, _ = json.JSONDecoder().raw_decode(instruction, brace)
     except ValueError as exc:
@@ -566,25 +592,6 @@ def _render(
         offset += 2
     text = "\n\n".join(parts) + ("\n" if parts else "")
     return text, spans, [field_spans.get(i, (-1, -1)) for i in range(len(citations))]
-
-
-def _heading_styles(styles: bytes | None, name: str) -> dict[str, int]:
-    """Heading level by style id: `Heading N` is N, `Title` is 1 (python-docx's style names)."""
-    if styles is None:
-        return {"Title": 1, **{f"Heading{n}": n for n in range(1, 10)}}
-    from docx.styles import BabelFish  # noqa: PLC0415 - python-docx (30 ms) only when a .docx is read
-
-    levels: dict[str, int] = {}
-    for style in parse_xml(styles, name, "word/styles.xml").getroot().iter(WQ + "style"):
-        ident = style.get(WQ + "styleId", "")
-        named = style.find(WQ + "name")
-        ui = BabelFish.internal2ui(named.get(WQ + "val", "")) if named is not None else ident
-        found = re.fullmatch(r"Heading ([1-9])", ui)
-        if found:
-            levels[ident] = int(found.group(1))
-        elif ui == "Title":
-            levels[ident] = 1
-    return levels
 
 
 def _str_or_none(value: object) -> str | None:

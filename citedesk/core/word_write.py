@@ -20,7 +20,6 @@ inserts it; nor is a Mendeley Cite citation (a content control, `core.word_read`
 from __future__ import annotations
 
 import copy
-import difflib
 import io
 import json
 import re
@@ -32,6 +31,7 @@ from typing import Any
 from lxml import etree  # type: ignore[import-untyped]
 
 from citedesk.core.citekeys import CitationGroup, find_citations
+from citedesk.core.word_align import align_lines, opcodes
 from citedesk.core.word_csl import year_of
 from citedesk.core.word_read import (
     WQ,
@@ -112,7 +112,7 @@ def write_docx(data: bytes, view: WordView, new_text: str) -> bytes:
     old_lines = [view.text[s:e] for s, e, _ in view.paragraphs]
     new_lines = _lines(new_text, body_start)
     groups = find_citations(new_text) if view.fields else []
-    for old_index, new_line in _align(old_lines, [text for _, text in new_lines], new_lines):
+    for old_index, new_line in align_lines(old_lines, [text for _, text in new_lines], new_lines):
         if new_line is None:
             _delete_paragraph(writer, old_index)
         else:
@@ -163,46 +163,6 @@ def _lines(text: str, start: int) -> list[tuple[int, str]]:
     return lines
 
 
-def _align(
-    old: list[str], new: list[str], placed: list[tuple[int, str]]
-) -> list[tuple[int, tuple[int, str] | None]]:
-    """Each old paragraph with its new line (None: deleted); RepairError where one was added."""
-    pairs: list[tuple[int, tuple[int, str] | None]] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        if j2 - j1 > i2 - i1:
-            raise RepairError("A repair that adds a paragraph cannot be written into a Word document.")
-        chosen = _best_pairing(old[i1:i2], new[j1:j2])
-        for offset in range(i2 - i1):
-            j = chosen.get(offset)
-            pairs.append((i1 + offset, placed[j1 + j] if j is not None else None))
-    return pairs
-
-
-def _best_pairing(old: list[str], new: list[str]) -> dict[int, int]:
-    """Which old line each new line is (order kept), most alike overall."""
-    n, m = len(old), len(new)
-    score = [[0.0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        for j in range(m - 1, -1, -1):
-            if n - i < m - j:
-                score[i][j] = float("-inf")
-                continue
-            alike = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
-            score[i][j] = max(score[i + 1][j], alike + score[i + 1][j + 1])
-    pairing: dict[int, int] = {}
-    i = j = 0
-    while j < m:
-        alike = difflib.SequenceMatcher(None, old[i], new[j], autojunk=False).ratio()
-        if n - i == m - j or alike + score[i + 1][j + 1] >= score[i + 1][j]:
-            pairing[i] = j
-            j += 1
-        i += 1
-    return pairing
-
-
 # one paragraph ------------------------------------------------------------------------------------------
 def _units_of_old(tokens: list[Token]) -> list[tuple[object, Token | None]]:
     units: list[tuple[object, Token | None]] = []
@@ -238,10 +198,7 @@ def _edit_paragraph(writer: _Writer, index: int, text: str, start: int, groups: 
     """Write one paragraph's changes: fields rewritten or removed, plain text edited between them."""
     old = _units_of_old(writer.scan.lines[index])
     new = _units_of_new(text, start, groups)
-    matcher = difflib.SequenceMatcher(None, [u for u, _ in old], new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
+    for _tag, i1, i2, j1, j2 in opcodes([u for u, _ in old], new):
         old_at = [k for k in range(i1, i2) if old[k][1] is not None and old[k][1].field >= 0]  # type: ignore[union-attr]
         new_at = [k for k in range(j1, j2) if isinstance(new[k], tuple)]
         if len(new_at) > len(old_at):
@@ -512,7 +469,7 @@ def _first_name(data: dict[str, Any]) -> str:
 
 def _shown_alone(view: WordView, key: str) -> str | None:
     """How `key` is displayed where a field cites it alone (brackets included), if one does."""
-    return next((f.displayed for f in view.fields if f.keys == (key,) and f.displayed.strip()), None)
+    return view.shown_alone.get(key)
 
 
 def _alone(view: WordView, key: str) -> str:

@@ -28,7 +28,15 @@ from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.projects import Project, document_project
 from citedesk.desk.word_file import WordFile, is_word
-from citedesk.errors import InputError, NotAStore, OutputError, RepairError, StoreError, UsageError
+from citedesk.errors import (
+    CiteDeskError,
+    InputError,
+    NotAStore,
+    OutputError,
+    RepairError,
+    StoreError,
+    UsageError,
+)
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
@@ -75,6 +83,34 @@ class FixOutcome:
     def lines(self) -> list[str]:
         """One line per change, in the order the rounds made them."""
         return [line for plan in self.plans for line in plan.describe()]
+
+
+class OutOfTimeError(CiteDeskError):
+    """`fix` ran past its time budget (`--timeout`) before writing: nothing was written (exit 2)."""
+
+    kind = "timeout"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The time `fix` has (the audit's `--timeout`, for the whole of it): `check` between steps."""
+
+    seconds: float | None
+    name: str
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is not None and self.deadline is None:
+            object.__setattr__(self, "deadline", time.monotonic() + self.seconds)
+
+    def check(self, doing: str) -> None:
+        """OutOfTimeError, saying what was being done, once the deadline has passed."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise OutOfTimeError(
+                f"{self.name}: fix ran past its time budget ({self.seconds:g} s, --timeout) while "
+                f"{doing}, so nothing was written. Fix fewer kinds at once, or allow more time "
+                "with --timeout."
+            )
 
 
 def parse_kinds(spec: str) -> frozenset[Kind]:
@@ -204,9 +240,9 @@ class DocumentSession:
         write(json.dumps({"stage": "done", "summary": summary_json(report)}, ensure_ascii=False) + "\n")
         return report
 
-    def structure_report(self, text: str | None = None) -> Report:
+    def structure_report(self, text: str | None = None, *, state: AuditState | None = None) -> Report:
         """The structural findings only (no sources, no judge): what structural fixes need."""
-        return self.audit(text, options=replace(self.options(), check_sources=False))
+        return self.audit(text, state=state, options=replace(self.options(), check_sources=False))
 
     # repairing -----------------------------------------------------------------------------------------
     def plan(self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False) -> RepairPlan:
@@ -219,11 +255,13 @@ class DocumentSession:
         return plan
 
     def plan_most(
-        self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False
+        self, report: Report, fixes: Sequence[Fix], *, renumber: bool = False, budget: Budget | None = None
     ) -> tuple[RepairPlan, list[tuple[Fix, str]]]:
         """The checked plan for as many of `fixes` as can be applied together, and the ones left out
         with why ("fix all": one fix that would break something does not stop the rest). Fixes are
-        admitted in halves, so a few bad ones among thousands cost a few re-checks, not thousands."""
+        admitted in halves, so a few bad ones among thousands cost a few re-checks, not thousands;
+        `budget` is checked before each (OutOfTimeError)."""
+        budget = budget or Budget(None, self.name)
         try:
             return self.plan(report, fixes, renumber=renumber), []
         except RepairError as exc:
@@ -232,6 +270,7 @@ class DocumentSession:
         refused: list[tuple[Fix, str]] = []
 
         def admit(batch: Sequence[Fix]) -> None:
+            budget.check("checking which fixes can be applied together")
             try:
                 self.plan(report, [*accepted, *batch])
             except RepairError as exc:
@@ -300,19 +339,26 @@ class DocumentSession:
         """Apply every safe fix of these kinds (every fix, with `unsafe`) as checked plans, round
         after round until nothing more changes (so a second run changes nothing), then write the
         file atomically with a backup. Safe: structural, or driven by a judge that may act on
-        evidence that passed the gate (`evidence.policy`); the word-level judge's never are."""
+        evidence that passed the gate (`evidence.policy`); the word-level judge's never are.
+        The whole of it runs within the audit's time budget (`--timeout`): past it, OutOfTimeError
+        and nothing is written."""
+        budget = Budget(self.desk.options.time_budget, self.name)
         structural = kinds <= STRUCTURAL_KINDS
         text = self.text
         plans: list[RepairPlan] = []
         refused: dict[str, str] = {}
         suggestions: tuple[str, ...] = ()
         for round_number in range(MAX_FIX_ROUNDS):
-            report = self.structure_report(text) if structural else self.audit(text)
+            state = AuditState(deadline=budget.deadline)
+            report = self.structure_report(text, state=state) if structural else self.audit(text, state=state)
+            budget.check("auditing the document")
             suggestions = () if unsafe else self.suggestions_of(report.findings, kinds)
             fixes = [
                 f for f in self.fixes_of(report.findings, kinds, unsafe=unsafe) if f.title not in refused
             ]
-            plan, left_out = self.plan_most(report, fixes, renumber=renumber and round_number == 0)
+            plan, left_out = self.plan_most(
+                report, fixes, renumber=renumber and round_number == 0, budget=budget
+            )
             refused.update((fix.title, why) for fix, why in left_out)
             if not plan.changed:
                 break
@@ -321,6 +367,7 @@ class DocumentSession:
         outcome = FixOutcome(
             self.text, text, tuple(plans), refused=tuple(refused.items()), suggestions=suggestions
         )
+        budget.check("planning the fixes")
         if write and outcome.changed:
             backup = self.write(text, backup=True)
             outcome = replace(outcome, backup=backup)
