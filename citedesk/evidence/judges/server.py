@@ -9,7 +9,8 @@ log-probabilities when the server returns them (Yes against No), else 1 or 0 fro
 
 The top retrieved windows are read together, as one document: an LLM reads a long context, and one
 request per citation costs a third of one per window. A citation the server gives no verdict for —
-it is down, timed out twice, or answered something that is neither Yes nor No — is not checked
+it is down, timed out twice, answered something that is neither Yes nor No, or an answer that is
+no chat completion (over 1 MB, nested too deep, impossible log-probabilities) — is not checked
 ("judge server unreachable", with what happened), never a finding. The server must be on this
 machine unless `--judge-remote` is given; then every report says, beside the judge's name, that
 source text was sent to that host.
@@ -28,6 +29,7 @@ from citedesk.evidence.judges.spec import JudgeContext, JudgeKind, JudgeSpec, re
 from citedesk.evidence.policy import Policy
 from citedesk.sources.llmserver import (
     DEFAULT_URL,
+    LOGPROB_SLACK,
     ChatClient,
     Completion,
     ServerAnswerError,
@@ -65,9 +67,10 @@ def support_from(completion: Completion) -> float | None:
         seen: set[str] = set()
         for token, logprob in completion.top_logprobs:
             word = token.strip().lower()
-            if word in mass and token not in seen and math.isfinite(logprob):
+            # a log-probability above 0 is none (the client refuses it; e^1000 would overflow)
+            if word in mass and token not in seen and logprob <= LOGPROB_SLACK:
                 seen.add(token)
-                mass[word] += math.exp(logprob)
+                mass[word] += math.exp(min(logprob, 0.0))
         if mass["yes"] + mass["no"] > 0:
             return mass["yes"] / (mass["yes"] + mass["no"])
     first = completion.text.strip().lstrip("*\"'").lower()
