@@ -143,8 +143,12 @@ class ChatClient:
         failure = ""
         for _attempt in range(1 + RETRIES):
             limit = self._limit()
-            if limit <= 0:
-                failure = "the audit's time budget ran out"
+            if limit <= 0:  # what the last try met, if any, is the more telling
+                failure = (
+                    f"{failure}, then the audit's time budget ran out"
+                    if failure
+                    else "the audit's time budget ran out"
+                )
                 break
             self.requests += 1
             try:

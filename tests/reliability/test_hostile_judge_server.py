@@ -248,6 +248,12 @@ def test_a_judge_server_that_drips_is_cut_at_the_audits_budget(
     verdicts = judged(report)
     assert {v["label"] for v in verdicts} == {"unchecked"}
     assert not [f for f in report["findings"] if f["kind"] in ("misattributed", "unsupported_part")]
+    # what the server did is said (a pair the budget ran out before is "time budget ran out")
+    for verdict in verdicts:
+        if verdict["evidence"]["reason"] == "judge server unreachable":
+            detail = str(verdict["evidence"]["detail"])
+            assert detail.startswith("no whole answer within "), detail
+            assert detail.endswith(" s, then the audit's time budget ran out"), detail
 
 
 def test_a_dripping_answer_is_cut_at_the_requests_own_limit(document: Path) -> None:
