@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -27,8 +28,8 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.evidence.judges.base import Pair
-from citedesk.evidence.judges.server import ServerJudge
-from citedesk.sources.llmserver import ChatClient
+from citedesk.evidence.judges.server import ServerJudge, support_from
+from citedesk.sources.llmserver import ChatClient, Completion
 from tests.conftest import REPO
 
 MEMORY_LIMIT_MIB = 1024
@@ -294,6 +295,16 @@ def test_an_impossible_log_probability_is_not_a_verdict(
         report = run_audit(document, url, capsys)
     details = not_checked_by_the_judge_server(report)
     assert all("impossible log-probability" in d for d in details), details
+
+
+def test_the_score_never_rests_on_an_impossible_log_probability() -> None:
+    # however a completion came to hold one, its word decides: no OverflowError from e^1000
+    for impossible in (1000.0, 1e300, math.inf, math.nan):
+        alternatives = (("Yes", impossible), ("No", -2.0))
+        assert support_from(Completion("No", alternatives)) == 0.0
+        assert support_from(Completion("Yes", alternatives)) == 1.0
+    assert support_from(Completion("Yes", (("Yes", -math.inf), ("No", -2.0)))) == 0.0
+    assert support_from(Completion("Yes", (("Yes", 1e-9), ("No", -math.inf)))) == 1.0
 
 
 @pytest.mark.parametrize("value", ["-1e300", "-Infinity", "-1" + "0" * 400])

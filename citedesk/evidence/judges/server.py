@@ -60,15 +60,17 @@ def messages_for(pair: Pair) -> list[dict[str, str]]:
 
 
 def support_from(completion: Completion) -> float | None:
-    """P(Yes) from the first token's log-probabilities (Yes against No, case and spaces aside),
-    else 1.0 or 0.0 from the answer's first word; None when the answer is neither."""
-    if completion.top_logprobs:
+    """P(Yes) from the first token's log-probabilities (Yes against No, case and spaces aside) when
+    all are log-probabilities (at most 0), else 1.0 or 0.0 from the answer's first word; None when
+    the answer is neither."""
+    # a log-probability above 0 (or NaN) is none, and makes the others suspect: the answer's word
+    # decides (the client refuses such answers; e^1000 would overflow)
+    if completion.top_logprobs and all(p <= LOGPROB_SLACK for _, p in completion.top_logprobs):
         mass = {"yes": 0.0, "no": 0.0}
         seen: set[str] = set()
         for token, logprob in completion.top_logprobs:
             word = token.strip().lower()
-            # a log-probability above 0 is none (the client refuses it; e^1000 would overflow)
-            if word in mass and token not in seen and logprob <= LOGPROB_SLACK:
+            if word in mass and token not in seen:
                 seen.add(token)
                 mass[word] += math.exp(min(logprob, 0.0))
         if mass["yes"] + mass["no"] > 0:
