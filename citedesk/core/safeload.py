@@ -53,6 +53,13 @@ def safe_json(text: str, *, source: str | None = None) -> object:
         raise BibliographyError(_TOO_LONG, source=source) from exc
 
 
+def json_too_deep(text: str) -> bool:
+    """Whether JSON text nests lists and objects more than MAX_NESTING levels deep (strings
+    skipped), by a linear scan: for JSON that is no bibliography (a judge server's answer), checked
+    before `json.loads` recurses into it."""
+    return _json_too_deep(text) is not None
+
+
 def _json_too_deep(text: str) -> int | None:
     """The line where JSON text first nests deeper than MAX_NESTING, or None: strings are skipped
     and the brackets left are counted, in linear time (the regexes run in C; the Python loop only

@@ -9,7 +9,8 @@ log-probabilities when the server returns them (Yes against No), else 1 or 0 fro
 
 The top retrieved windows are read together, as one document: an LLM reads a long context, and one
 request per citation costs a third of one per window. A citation the server gives no verdict for —
-it is down, timed out twice, or answered something that is neither Yes nor No — is not checked
+it is down, timed out twice, answered something that is neither Yes nor No, or an answer that is
+no chat completion (over 1 MB, nested too deep, impossible log-probabilities) — is not checked
 ("judge server unreachable", with what happened), never a finding. The server must be on this
 machine unless `--judge-remote` is given; then every report says, beside the judge's name, that
 source text was sent to that host.
@@ -28,6 +29,7 @@ from citedesk.evidence.judges.spec import JudgeContext, JudgeKind, JudgeSpec, re
 from citedesk.evidence.policy import Policy
 from citedesk.sources.llmserver import (
     DEFAULT_URL,
+    LOGPROB_SLACK,
     ChatClient,
     Completion,
     ServerAnswerError,
@@ -58,16 +60,19 @@ def messages_for(pair: Pair) -> list[dict[str, str]]:
 
 
 def support_from(completion: Completion) -> float | None:
-    """P(Yes) from the first token's log-probabilities (Yes against No, case and spaces aside),
-    else 1.0 or 0.0 from the answer's first word; None when the answer is neither."""
-    if completion.top_logprobs:
+    """P(Yes) from the first token's log-probabilities (Yes against No, case and spaces aside) when
+    all are log-probabilities (at most 0), else 1.0 or 0.0 from the answer's first word; None when
+    the answer is neither."""
+    # a log-probability above 0 (or NaN) is none, and makes the others suspect: the answer's word
+    # decides (the client refuses such answers; e^1000 would overflow)
+    if completion.top_logprobs and all(p <= LOGPROB_SLACK for _, p in completion.top_logprobs):
         mass = {"yes": 0.0, "no": 0.0}
         seen: set[str] = set()
         for token, logprob in completion.top_logprobs:
             word = token.strip().lower()
-            if word in mass and token not in seen and math.isfinite(logprob):
+            if word in mass and token not in seen:
                 seen.add(token)
-                mass[word] += math.exp(logprob)
+                mass[word] += math.exp(min(logprob, 0.0))
         if mass["yes"] + mass["no"] > 0:
             return mass["yes"] / (mass["yes"] + mass["no"])
     first = completion.text.strip().lstrip("*\"'").lower()
