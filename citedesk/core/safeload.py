@@ -55,8 +55,8 @@ def safe_json(text: str, *, source: str | None = None) -> object:
 
 def json_too_deep(text: str) -> bool:
     """Whether JSON text nests lists and objects more than MAX_NESTING levels deep (strings
-    skipped), by a linear scan: for JSON that is no bibliography (a judge server's answer), checked
-    before `json.loads` recurses into it."""
+    skipped), by a linear scan: for JSON that is no bibliography (a judge server's answer, a Word
+    citation field's data), checked before `json.loads` recurses into it."""
     return _json_too_deep(text) is not None
 
 
@@ -224,9 +224,3 @@ def _next_quote(text: str, at: int, quote: str, escapes: bool) -> int:
         if slashes % 2 == 0:
             return found
         at = found + 1
-
-
-def json_too_deep(text: str) -> bool:
-    """Whether JSON text nests lists or mappings more than MAX_NESTING levels deep (a linear scan,
-    for a caller that parses with `json` itself: a Word citation field's JSON, decoded in place)."""
-    return _json_too_deep(text) is not None
