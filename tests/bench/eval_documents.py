@@ -50,6 +50,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from citedesk.core.findings import Kind, Severity
+from citedesk.evidence import policy
 from citedesk.pipeline import AuditOptions, audit_text
 from tests.bench import eval_judges
 
@@ -305,12 +306,15 @@ def main() -> None:
     parser.add_argument("--part", default="report", choices=("choose", "report"))
     parser.add_argument("--documents", type=int, default=8, help="per data set (default 8)")
     parser.add_argument("--fresh", action="store_true", help="a new judgement/embedding store")
+    parser.add_argument("--unrelated", type=float, help="instead of policy.UNRELATED (to choose it)")
     parser.add_argument("--verbose", action="store_true", help="print each false alarm and miss")
     args = parser.parse_args()
     if not EVAL.is_dir():
         print(f"no evaluation data at {EVAL}; nothing to measure")
         return
     options = {"judge": args.judge, "dense": not args.no_dense}
+    if args.unrelated is not None:
+        policy.UNRELATED = args.unrelated  # this process only: the sweep that chose it
     overall = Figures()
     per_set = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -326,7 +330,7 @@ def main() -> None:
             print("\n".join(figures.judged_lines()))
             overall.add(figures)
             per_set[name] = figures.summary()
-    print(f"overall ({args.part} part, judge {args.judge}): {overall.line()}")
+    print(f"overall ({args.part} part, judge {args.judge}, UNRELATED {policy.UNRELATED}): {overall.line()}")
     print("\n".join(overall.judged_lines()))
     print(json.dumps({**overall.summary(), "part": args.part, "per_set": per_set}))
 
