@@ -156,14 +156,18 @@ def misattribution_severity(
     only not confirmed (`Kind.UNCONFIRMED`, info). A judge that may act: `judged_severity`. One
     that may only suggest: a warning when a writer can see the evidence — the cited source is
     clearly about something else (`overlap` at most `UNRELATED`) and another reference
-    (`elsewhere`, the best of the others) supports the sentence; else None."""
+    (`elsewhere`, the best of the others) supports the sentence (or supports it in part, by
+    `CLEARLY_BETTER` more than the cited one); else None."""
     if policy.acts:
         return judged_severity(verdict, policy, source_text)
-    if (
-        elsewhere is not None
-        and elsewhere.label is VerdictLabel.SUPPORTED
-        and overlap(claim, verdict.evidence) <= UNRELATED
-    ):
+    supports = elsewhere is not None and (
+        elsewhere.label is VerdictLabel.SUPPORTED
+        or (
+            elsewhere.label is VerdictLabel.PARTIALLY_SUPPORTED
+            and elsewhere.score >= verdict.score + CLEARLY_BETTER
+        )
+    )
+    if supports and overlap(claim, verdict.evidence) <= UNRELATED:
         return Severity.WARNING
     return None
 
