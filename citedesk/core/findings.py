@@ -49,6 +49,10 @@ class Kind(StrEnum):
     DIRECTION_MISMATCH = "direction_mismatch"
     UNKNOWN_KEY = "unknown_key"
     REDUNDANT_CITATION = "redundant_citation"
+    UNCONFIRMED = "unconfirmed"
+    """A citation a judge that may only suggest (the word-level judge) could not confirm, without
+    evidence a writer can see that it is wrong: something to read, not a warning
+    (`evidence.policy.misattribution_severity`)."""
 
     @property
     def default_severity(self) -> Severity:
@@ -84,6 +88,7 @@ _SEVERITY: dict[Kind, Severity] = {
     Kind.DIRECTION_MISMATCH: Severity.ERROR,
     Kind.UNKNOWN_KEY: Severity.ERROR,
     Kind.REDUNDANT_CITATION: Severity.INFO,
+    Kind.UNCONFIRMED: Severity.INFO,
 }
 
 _LABELS: dict[Kind, str] = {
@@ -111,6 +116,7 @@ _LABELS: dict[Kind, str] = {
     Kind.DIRECTION_MISMATCH: "Direction differs from the source",
     Kind.UNKNOWN_KEY: "Not in the bibliography",
     Kind.REDUNDANT_CITATION: "Citation adds nothing here",
+    Kind.UNCONFIRMED: "Citation not confirmed",
 }
 
 

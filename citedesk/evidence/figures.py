@@ -10,6 +10,10 @@
   quantity ("the source says fell, not rose": `direction.py`), made with the number mismatches
   and in the same way: the sentence is judged again with the source's words in place.
 
+Both mismatches rest on the matched sentence alone (the passage the judge found best, not its
+neighbours in the window): the finding's evidence, which every report quotes under it, is the
+sentence the error rests on.
+
 `suggest.assess_evidence` runs them, alongside the misattributed and unsupported-part findings.
 """
 
@@ -19,7 +23,7 @@ import re
 from dataclasses import replace
 
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
+from citedesk.core.findings import Evidence, Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
 from citedesk.evidence.direction import Flip, flips
 from citedesk.evidence.direction import corrected as with_directions
 from citedesk.evidence.numbers import Quantity, figure_conflicts, missing_figures, states
@@ -53,12 +57,13 @@ def number_mismatches(
         for verdict in claim_verdicts:
             if verdict.label is VerdictLabel.UNCHECKED or verdict.evidence is None:
                 continue
+            matched = verdict.evidence.passage  # an error rests on the sentence it quotes
             conflicts = [
                 (figure, stated)
-                for figure, stated in figure_conflicts(claim.text, verdict.evidence.window)
+                for figure, stated in figure_conflicts(claim.text, matched)
                 if not any(states(text, figure) for text in sources)
             ]  # a figure counts as stated when any citation of the sentence states it
-            turned = flips(claim.text, verdict.evidence.window)
+            turned = _matched_flips(claim.text, verdict.evidence)
             readings = [(conflicts, turned)]
             if conflicts and turned:
                 readings.append((conflicts, []))  # the figures alone, should the words not be the fault
@@ -69,7 +74,7 @@ def number_mismatches(
                 for figure, stated in sorted(wrong_figures, key=lambda c: -c[0].start):
                     corrected = corrected[: figure.start] + stated.text + corrected[figure.end :]
                 if wrong_words:  # figures and direction words do not overlap: both are put right
-                    corrected = with_directions(corrected, flips(corrected, verdict.evidence.window))
+                    corrected = with_directions(corrected, _matched_flips(corrected, verdict.evidence))
                 if verdict.label is not VerdictLabel.SUPPORTED:
                     question = judging.ask(claim_id, corrected, verdict.reference)
                     again = judging.verdict(question, judging.answer([question])[0])
@@ -88,6 +93,14 @@ def number_mismatches(
                 )
                 break
     return findings, explained
+
+
+def _matched_flips(claim: str, evidence: Evidence) -> list[Flip]:
+    """The direction words the matched sentence (`evidence.passage`) gives the other way, which
+    the rest of the window does not give the claim's way: never a neighbour's "increasing
+    vegetation" against the matched sentence's "reduce"."""
+    kept = {f.claim.start for f in flips(claim, evidence.window or evidence.passage)}
+    return [f for f in flips(claim, evidence.passage) if f.claim.start in kept]
 
 
 def _direction_mismatch(document: Document, claim_id: str, verdict: Verdict, flip: Flip) -> Finding:
@@ -271,8 +284,8 @@ def _number_mismatch(
         if at >= 0
         else (sentence.start, sentence.end)
     )
-    window = verdict.evidence.window if verdict.evidence else ""
-    following = window[stated.end : stated.end + 40].split()
+    matched = verdict.evidence.passage if verdict.evidence else ""
+    following = matched[stated.end : stated.end + 40].split()
     unit = following[0].strip(".,;:()") if following else ""
     if (unit.isalpha() and unit.lower() not in _UNIT_WORDS) or stated.kind == "percent":
         unit = ""  # a noun ("30% tree canopy"), a word ("20% of", "12 in"), not a unit ("1.5 °C", "12 km")

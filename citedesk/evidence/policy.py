@@ -9,8 +9,14 @@ reference on partial support only when that reference `STANDS_OUT` from the rest
 on WiCE documents (`tests/bench/eval_documents.py`).
 
 What a judged finding may do follows from who judged it and the evidence it rests on:
-- **Severity.** A word-level judge (`Policy.acts` False) never raises an error: its contradiction
-  is a warning. A model judge's contradiction is an error only when the passage it read is body
+- **Severity.** Severity is earned by evidence a writer can see, not by a weak score. A word-level
+  judge (`Policy.acts` False) never raises an error, and a citation it cannot confirm is a warning
+  (`misattributed`) only when the cited source is clearly about something else (`UNRELATED`: hardly
+  any of the sentence's content words in the passage it found) *and* another reference supports
+  the sentence; otherwise it is `unconfirmed`, at info level — "read [2] before relying on it"
+  (`misattribution_severity`). A figure no cited source states (`unsupported_number`) is info
+  too under such a judge: it is no mismatch on the matched sentence. A word-level judge's contradiction
+  is at most a warning. A model judge's contradiction is an error only when the passage it read is body
   text (`body.not_body`): never a title, heading, metadata or reference-list line. Figures and
   direction words that differ (number and direction findings) are explicit, and keep their level.
 - **Action.** Another reference is proposed (a swap, an added citation, a removal from a group)
@@ -25,8 +31,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from citedesk.core.findings import Applicability, Finding, Kind, Severity, Verdict, VerdictLabel
+from citedesk.core.findings import Applicability, Evidence, Finding, Kind, Severity, Verdict, VerdictLabel
 from citedesk.evidence.body import not_body
+from citedesk.evidence.lexical import content_stems
 
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
@@ -36,6 +43,11 @@ reference by this much."""
 SWAP_MARGIN = 0.10
 """A reference is proposed instead of a cited one only when its support is this much above the
 cited one's (and it is itself judged supported, on body text): `swap_gate`."""
+UNRELATED = 0.25
+"""With a judge that may only suggest, a citation it cannot confirm is `misattributed` (a warning)
+only when at most this share of the sentence's content words appear in the passage the judge
+found in the cited source (its window), and another reference supports the sentence; otherwise it
+is `unconfirmed` (info). Chosen on the choose half of `tests/bench/eval_documents.py`."""
 EXPLICIT = frozenset({Kind.NUMBER_MISMATCH, Kind.DIRECTION_MISMATCH})
 """Findings that rest on what both texts state outright (a figure, a direction word), not on a
 judge's reading: their severity is their own whichever judge found the passage."""
@@ -81,17 +93,22 @@ MODEL_POLICY = Policy()
 
 def restrained(findings: Sequence[Finding], policy: Policy) -> list[Finding]:
     """The findings a judge's verdicts produced, as its policy allows: unchanged for a judge that
-    may act; for one that may only suggest, no error (a warning instead) and every fix unsafe (a
-    suggestion to verify) — but a figure or direction that differs (`EXPLICIT`) keeps its level."""
+    may act; for one that may only suggest, no error (a warning instead), a figure no cited source
+    states at info level (no mismatch on the matched sentence: something to read), and every fix
+    unsafe (a suggestion to verify) — but a figure or direction that differs (`EXPLICIT`) keeps its
+    level."""
     if policy.acts:
         return list(findings)
     return [f if f.kind in EXPLICIT else _suggested_only(f) for f in findings]
 
 
 def _suggested_only(finding: Finding) -> Finding:
+    severity = Severity.WARNING if finding.severity is Severity.ERROR else finding.severity
+    if finding.kind is Kind.UNSUPPORTED_NUMBER:
+        severity = Severity.INFO
     return replace(
         finding,
-        severity=Severity.WARNING if finding.severity is Severity.ERROR else finding.severity,
+        severity=severity,
         fixes=tuple(replace(fix, applicability=Applicability.UNSAFE) for fix in finding.fixes),
     )
 
@@ -119,6 +136,40 @@ def judged_severity(verdict: Verdict, policy: Policy, source_text: str) -> Sever
     ):
         return Severity.ERROR
     return Severity.WARNING
+
+
+def overlap(claim: str, evidence: Evidence | None) -> float:
+    """The share of the sentence's content words (stems) that the passage the judge found (its
+    window) contains: 0 for a source about something else; 1 when there is nothing to compare."""
+    wanted = set(content_stems(claim))
+    if not wanted:
+        return 1.0
+    if evidence is None:
+        return 0.0
+    return len(wanted & set(content_stems(evidence.window or evidence.passage))) / len(wanted)
+
+
+def misattribution_severity(
+    verdict: Verdict, policy: Policy, source_text: str, claim: str, elsewhere: Verdict | None
+) -> Severity | None:
+    """The severity of a citation the judge does not find supporting `claim`, or None when it is
+    only not confirmed (`Kind.UNCONFIRMED`, info). A judge that may act: `judged_severity`. One
+    that may only suggest: a warning when a writer can see the evidence — the cited source is
+    clearly about something else (`overlap` at most `UNRELATED`) and another reference
+    (`elsewhere`, the best of the others) supports the sentence (or supports it in part, by
+    `CLEARLY_BETTER` more than the cited one); else None."""
+    if policy.acts:
+        return judged_severity(verdict, policy, source_text)
+    supports = elsewhere is not None and (
+        elsewhere.label is VerdictLabel.SUPPORTED
+        or (
+            elsewhere.label is VerdictLabel.PARTIALLY_SUPPORTED
+            and elsewhere.score >= verdict.score + CLEARLY_BETTER
+        )
+    )
+    if supports and overlap(claim, verdict.evidence) <= UNRELATED:
+        return Severity.WARNING
+    return None
 
 
 def swap_gate(proposed: Verdict, current: Verdict | None, source_text: str) -> str | None:

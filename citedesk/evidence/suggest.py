@@ -2,7 +2,9 @@
 
 - `misattributed` — the cited source does not support the claim (warning) or contradicts it
   (error), or supports it only in part while another reference scores clearly higher
-  (`policy.CLEARLY_BETTER`); with a swap to that reference when there is one;
+  (`policy.CLEARLY_BETTER`); with a swap to that reference when there is one. Under a judge that
+  may only suggest (the word-level judge), such a citation is `unconfirmed` (info: read it before
+  relying on it) unless a writer can see the evidence (`policy.misattribution_severity`);
 - `number_mismatch` and `unsupported_number` — a figure the cited source gives differently, or
   that none of the cited sources states (`figures.py`; not reported where every citation is
   already misattributed);
@@ -50,7 +52,14 @@ from citedesk.evidence.body import not_body
 from citedesk.evidence.figures import number_mismatches, unsupported_figures
 from citedesk.evidence.judges.base import Judge
 from citedesk.evidence.numbers import missing_figures
-from citedesk.evidence.policy import clearly_better, confidence, judged_severity, suggestion, swap_gate
+from citedesk.evidence.policy import (
+    clearly_better,
+    confidence,
+    judged_severity,
+    misattribution_severity,
+    suggestion,
+    swap_gate,
+)
 from citedesk.evidence.verdicts import (
     JudgementCache,
     Judging,
@@ -320,13 +329,20 @@ def _misattributed(
         VerdictLabel.CONTRADICTED: "contradicts",
         VerdictLabel.PARTIALLY_SUPPORTED: "supports only part of",
     }.get(verdict.label, "does not support")
+    source_text = judging.prepared[verdict.reference].source.text
+    policy = judging.judge.policy
+    claim_text = document.claim_by_id[claim_id].text
+    elsewhere = candidate[1] if candidate is not None else None
+    severity = misattribution_severity(verdict, policy, source_text, claim_text, elsewhere)
+    name = document.label(verdict.reference)
     message = (
-        f"The cited source {document.label(verdict.reference)} {what} this sentence "
-        f"({verdict.judge} judge, {verdict.strength()})."
+        f"The cited source {name} {what} this sentence ({verdict.judge} judge, {verdict.strength()})."
+        if severity is not None
+        else f"Not confirmed by the {policy.kind} judge: read {name} before relying on it"
+        f" ({verdict.judge} judge, {verdict.strength()})."
     )
     if missing:
         message += f" It never states {', '.join(f'“{m}”' for m in missing)}."
-    source_text = judging.prepared[verdict.reference].source.text
     where = not_body(verdict.evidence, source_text) if verdict.evidence is not None else None
     if where is not None and verdict.label is not VerdictLabel.CONTRADICTED:
         message += f" The closest it comes is {where}, no sentence of its text."
@@ -340,7 +356,7 @@ def _misattributed(
         judging,
     )
     return make_finding(
-        Kind.MISATTRIBUTED,
+        Kind.MISATTRIBUTED if severity is not None else Kind.UNCONFIRMED,
         (marker.start, marker.end),
         message + why,
         reference=verdict.reference,
@@ -349,7 +365,7 @@ def _misattributed(
         evidence=verdict.evidence,
         verdict=verdict,
         suggestion=offered,
-        severity=judged_severity(verdict, judging.judge.policy, source_text),
+        severity=severity,
         details=details,
         confidence=confidence(verdict),
         judged_by=judging.judge.policy.kind,

@@ -85,6 +85,7 @@ STYLES: dict[Kind, Style] = {
     Kind.UNKNOWN_KEY: Style("#c0392b", DASH, "red dashed"),
     Kind.DIRECTION_MISMATCH: Style("#8e44ad", DASH, "purple dashed"),
     Kind.REDUNDANT_CITATION: Style("#707b7c", DASH, "grey dashed"),
+    Kind.UNCONFIRMED: Style("#d35400", DOT, "orange dotted"),
 }
 UNCHECKED = Style("#8c9499", DASH_DOT_DOT, "grey dash-dot-dot on a grey tint")
 """A citation that was not checked: neither right nor wrong, so no colour of a problem."""
