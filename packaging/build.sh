@@ -36,7 +36,9 @@ fi
 say "the embedder, prepared and checked"
 rm -rf build/prepared build/prepare-cache
 mkdir -p build/prepared
-XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on PYTHONPATH=$ROOT "$VENV/bin/python" - <<'EOF'
+"$VENV/bin/pip" install --quiet --no-deps --force-reinstall .  # this tree's code, resources mapped as installed
+# from build/: the installed citedesk, not the source folder (whose resources/ is not citedesk.resources)
+(cd build && XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on "$ROOT/$VENV/bin/python" - <<'EOF'
 import shutil
 from pathlib import Path
 
@@ -49,9 +51,10 @@ prepare(model)  # ExportFailed (exit 1) when onnxruntime's vectors differ from t
 record = Int8Agreement.read(agreement_file(model))
 assert record is not None, "no int8 record"
 for path in (chosen_file(model), agreement_file(model)):
-    shutil.copy2(path, Path("build/prepared") / path.name)
+    shutil.copy2(path, Path("prepared") / path.name)
 print(f"prepared {chosen_file(model).name} (int8 used: {record.used}, cosine min {record.cosine_min:.4f})")
 EOF
+)
 
 mkdir -p dist
 if [ -z "${SKIP_BUNDLE:-}" ]; then
