@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from citedesk.cli import main as run_command
+from citedesk.gui.syslibs import platform_problem
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,7 +25,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def open_window(paths: Sequence[str] = ()) -> int:
     """Open the window: on each of `paths` (one window each), or empty; without PySide6, say so and
-    point at the commands."""
+    point at the commands; without the system libraries Qt's X11 platform needs (Qt would abort),
+    name the packages that provide them (exit 2)."""
+    problem = platform_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     try:
         from citedesk.gui.app import run  # noqa: PLC0415
     except ImportError as exc:

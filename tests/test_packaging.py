@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import configparser
+import os
+import shutil
+import subprocess
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -78,6 +81,10 @@ def test_every_package_of_the_code_is_installed() -> None:
     assert found - listed == set()
 
 
+BUILD_OUTPUTS = {("citedesk", "prepared/*")}
+"""Package data that packaging/build.sh makes (the prepared embedder, git-ignored): not in a checkout."""
+
+
 def test_every_data_pattern_ships_something_and_no_script_ships() -> None:
     """Each `package-data` pattern matches a file (a stale one, like `*.qss`, says the package holds
     what it does not), and what ships to writers is data: no developer script (issue 43)."""
@@ -85,11 +92,63 @@ def test_every_data_pattern_ships_something_and_no_script_ships() -> None:
     folders = tool["package-dir"]
     shipped: list[Path] = []
     for package, patterns in tool["package-data"].items():
-        folder = ROOT / folders[package]
+        folder = ROOT / folders.get(package, package.replace(".", "/"))
         for pattern in patterns:
+            if (package, pattern) in BUILD_OUTPUTS:
+                continue
             matched = [path for path in folder.glob(pattern) if path.is_file()]
             assert matched, f"{package}: {pattern} matches no file"
             shipped += matched
     assert [path for path in shipped if path.suffix == ".py"] == []
     scripts = [path for path in (ROOT / "resources").rglob("*.py") if path.name != "__init__.py"]
     assert scripts == []
+
+
+def test_open_with_citedesk_covers_markdown_latex_and_word() -> None:
+    types = _desktop_entry()["MimeType"].split(";")
+    assert {
+        "text/markdown",
+        "text/x-tex",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    } <= set(types)
+
+
+def test_the_bundle_installs_for_the_user_and_uninstalls(tmp_path: Path) -> None:
+    """packaging/build.sh's folder, as install.sh and uninstall.sh see it (an executable that only
+    says its version stands in for the PyInstaller build)."""
+    bundle = tmp_path / "citedesk-0-linux-x86_64"
+    for folder in ("share/applications", "share/metainfo", "share/icons/hicolor/256x256/apps",
+                   "share/icons/hicolor/scalable/apps"):  # fmt: skip
+        (bundle / folder).mkdir(parents=True)
+    shutil.copy(ROOT / "packaging" / f"{APP_ID}.desktop", bundle / "share/applications")
+    shutil.copy(ROOT / "packaging" / f"{APP_ID}.metainfo.xml", bundle / "share/metainfo")
+    shutil.copy(
+        ROOT / "resources/icons/citedesk.png", bundle / f"share/icons/hicolor/256x256/apps/{APP_ID}.png"
+    )
+    shutil.copy(
+        ROOT / "resources/icons/citedesk.svg", bundle / f"share/icons/hicolor/scalable/apps/{APP_ID}.svg"
+    )
+    (bundle / "citedesk").write_text("#!/bin/sh\necho citedesk 0\n", encoding="utf-8")
+    (bundle / "citedesk").chmod(0o755)
+    for script in ("install", "uninstall"):
+        shutil.copy(ROOT / "packaging" / f"bundle-{script}.sh", bundle / f"{script}.sh")
+    prefix = tmp_path / "local"
+    env = {**os.environ, "PREFIX": str(prefix)}
+
+    subprocess.run(["bash", str(bundle / "install.sh")], env=env, check=True, capture_output=True, timeout=60)
+    shutil.rmtree(bundle)  # the installed copy runs without the unpacked folder
+    command = prefix / "bin" / "citedesk"
+    done = subprocess.run([str(command)], check=True, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "citedesk 0\n"
+    entry = (prefix / "share/applications" / f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    assert f"Exec={prefix}/opt/citedesk/citedesk open %f" in entry.splitlines()
+    assert (prefix / "share/icons/hicolor/256x256/apps" / f"{APP_ID}.png").is_file()
+
+    subprocess.run(
+        ["bash", str(prefix / "opt/citedesk/uninstall.sh")],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert [p for p in prefix.rglob("*") if p.is_file() or p.is_symlink()] == []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citedesk.evidence.embed import default_model_dir
-from citedesk.evidence.onnx_embed import onnx_enabled, onnx_file
+from citedesk.evidence.onnx_embed import onnx_enabled, ready
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def prepare_embedder(*, again: bool = False) -> PreparedEmbedder:
     from citedesk.evidence.onnx_export import prepare  # noqa: PLC0415 - imports torch when it exports
 
     model_dir = default_model_dir()
-    existed = onnx_file(model_dir).is_file()
+    existed = ready(model_dir)
     started = time.perf_counter()
     path = prepare(model_dir, force=again)
     return PreparedEmbedder(path, again or not existed, time.perf_counter() - started, onnx_enabled())

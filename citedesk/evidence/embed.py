@@ -29,7 +29,7 @@ from citedesk.evidence.onnx_embed import (
     chosen_file,
     failure_file,
     onnx_enabled,
-    onnx_file,
+    ready,
     runtime_installed,
 )
 from citedesk.evidence.runtime import configure_threads, shared_model
@@ -137,10 +137,10 @@ class Embedder:
         if not runtime_installed():
             return self._fall_back("onnxruntime is not installed")
         try:
-            path = onnx_file(folder)
+            made = ready(folder)
         except OSError as exc:  # a model folder without tokenizer.json or safetensors weights
             return self._fall_back(f"the model cannot run on ONNX Runtime ({exc})")
-        if path.is_file():
+        if made:
             if self.backend != "onnx" and Int8Agreement.read(agreement_file(folder)) is None:
                 _export_later(folder)  # exported before int8 copies: this audit fp32, the next int8
             try:

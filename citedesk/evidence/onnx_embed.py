@@ -83,20 +83,45 @@ def onnx_dir() -> Path:
     return Path(user_cache_dir("citedesk")) / "onnx"
 
 
+SHIPPED_DIR = Path(__file__).resolve().parents[1] / "prepared"
+"""The embedder's files made at build time (`packaging/build.sh`: the app bundle and the wheel carry
+them), so that no install exports on a writer's machine: read-only, used when they are for this
+model (the same fingerprint) and say what to embed with (the int8 record beside them)."""
+
+
+def shipped(model_dir: Path) -> bool:
+    """Whether the app came with this model's prepared files (`SHIPPED_DIR`)."""
+    name = fingerprint(model_dir)
+    record = Int8Agreement.read(SHIPPED_DIR / f"{name}.int8.json")
+    if record is None:
+        return False
+    return (SHIPPED_DIR / f"{name}{'.int8' if record.used else ''}.onnx").is_file()
+
+
+def _folder(model_dir: Path) -> Path:
+    return SHIPPED_DIR if shipped(model_dir) else onnx_dir()
+
+
 def onnx_file(model_dir: Path) -> Path:
-    """Where the model's ONNX file is (or will be): <cache>/citedesk/onnx/<fingerprint>.onnx."""
-    return onnx_dir() / f"{fingerprint(model_dir)}.onnx"
+    """Where the model's ONNX file is (or will be): <cache>/citedesk/onnx/<fingerprint>.onnx (or
+    the shipped one, `SHIPPED_DIR`)."""
+    return _folder(model_dir) / f"{fingerprint(model_dir)}.onnx"
 
 
 def int8_file(model_dir: Path) -> Path:
     """The int8 copy of the model's ONNX file: <cache>/citedesk/onnx/<fingerprint>.int8.onnx."""
-    return onnx_dir() / f"{fingerprint(model_dir)}.int8.onnx"
+    return _folder(model_dir) / f"{fingerprint(model_dir)}.int8.onnx"
 
 
 def agreement_file(model_dir: Path) -> Path:
     """What the int8 copy was measured to agree with fp32 (`Int8Agreement` as JSON), kept beside it:
     the reason the embedder uses int8, or the reason it does not."""
-    return onnx_dir() / f"{fingerprint(model_dir)}.int8.json"
+    return _folder(model_dir) / f"{fingerprint(model_dir)}.int8.json"
+
+
+def ready(model_dir: Path) -> bool:
+    """Whether the file to embed with exists (made here, or shipped with the app)."""
+    return chosen_file(model_dir).is_file()
 
 
 @dataclass(frozen=True)
@@ -126,7 +151,8 @@ class Int8Agreement:
 
 def chosen_file(model_dir: Path) -> Path:
     """The file to embed with: the int8 copy where its recorded agreement says so, else fp32's
-    (`onnx_file`, which must exist either way: it is what says the export was made)."""
+    (`onnx_file`, which must exist either way where it was made here: it is what says the export
+    was made; the app's shipped files may carry the int8 copy alone)."""
     int8 = int8_file(model_dir)
     agreement = Int8Agreement.read(agreement_file(model_dir))
     if agreement is not None and agreement.used and int8.is_file():

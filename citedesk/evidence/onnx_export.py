@@ -43,6 +43,7 @@ from citedesk.evidence.onnx_embed import (
     int8_file,
     onnx_file,
     runtime_installed,
+    shipped,
 )
 from citedesk.evidence.onnx_int8 import METHOD, make_int8
 
@@ -62,7 +63,10 @@ class ExportFailed(ModelError):
 
 def prepare(model_dir: Path, *, force: bool = False) -> Path:
     """The model's ONNX file to embed with, exported now when missing (or when `force`): the int8
-    copy where it agrees with fp32 (`onnx_int8`), else fp32's; ExportFailed says why not."""
+    copy where it agrees with fp32 (`onnx_int8`), else fp32's; ExportFailed says why not. The
+    files the app shipped with (`onnx_embed.shipped`) are never made again: they are read-only."""
+    if shipped(model_dir):
+        return chosen_file(model_dir)
     target = onnx_file(model_dir)
     if force or not target.is_file():
         _export_checked(model_dir, target)

@@ -1,0 +1,67 @@
+"""The embedder's files shipped with the app (made by packaging/build.sh): a fresh profile embeds
+with ONNX Runtime at once — no torch, no export in the background, nothing written to the cache
+(issue 40: the first audit on a fresh profile waited 37-61 s for that export)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from platformdirs import user_cache_dir
+
+from citedesk.evidence import onnx_embed
+from citedesk.evidence.embed import Embedder, default_model_dir
+from citedesk.evidence.onnx_embed import ONNX_ENV, Int8Agreement, fingerprint
+from citedesk.evidence.onnx_export import export, prepare
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged all-MiniLM-L6-v2 exported once for this module."""
+    return export(default_model_dir(), tmp_path_factory.mktemp("onnx") / "minilm.onnx")
+
+
+def ship(exported: Path, folder: Path) -> Path:
+    """`folder` laid out as build.sh lays out the app's prepared files (fp32 here: int8 unused)."""
+    folder.mkdir()
+    name = fingerprint(default_model_dir())
+    shutil.copyfile(exported, folder / f"{name}.onnx")
+    Int8Agreement("test", 0.0, 0, used=False).save(folder / f"{name}.int8.json")
+    return folder / f"{name}.onnx"
+
+
+def test_a_fresh_profile_embeds_with_the_shipped_file_and_exports_nothing(
+    exported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ONNX_ENV)
+    shipped = ship(exported, tmp_path / "prepared")
+    monkeypatch.setattr(onnx_embed, "SHIPPED_DIR", shipped.parent)
+    cache = Path(user_cache_dir("citedesk"))
+
+    embedder = Embedder(default_model_dir())
+    vectors = embedder.encode(["Street trees cool the pavement.", "Cities are warmer."])
+
+    assert embedder.runtime == "onnx"
+    assert vectors.shape == (2, 384)
+    assert embedder.notice == ""
+    assert not (cache / "onnx").exists()  # no export started, nothing made in the profile
+    # `citedesk models prepare` has nothing to make either, and never writes beside the shipped file
+    assert prepare(default_model_dir()) == shipped
+    assert sorted(p.name for p in shipped.parent.iterdir()) == sorted(
+        [shipped.name, f"{shipped.stem}.int8.json"]
+    )
+
+
+def test_shipped_files_of_another_model_are_not_used(
+    exported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ONNX_ENV)
+    shipped = ship(exported, tmp_path / "prepared")
+    shipped.rename(shipped.with_name("0123456789abcdef01234567.onnx"))
+    monkeypatch.setattr(onnx_embed, "SHIPPED_DIR", shipped.parent)
+
+    assert not onnx_embed.shipped(default_model_dir())
+    assert onnx_embed.onnx_file(default_model_dir()).parent == Path(user_cache_dir("citedesk")) / "onnx"
