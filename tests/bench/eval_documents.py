@@ -180,7 +180,7 @@ def documents_of(name: str, part: str, count: int) -> list[list[dict[str, Any]]]
     rng = random.Random(DOCUMENT_SEED)
     for members in half:
         rng.shuffle(members)
-    documents = []
+    documents: list[list[dict[str, Any]]] = []
     while len(documents) < count:
         open_groups = [g for g in half if g]
         if len(open_groups) < 10:
