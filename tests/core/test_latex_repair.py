@@ -158,3 +158,20 @@ def test_a_command_that_began_its_line_goes_with_the_line_break_before_it() -> N
     document = parse(commented)
     result = apply(document, [make_fix("x", document, [RemoveCitation(0, "ghost")])])
     assert result == commented.replace("\\citep{ghost}.", ".")  # the comment ate the line break
+
+
+def test_messages_and_fixes_name_the_command_the_writer_wrote() -> None:
+    """`\\citep`, `\\textcite`, `\\autocite` in messages and fix titles as written, never a `\\cite` the
+    writer did not write (issue 43 #2); a key not cited yet takes the document's usual command."""
+    text = (
+        "\\begin{document}\nTrees cool streets \\citep{smiht2020}. \\textcite{jones2019} found parks cool too.\n"
+        "Shade helps \\citep{ghost1999}.\n\\end{document}\n"
+    )
+    doc = parse(text)
+    found = {f.reference: f for f in structural_findings(doc)}
+    assert "\\citep{smiht2020} is not a key" in found["smiht2020"].message
+    assert [fix.title for fix in found["smiht2020"].fixes] == ["Cite \\citep{smith2020}"]
+    assert found["ghost1999"].message.startswith("\\citep{ghost1999} is not in the bibliography")
+    assert doc.label("jones2019") == "\\textcite{jones2019}"
+    assert doc.label("notcited2001") == "\\citep{notcited2001}"  # the document's usual command
+    assert "\\cite{" not in " ".join(f.message for f in found.values())

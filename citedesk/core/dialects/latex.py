@@ -12,6 +12,7 @@ them. Like pandoc's, the bibliography is kept elsewhere: never edited, no orphan
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,27 @@ if TYPE_CHECKING:
 def _reading(text: str) -> LatexReading:
     """The reading of a structure's (original) text: asked once per marker by `in_text`."""
     return read_latex(unify_line_breaks(text))
+
+
+def _command_of(structure: Structure, key: str) -> str:
+    """The command a message writes a citation of `key` with: the writer's own (`citep`, `textcite`,
+    `autocite`) — that of its first citation, else the document's most used — never a `\\cite` they
+    did not write."""
+    first, usual = _commands(structure.text)
+    return first.get(key, usual)
+
+
+@functools.lru_cache(maxsize=8)
+def _commands(text: str) -> tuple[dict[str, str], str]:
+    """(key → the command of its first citation, the command the document uses most: `cite` when
+    it cites nothing)."""
+    first: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    for cite in _reading(text).cites:
+        counts[cite.command] += 1
+        for item in cite.keys:
+            first.setdefault(item.key, cite.command)
+    return first, counts.most_common(1)[0][0] if counts else "cite"
 
 
 class LatexDialect(PlainDialect):
@@ -72,10 +94,10 @@ class LatexDialect(PlainDialect):
         )
 
     def label(self, structure: Structure, key: str) -> str:
-        return "\\cite{" + key + "}"
+        return f"\\{_command_of(structure, key)}{{{key}}}"
 
     def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
-        return "\\cite{" + ",".join(keys) + "}"
+        return f"\\{_command_of(structure, keys[0] if keys else '')}{{{','.join(keys)}}}"
 
     def in_text(self, structure: Structure, marker: int) -> bool:
         """`\\citet{doe99} shows`: a word of its sentence, not where citations go."""
