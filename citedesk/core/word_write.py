@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import re
 import unicodedata
@@ -473,13 +474,35 @@ def _shown_alone(view: WordView, key: str) -> str | None:
 
 
 def _alone(view: WordView, key: str) -> str:
-    """How `key` is displayed where it is cited alone, else `(Family, Year)`."""
+    """How `key` is displayed where it is cited alone, else as the document shows another work
+    alone (`(Fujimoto 2022)` where it writes `(Oke 2017)`; `(Family, Year)` when it shows none)."""
     shown = _shown_alone(view, key)
     if shown is not None:
         return shown
     data = view.references.get(key, {})
     year = year_of(data)
-    return f"({_first_name(data) or data.get('title') or key}, {'n.d.' if year == 'nd' else year})"
+    opening, between, closing = _house_style(view)
+    return f"{opening}{_first_name(data) or data.get('title') or key}{between}{'n.d.' if year == 'nd' else year}{closing}"
+
+
+STYLE_EXAMPLES = 50
+"""Works shown alone that `_house_style` reads, at most (a few agree on the style; bounded)."""
+
+
+def _house_style(view: WordView) -> tuple[str, str, str]:
+    """(opening, what goes between name and year, closing) as the document's author-date fields show
+    a work alone — read off one whose first family name and year it displays — else `(`, `, `, `)`."""
+    for key, shown in itertools.islice(view.shown_alone.items(), STYLE_EXAMPLES):
+        data = view.references.get(key, {})
+        name, year = _first_name(data), year_of(data)
+        if not name or year == "nd":
+            continue
+        found = re.fullmatch(
+            rf"(\W*){re.escape(name)}(.*?)([^\w.]*\s*|,\s*){re.escape(year)}[a-z]?(\W*)", shown, re.IGNORECASE
+        )
+        if found is not None and not re.search(r"\d", found.group(2)):  # `et al.` is the work's own
+            return found.group(1), found.group(3), found.group(4)
+    return "(", ", ", ")"
 
 
 def _set_instruction(opened: OpenField, instruction: str) -> None:

@@ -12,7 +12,7 @@ import docx
 import pytest
 
 from citedesk.core.findings import Fix
-from citedesk.core.repair import AddCitation, RemoveCitation, make_fix
+from citedesk.core.repair import AddCitation, RemoveCitation, RetargetCitation, make_fix
 from citedesk.core.word import read_docx
 from citedesk.desk import AuditOptions, Desk
 from citedesk.errors import RepairError, UsageError
@@ -42,7 +42,7 @@ def desk(tmp_path: Path) -> Desk:
     return Desk(AuditOptions(offline=True, judge="none", store_path=tmp_path / "store.sqlite3"))
 
 
-def _fix(title: str, report: Any, operation: AddCitation | RemoveCitation) -> Fix:
+def _fix(title: str, report: Any, operation: AddCitation | RemoveCitation | RetargetCitation) -> Fix:
     made = make_fix(title, report.document, [operation])
     assert made is not None
     return made
@@ -81,3 +81,31 @@ def test_a_word_document_is_not_saved_as_text_but_its_text_exports(
     session.export_text(tmp_path / "paper.md")
     assert (tmp_path / "paper.md").read_text(encoding="utf-8") == session.text
     assert not (tmp_path / "copy.docx").exists()
+
+
+def test_a_swapped_in_work_is_shown_in_the_documents_own_style(desk: Desk, tmp_path: Path) -> None:
+    """A work the document shows alone nowhere is displayed as the document shows other works alone
+    (`(Hartley 2022)` beside `(Moreau & Okafor 2021)`), not in another style's `(Hartley, 2022)`
+    (issue 43 #5)."""
+    document = docx.Document()
+    first = document.add_paragraph()
+    first.add_run(SENTENCE)
+    MAKER["add_citation"](first, "c1", [MAKER["MOREAU"]], "(Moreau & Okafor 2021)")
+    first.add_run(".")
+    second = document.add_paragraph()
+    second.add_run("Street trees halve the stormwater that runs off city streets ")
+    MAKER["add_citation"](
+        second,
+        "c2",
+        [MAKER["HARTLEY"], MAKER["CLIMATE"]],
+        "(Hartley & Venn 2022; Regional Climate Office 2020)",
+    )
+    second.add_run(".")
+    path = tmp_path / "styled.docx"
+    document.save(str(path))
+    session = desk.open(path)
+    report = session.structure_report()
+    swap = _fix("Cite Hartley instead", report, RetargetCitation(0, "moreau2021", "hartley2022"))
+    session.write(session.plan(report, [swap]).result, backup=False)
+    shown = docx.Document(str(path)).paragraphs[0].text
+    assert shown == f"{SENTENCE}(Hartley 2022)."
