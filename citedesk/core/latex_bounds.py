@@ -10,7 +10,8 @@ verbatim; `LatexTooDeepError`, with the line), and a RecursionError the scan did
 
 The parser is pure Python, a few seconds per MB of source, so a parse also stops at the deadline
 that `parse_deadline` sets for the current thread (an audit's time budget, `--timeout`):
-`LatexOutOfTimeError`. The caller that knows the file names it (`LatexLimitError.at`).
+`LatexOutOfTimeError`; and past `MAX_LATEX_NODES` parts, which bounds its memory whatever the
+text is made of (`LatexTooLargeError`). The caller that knows the file names it (`LatexLimitError.at`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from citedesk.errors import CiteDeskError, DocumentError
 
 MAX_LATEX_DEPTH = 100
 """Braces and environments inside each other, at most (pylatexenc recursed past ~160 commands deep)."""
+MAX_LATEX_NODES = 1_200_000
+"""Parts (commands, groups, runs of characters, `~`…) of one file's parse, at most: each holds about
+500 bytes while the file is read, so this bounds the memory whatever the file is made of (a
+thesis has under 100,000 per MB; 8 MB of `~` would have 8 million)."""
 _TICKS = 4096
 """Tokens read between two looks at the clock."""
 
@@ -74,6 +79,12 @@ class LatexTooDeepError(LatexLimitError, DocumentError):
     kind = "document"
 
 
+class LatexTooLargeError(LatexLimitError, DocumentError):
+    """More than MAX_LATEX_NODES parts in one file: not read (exit 2)."""
+
+    kind = "document"
+
+
 class LatexOutOfTimeError(LatexLimitError):
     """The parse did not finish before the audit's deadline (exit 2). Not an InputError: nothing
     that skips an unreadable file may skip this one, the time is gone for all of them."""
@@ -85,6 +96,11 @@ TOO_DEEP = (
     f"the LaTeX is nested more than {MAX_LATEX_DEPTH} levels deep (braces or environments inside "
     "each other, or a brace never closed), so it was not read: check for an unclosed `{` or "
     "`\\begin{…}` there"
+)
+TOO_MANY_PARTS = (
+    f"the LaTeX has more than {MAX_LATEX_NODES:,} parts (commands, braces, special characters), more "
+    "than CiteDesk reads in one file, so it was not read: split it into files the main file "
+    "includes (\\input)"
 )
 OUT_OF_TIME = (
     "reading the LaTeX did not finish within the audit's time budget (--timeout), so nothing was "
@@ -142,33 +158,38 @@ def naming(source: object) -> Iterator[None]:
 
 
 class _Walker(lw.LatexWalker):  # type: ignore[misc, unused-ignore]
-    """latexwalker, looking at the clock every `_TICKS` tokens (a token is often one character)."""
+    """latexwalker, counting the nodes it makes and looking at the clock every `_TICKS` tokens (a
+    token is often one character)."""
 
-    def __init__(self, text: str, deadline: float, **kwargs: Any) -> None:
+    def __init__(self, text: str, deadline: float | None, **kwargs: Any) -> None:
         super().__init__(text, **kwargs)
         self._deadline = deadline
         self._ticks = 0
+        self._nodes = 0
 
     def get_token(self, *args: Any, **kwargs: Any) -> Any:
         self._ticks += 1
-        if self._ticks % _TICKS == 0 and time.monotonic() >= self._deadline:
+        if self._deadline is not None and self._ticks % _TICKS == 0 and time.monotonic() >= self._deadline:
             raise LatexOutOfTimeError(OUT_OF_TIME)
         return super().get_token(*args, **kwargs)
 
+    def make_node(self, *args: Any, **kwargs: Any) -> Any:
+        self._nodes += 1
+        if self._nodes > MAX_LATEX_NODES:
+            raise LatexTooLargeError(TOO_MANY_PARTS)
+        return super().make_node(*args, **kwargs)
+
 
 def latex_nodes(text: str, context: Any) -> list[Any]:
-    """latexwalker's nodes of `text` (tolerant parsing), within the depth and the deadline."""
+    """latexwalker's nodes of `text` (tolerant parsing), within the depth, the number of nodes and
+    the deadline."""
     line = too_deep_at(text)
     if line is not None:
         raise LatexTooDeepError(TOO_DEEP, line=line)
     deadline = _DEADLINE.get()
     if deadline is not None and time.monotonic() >= deadline:
         raise LatexOutOfTimeError(OUT_OF_TIME)
-    walker = (
-        _Walker(text, deadline, latex_context=context, tolerant_parsing=True)
-        if deadline is not None
-        else lw.LatexWalker(text, latex_context=context, tolerant_parsing=True)
-    )
+    walker = _Walker(text, deadline, latex_context=context, tolerant_parsing=True)
     try:
         nodes, _, _ = walker.get_latex_nodes()
     except RecursionError:

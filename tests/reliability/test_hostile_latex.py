@@ -7,8 +7,8 @@ refused with a clear message naming the file (exit 2), in bounded time and memor
 - `\\cite{k0,…,k19999}` with no key in the bibliography: one finding per key, in linear time (each
   missing key's fix was a pass over the whole command: quadratic, a hang at 50,000 keys).
 - Every `.tex` file, main or included, is held to one limit (`files.MAX_LATEX_BYTES`) before it
-  is parsed; a main file over the old 1 MB project-file limit is read; a parse that cannot finish
-  within `--timeout` stops the audit with why.
+  is parsed, and its parse to `MAX_LATEX_NODES` parts (its memory); a main file over the old 1 MB
+  project-file limit is read; a parse that cannot finish within `--timeout` stops the audit with why.
 - `\\bibliography{fifo}` naming a pipe says it is a pipe, not that it does not exist.
 
 Slow cases run in a child process under a time limit (a hang fails the test instead of stalling the
@@ -29,7 +29,7 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.core.latex import read_latex
-from citedesk.core.latex_bounds import MAX_LATEX_DEPTH, LatexTooDeepError
+from citedesk.core.latex_bounds import MAX_LATEX_DEPTH, MAX_LATEX_NODES, LatexTooDeepError
 from citedesk.core.latex_project import includes
 from citedesk.files import MAX_LATEX_BYTES
 from tests.conftest import REPO
@@ -204,6 +204,18 @@ def test_a_main_file_over_a_megabyte_is_read_as_its_includes_are(
         str(main_file),
         str(tmp_path / "chapter.tex"),
     ]
+
+
+def test_a_file_of_too_many_parts_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    # under the size limit, but every character a node of the parse (about 500 bytes each)
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    document = tmp_path / "ties.tex"
+    document.write_text(_tex("~" * (MAX_LATEX_NODES + 100_000)), encoding="utf-8")
+    outcome, said, elapsed = _child(["audit", str(document), "--no-sources", "--offline"], timeout=400)
+    assert outcome["code"] == 2
+    assert f"{document}: the LaTeX has more than {MAX_LATEX_NODES:,} parts" in said
+    assert outcome["max_rss_mib"] < 1024
+    assert elapsed < 300  # about 25 s here
 
 
 @pytest.mark.parametrize("where", ["main", "included"])
