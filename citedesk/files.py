@@ -42,6 +42,12 @@ from citedesk.errors import DocumentChangedError, InputError
 BACKUP_SUFFIX = ".citedesk-backup"
 STALE_AFTER_S = 600
 """A temporary file of ours this old is left from a save that was killed; no save takes this long."""
+LATEX_SUFFIXES = (".tex", ".ltx")
+MAX_LATEX_BYTES = 8_000_000
+"""The limit for every LaTeX source file — a main file, a file it includes, a chapter opened alone —
+checked before it is parsed. LaTeX is read with pylatexenc, which takes about 90 MB of memory and a
+few seconds per MB of source (Markdown takes a fraction of that), so a LaTeX file is held to 8 MB
+where other documents may have `MAX_DOCUMENT_BYTES`: a whole thesis in one file is 1-3 MB."""
 
 
 class _UnreadableFile(OSError, InputError):
@@ -186,29 +192,50 @@ def encoding_notice(shown: str, encoding: str) -> str | None:
     )
 
 
-def read_document(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES) -> DecodedText:
-    """Read and decode a document; every failure is a DocumentError with a plain message."""
+def document_limit(path: str | os.PathLike[str]) -> int:
+    """The most bytes a document at `path` may have: `MAX_LATEX_BYTES` for a LaTeX file, else
+    `MAX_DOCUMENT_BYTES`."""
+    return MAX_LATEX_BYTES if Path(path).suffix.lower() in LATEX_SUFFIXES else MAX_DOCUMENT_BYTES
+
+
+def latex_too_large(path: str | os.PathLike[str], size: int, *, at_least: bool = False) -> str:
+    """Why a LaTeX file over `MAX_LATEX_BYTES` is not read, naming it."""
+    what = "more than " if at_least else ""
+    return (
+        f"{path} is {what}{size / 1e6:.1f} MB; CiteDesk reads LaTeX files up to {MAX_LATEX_BYTES / 1e6:.0f} MB "
+        "each (reading LaTeX takes far more time and memory than Markdown): split it into files "
+        "the main file includes with \\input or \\include"
+    )
+
+
+def read_document(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> DecodedText:
+    """Read and decode a document (at most `max_bytes`, by default its kind's `document_limit`);
+    every failure is a DocumentError with a plain message."""
     return read_stamped(path, max_bytes=max_bytes)[0]
 
 
 def read_stamped(
-    path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
 ) -> tuple[DecodedText, FileStamp]:
     """`read_document`, with the stamp a later `write_checked` compares the file against."""
-    data, stamp = read_stamped_bytes(path, max_bytes=max_bytes)
-    return decode_document(data, max_bytes=max_bytes), stamp
+    limit = document_limit(path) if max_bytes is None else max_bytes
+    data, stamp = read_stamped_bytes(path, max_bytes=limit)
+    return decode_document(data, max_bytes=limit), stamp
 
 
 def read_stamped_bytes(
-    path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
 ) -> tuple[bytes, FileStamp]:
     """A document's bytes, undecoded (a Word file is a zip package, read by `core.word`), with its
     stamp; every failure is a DocumentError with a plain message, as `read_document`'s."""
     p = Path(path)
+    limit = document_limit(p) if max_bytes is None else max_bytes
     try:
-        data, info = _read_regular(p, max_bytes)
+        data, info = _read_regular(p, limit)
     except FileTooLargeError as exc:
-        raise too_large(exc.size, max_bytes, at_least=exc.at_least) from exc
+        if limit == MAX_LATEX_BYTES:
+            raise DocumentError(latex_too_large(p, exc.size, at_least=exc.at_least)) from exc
+        raise too_large(exc.size, limit, at_least=exc.at_least) from exc
     except NotRegularFileError as exc:
         raise DocumentError(f"{p} is {exc.file_kind}, not a document.") from exc
     except IsADirectoryError as exc:

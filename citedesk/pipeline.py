@@ -17,6 +17,7 @@ from pathlib import Path
 
 from citedesk.assist import judge as _claude_judge  # noqa: F401 - registers the Claude judge
 from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
+from citedesk.core.latex_bounds import naming, parse_deadline
 from citedesk.core.report import Report
 from citedesk.engine.state import AuditOptions, AuditState, ProgressCallback, StageResult
 
@@ -54,24 +55,29 @@ def audit_text(
     )
 
     named = Path(path) if path else (options.document_dir / "Untitled" if options.document_dir else None)
-    cited = cited_works(
-        text,
-        named,
-        options.bibliographies,
-        zotero_dir=options.zotero_dir,
-        use_zotero=options.zotero,
-        roots=(options.sources_dir, *options.local_roots),
-        anywhere=options.allow_local_paths,
-    )
+    # the time budget starts here: reading the document (a LaTeX parse) counts, as the stages do
+    with parse_deadline(state.start_budget(options.time_budget)), naming(path or "the document"):
+        cited = cited_works(
+            text,
+            named,
+            options.bibliographies,
+            zotero_dir=options.zotero_dir,
+            use_zotero=options.zotero,
+            roots=(options.sources_dir, *options.local_roots),
+            anywhere=options.allow_local_paths,
+        )
+        document = (
+            document_of(structure_without_bibliography(text, path), path)
+            if cited is None
+            else parse_document(text, path, cited.works)
+        )
     if cited is None:
-        structure = structure_without_bibliography(text, path)
-        report = audit(document_of(structure, path), options, state)
-        if not structure.dialect.works_in_text:  # it cites keys of a bibliography it does not name
-            latex = structure.dialect.name == "latex"
+        report = audit(document, options, state)
+        if not document.dialect.works_in_text:  # it cites keys of a bibliography it does not name
+            latex = document.dialect.name == "latex"
             report.notices.insert(0, LATEX_NO_BIBLIOGRAPHY_NOTICE if latex else NO_BIBLIOGRAPHY_NOTICE)
         report.notices[:0] = list(options.notices)
         return report
-    document = parse_document(text, path, cited.works)
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)
     report.notices[:0] = [*options.notices, *cited.notices]
     if not cited.works and document.markers:
@@ -83,4 +89,5 @@ def audit(document: Document, options: AuditOptions, state: AuditState) -> Repor
     """Run the stages on `document`; each publishes its findings to `state.on_stage` when done."""
     from citedesk.engine.stages import run_stages  # noqa: PLC0415 - the seam (module docstring)
 
-    return run_stages(document, options, state)
+    with parse_deadline(state.deadline):  # a LaTeX text the stages parse again, in the same budget
+        return run_stages(document, options, state)

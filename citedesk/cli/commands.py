@@ -21,6 +21,7 @@ from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
 from citedesk.core.batch import FileAudit, render_batch
 from citedesk.core.findings import Kind
+from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.report import FailPolicy, Report
 from citedesk.core.review import Decision
 from citedesk.desk import (
@@ -145,7 +146,9 @@ def _exit_code(name: str, report: Report, policy: FailPolicy) -> int:
 
 # --- commands ---------------------------------------------------------------------------------------
 def _audit(args: argparse.Namespace) -> int:
-    _project_files(args)
+    deadline = _deadline(args)
+    with parse_deadline(deadline):  # a thesis's files are parsed here: that is part of the audit
+        _project_files(args)
     configuration = _documents_configuration(args, args.file)
     form = configuration.settings.format
     policy = FailPolicy.parse(configuration.settings.fail_on)
@@ -158,7 +161,7 @@ def _audit(args: argparse.Namespace) -> int:
     if form == "jsonl":
         return _audit_streaming(session, args, policy)
     with Progress() as progress:  # look-ups and fetches: a bar on a terminal, lines in a log
-        report = _with_build(args, name, session.audit(state=_showing(progress)))
+        report = _with_build(args, name, session.audit(state=_showing(progress, deadline)))
     colour = _colour(args, form)
     output = session.render(report, form, colour=colour)
     if args.out:
@@ -167,6 +170,18 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(output if form != "text" else printable(output, keep_colour=colour))
     return _exit_code(name, report, policy)
+
+
+def _deadline(args: argparse.Namespace) -> float:
+    """When `citedesk audit` must be done: its time budget (`--timeout`, or the settings') from
+    now, so that reading a LaTeX project's files counts; the default when the settings are bad
+    (reading them again later says why)."""
+    where = Path(args.file[0]) if args.file else None
+    try:
+        seconds = config.load(where, _given(args)).settings.timeout
+    except CiteDeskError:
+        seconds = config.Settings().timeout
+    return time.monotonic() + seconds
 
 
 def _project_files(args: argparse.Namespace) -> None:
@@ -238,9 +253,10 @@ def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: 
     return max(codes, default=EXIT_OK)
 
 
-def _showing(progress: Progress) -> AuditState:
-    """An audit's state whose counted stages (sources fetched, references looked up) are shown."""
-    return AuditState(on_progress=progress.update)
+def _showing(progress: Progress, deadline: float | None = None) -> AuditState:
+    """An audit's state whose counted stages (sources fetched, references looked up) are shown;
+    with `deadline`, the time budget that began before the project's files were read."""
+    return AuditState(on_progress=progress.update, deadline=deadline)
 
 
 def _audit_each(

@@ -174,17 +174,28 @@ def keys_missing(document: Document, cited: Iterable[tuple[int, str]]) -> list[F
     if not known:
         return []
     named = _bibliographies(document)  # the same for every missing key
-    return [missing_key(document, index, key, named) for index, key in cited if key not in known]
+    spans: dict[int, dict[str, tuple[int, int]]] = {}  # each marker's, found once: linear in its keys
+    findings: list[Finding] = []
+    for index, key in cited:
+        if key not in known:
+            if index not in spans:
+                spans[index] = document.markers[index].key_spans()
+            findings.append(missing_key(document, index, key, named, spans[index].get(key)))
+    return findings
 
 
-def missing_key(document: Document, index: int, key: str, named: str) -> Finding:
+def missing_key(
+    document: Document, index: int, key: str, named: str, span: tuple[int, int] | None = None
+) -> Finding:
     """Marker `index` cites `key`, which no bibliography (`named`, as messages say it) has: an unknown
     key with its "did you mean" fixes when known keys are near it, else a fabricated citation whose
     fix removes it (none for an in-text citation, a word of its sentence). Every dialect whose
-    works are kept elsewhere says it so (`core.latex_checks` too)."""
+    works are kept elsewhere says it so (`core.latex_checks` too). `span`: where the marker cites
+    it, when the caller knows (`Marker.key_spans`)."""
+    span = span or document.markers[index].span_of(key)
     near = near_keys(key, document.bibliography or ())
     if near:
-        return _unknown_key(document, index, key, near)
+        return _unknown_key(document, index, key, near, span)
     claim = document.claim_by_marker.get(index)
     label = document.label(key)
     fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
@@ -192,7 +203,7 @@ def missing_key(document: Document, index: int, key: str, named: str) -> Finding
     # "fabricated" (kept for what no index and no list knows), and its removal is a suggestion
     return make_finding(
         Kind.UNKNOWN_KEY,
-        document.markers[index].span_of(key),
+        span,
         f"{label} is not in the bibliography: no entry of {named} has that key. Add the work's entry "
         "if it is missing, or remove the citation."
         + ("" if fix else " It is part of the sentence (an in-text citation): edit it by hand."),
@@ -202,7 +213,9 @@ def missing_key(document: Document, index: int, key: str, named: str) -> Finding
     )
 
 
-def _unknown_key(document: Document, index: int, key: str, near: list[NearKey]) -> Finding:
+def _unknown_key(
+    document: Document, index: int, key: str, near: list[NearKey], span: tuple[int, int]
+) -> Finding:
     """A missing key close to known ones: a fix per candidate that cites it instead, the locator
     kept (`same_work`: the writer meant that entry). Safe only when the choice is not a guess."""
     labels = [document.label(candidate.key) for candidate in near]
@@ -219,7 +232,7 @@ def _unknown_key(document: Document, index: int, key: str, near: list[NearKey]) 
     options = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
     return make_finding(
         Kind.UNKNOWN_KEY,
-        document.markers[index].span_of(key),
+        span,
         f"{document.label(key)} is not a key of {_where(document)}: did you mean {options}?",
         reference=key,
         claim_id=claim.id if claim else None,

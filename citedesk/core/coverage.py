@@ -155,6 +155,7 @@ def coverage_of(document: Document, verdicts: dict[str, list[Verdict]], *, offli
     unchecked: list[UncheckedCitation] = []
     for claim in document.claims:
         given = {v.reference: v for v in verdicts.get(claim.id, [])}
+        first_citing: dict[str, Marker] = {}  # the claim's markers by key, found once
         for key in document.cited_keys(claim):
             citations += 1
             verdict = given.get(key)
@@ -162,9 +163,11 @@ def coverage_of(document: Document, verdicts: dict[str, list[Verdict]], *, offli
                 checked += 1
                 continue
             reason = _reason(verdict)
-            marker = next(
-                document.markers[i] for i in claim.sentence.markers if key in document.markers[i].keys
-            )
+            if not first_citing:
+                for i in claim.sentence.markers:
+                    for cited in document.markers[i].keys:
+                        first_citing.setdefault(cited, document.markers[i])
+            marker = first_citing[key]
             detail = (verdict.detail or "") if verdict is not None else ""
             unchecked.append(UncheckedCitation(claim.id, key, reason, marker.start, marker.end, detail))
     for marker in _in_headings(document):  # counted too, so the numbers add up (issue 38)

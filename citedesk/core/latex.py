@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pylatexenc import latexwalker as lw  # type: ignore[import-untyped, unused-ignore]
 from pylatexenc.macrospec import MacroSpec  # type: ignore[import-untyped, unused-ignore]
 
+from citedesk.core.latex_bounds import TOO_DEEP, LatexTooDeepError, latex_nodes
 from citedesk.core.latex_cites import (
     CITE_COMMANDS,
     MULTI_COMMANDS,
@@ -124,11 +125,13 @@ def read_latex(text: str) -> LatexReading:
     checks and edits all ask for the same text's reading."""
     masked, listings = _mask_listings(text)
     masked, switched_off = mask_switched_off(masked)
-    walker = lw.LatexWalker(masked, latex_context=_CONTEXT, tolerant_parsing=True)
-    nodes, _, _ = walker.get_latex_nodes()
+    nodes = latex_nodes(masked, _CONTEXT)  # within depth and deadline (`core.latex_bounds`)
     reader = _Reader(masked, listings)  # offsets are the same: listings are blanked in place
     reader.opaque += switched_off
-    reader.read(nodes)
+    try:
+        reader.read(nodes)
+    except RecursionError:  # nesting the depth scan does not count (options in options)
+        raise LatexTooDeepError(TOO_DEEP) from None
     return reader.result()
 
 

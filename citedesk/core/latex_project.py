@@ -25,6 +25,8 @@ from pathlib import PurePosixPath
 
 from pylatexenc import latexwalker, macrospec  # type: ignore[import-untyped, unused-ignore]
 
+from citedesk.core.latex_bounds import latex_nodes
+
 INCLUDE_COMMANDS = ("input", "include", "subfile", "import", "subimport", "subinputfrom", "subincludefrom")
 """Commands that read another `.tex` file where they stand (`import` and `subimport` take a folder
 and a name, the `import` package's way)."""
@@ -72,12 +74,11 @@ def _context() -> macrospec.LatexContextDb:
 
 
 def _nodes(text: str) -> list[latexwalker.LatexNode]:
-    walker = latexwalker.LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
+    """The nodes, within depth and deadline (`core.latex_bounds`: LatexLimitError past them)."""
     try:
-        nodes, _, _ = walker.get_latex_nodes()
+        return latex_nodes(text, _context())
     except latexwalker.LatexWalkerError:  # tolerant parsing raises nothing in practice; never crash
         return []
-    return list(nodes or [])
 
 
 _NAMED = re.compile(

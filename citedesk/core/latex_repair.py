@@ -12,9 +12,13 @@ keeps it only when the prose is byte-identical and no key dangles.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 
 from citedesk.core.document import Structure
 from citedesk.core.findings import TextEdit
@@ -44,10 +48,44 @@ def cites_of(structure: Structure) -> tuple[Cite, ...]:
     return read_latex(unify_line_breaks(structure.text)).cites
 
 
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """One command's keys, indexed once, so that an edit of a few of them costs what it touches
+    (a fix per missing key of `\\cite{k0,…,k49999}` is one look-up each, not a pass each)."""
+
+    keys: tuple[CiteKey, ...]
+    """Every key of every group, in order (a position is an index into this)."""
+    positions: dict[str, list[int]]
+    repeats: tuple[int, ...]
+    """Positions of a key written earlier in the command: any edit of it takes them out."""
+    group_starts: tuple[int, ...]
+    """The position of each group's first key."""
+
+    @classmethod
+    def of(cls, cite: Cite) -> _Keys:
+        keys = cite.keys
+        positions: dict[str, list[int]] = {}
+        for position, key in enumerate(keys):
+            positions.setdefault(key.key, []).append(position)
+        repeats = tuple(sorted(p for found in positions.values() for p in found[1:]))
+        starts = list(accumulate((len(g.keys) for g in cite.groups[:-1]), initial=0))
+        return cls(keys, positions, repeats, tuple(starts))
+
+    def group_of(self, position: int) -> int:
+        return bisect.bisect_right(self.group_starts, position) - 1
+
+
+@lru_cache(maxsize=8)
+def _indexed(text: str) -> tuple[_Keys, ...]:
+    """Each citation command of `text` (as `cites_of` reads it) with its keys indexed."""
+    return tuple(_Keys.of(cite) for cite in read_latex(text).cites)
+
+
 def latex_edits(structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
     """The operations as one sorted list of edits; RepairError for one that does not apply."""
     text = structure.text
     cites = cites_of(structure)
+    indexed = _indexed(unify_line_breaks(text))
     removed: dict[int, set[str]] = {}
     renamed: dict[int, dict[str, str]] = {}
     added: dict[int, list[str]] = {}
@@ -60,7 +98,8 @@ def latex_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
 
     for op in operations:
         if isinstance(op, RemoveCitation):
-            if op.key not in {k.key for k in cite(op.marker).keys}:
+            cite(op.marker)  # one that exists
+            if op.key not in indexed[op.marker].positions:
                 raise RepairError(f"citation {op.marker} does not cite {op.key}")
             removed.setdefault(op.marker, set()).add(op.key)
         elif isinstance(op, RemoveMarker):
@@ -80,7 +119,9 @@ def latex_edits(structure: Structure, operations: Sequence[Operation]) -> list[T
         else:
             raise RepairError("a LaTeX document's bibliography is never edited")
     for index in sorted(set(removed) | set(renamed)):
-        edits.extend(_cite_edits(text, cites[index], removed.get(index, set()), renamed.get(index, {})))
+        edits.extend(
+            _cite_edits(text, cites[index], indexed[index], removed.get(index, set()), renamed.get(index, {}))
+        )
     for offset, keys in added.items():
         edits.append(_addition(structure, cites, offset, list(dict.fromkeys(keys))))
     return normalise_edits(edits)
@@ -92,54 +133,66 @@ def _checked_key(key: str) -> str:
     return key
 
 
-def _cite_edits(text: str, cite: Cite, removed: set[str], renamed: dict[str, str]) -> list[TextEdit]:
+def _cite_edits(
+    text: str, cite: Cite, indexed: _Keys, removed: set[str], renamed: dict[str, str]
+) -> list[TextEdit]:
     """One command's edits: its keys renamed where they stand, removed with their commas, or the
     whole command removed when no key is left (refused for an in-text one: it is a word)."""
-    renamed = {old: new for old, new in renamed.items() if old not in removed}
-    kept_keys = [renamed.get(k.key, k.key) for k in cite.keys if k.key not in removed]
-    edits: list[TextEdit] = []
-    seen: set[str] = set()
-    drop: set[CiteKey] = set()
-    for key in cite.keys:  # a swap onto a key the command already cites takes the old one out
-        final = renamed.get(key.key, key.key)
-        if key.key in removed or final in seen:
-            drop.add(key)
-        seen.add(final)
-    if not kept_keys or len(drop) == len(cite.keys):
+    renamed = {old: new for old, new in renamed.items() if old not in removed and old in indexed.positions}
+    drop = _dropped(indexed, removed, renamed)
+    if len(drop) == len(indexed.keys):
         if cite.in_text:
             raise RepairError("the citation is a word of its sentence: edit the sentence by hand")
         return [_removal(text, cite.start, cite.end)]
-    for group in cite.groups:
-        if all(k in drop for k in group.keys):
+    in_group: dict[int, list[int]] = {}
+    for position in sorted(drop):
+        in_group.setdefault(indexed.group_of(position), []).append(position)
+    edits: list[TextEdit] = []
+    for number, dropped in in_group.items():
+        group = cite.groups[number]
+        if len(dropped) == len(group.keys):
             edits.append(TextEdit(group.start, group.end, ""))  # `\cites{a}[p.~3]{b}`: `[p.~3]{b}` goes
-            continue
-        edits.extend(_group_removals(group, drop))
-        edits.extend(
-            TextEdit(k.start, k.end, renamed[k.key])
-            for k in group.keys
-            if k not in drop and renamed.get(k.key, k.key) != k.key
-        )
+        else:
+            edits.extend(_group_removals(group, [p - indexed.group_starts[number] for p in dropped]))
+    for old, new in renamed.items():
+        if new != old:
+            keys = (indexed.keys[p] for p in indexed.positions[old] if p not in drop)
+            edits.extend(TextEdit(k.start, k.end, new) for k in keys)
     return edits
 
 
-def _group_removals(group: KeyGroup, drop: set[CiteKey]) -> list[TextEdit]:
-    """Each run of dropped keys with its commas: up to the next kept key (`a, b, c` → `b, c`
-    when `a` goes) or, for a run at the end, from the kept key before it (`a, b` → `a`)."""
+def _dropped(indexed: _Keys, removed: set[str], renamed: dict[str, str]) -> set[int]:
+    """The positions an edit takes out: the removed keys, the keys written twice, and a key renamed
+    onto one the command cites already (the later of the two goes)."""
+    drop = {p for key in removed for p in indexed.positions.get(key, ())}
+    drop.update(indexed.repeats)
+    onto: dict[str, list[int]] = {}
+    for old, new in renamed.items():
+        onto.setdefault(new, []).append(indexed.positions[old][0])
+    for new, firsts in onto.items():
+        if new in indexed.positions and new not in renamed:
+            firsts.append(indexed.positions[new][0])
+        drop.update(sorted(firsts)[1:])
+    return drop
+
+
+def _group_removals(group: KeyGroup, dropped: list[int]) -> list[TextEdit]:
+    """Each run of dropped keys (`dropped`: their indexes in the group, in order, not all of them)
+    with its commas: up to the next kept key (`a, b, c` → `b, c` when `a` goes) or, for a run at
+    the end, from the kept key before it (`a, b` → `a`)."""
     keys = group.keys
     edits: list[TextEdit] = []
     i = 0
-    while i < len(keys):
-        if keys[i] not in drop:
-            i += 1
-            continue
+    while i < len(dropped):
         j = i
-        while j < len(keys) and keys[j] in drop:
+        while j + 1 < len(dropped) and dropped[j + 1] == dropped[j] + 1:
             j += 1
-        if j < len(keys):
-            edits.append(TextEdit(keys[i].start, keys[j].start, ""))
+        first, last = dropped[i], dropped[j]
+        if last + 1 < len(keys):
+            edits.append(TextEdit(keys[first].start, keys[last + 1].start, ""))
         else:
-            edits.append(TextEdit(keys[i - 1].end, keys[j - 1].end, ""))
-        i = j
+            edits.append(TextEdit(keys[first - 1].end, keys[last].end, ""))
+        i = j + 1
     return edits
 
 

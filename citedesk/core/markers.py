@@ -82,6 +82,14 @@ class Marker:
             return None
         return self.items[index]
 
+    def key_spans(self) -> dict[str, tuple[int, int]]:
+        """`span_of` every key it cites, in one pass (a marker may cite thousands of keys)."""
+        spans: dict[str, tuple[int, int]] = {}
+        for item in self.items:
+            for key in item.keys:
+                spans.setdefault(key, (item.start, item.end))
+        return spans if len(spans) > 1 else dict.fromkeys(spans, (self.start, self.end))
+
 
 @dataclass(frozen=True, slots=True)
 class MalformedMarker:

@@ -345,8 +345,9 @@ def render_text(report: Report, *, colour: bool = False) -> str:
         for f in items:
             line, col = doc.lines.line_col(f.start)
             out.append(f"  {line}:{col}  {paint(f.severity.value, _COLOURS[f.severity])}  {f.message}")
-            context = " ".join(_context(report, f).split())
-            if len(context) > 200:
+            raw = _context(report, f)  # a sentence of 50,000 citations: only its start is shown
+            context = " ".join(raw[:2000].split())
+            if len(context) > 200 or len(raw) > 2000:
                 context = context[:197] + "…"
             out.append(f"      │ {context}")
             if f.evidence is not None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from citedesk.config import find_upwards
 from citedesk.core.bibliography import BibliographyError
 from citedesk.core.document import parse_document
+from citedesk.core.latex_bounds import naming
 from citedesk.core.latex_project import (
     Named,
     bibliography_names,
@@ -58,7 +59,14 @@ from citedesk.core.projects import (
 )
 from citedesk.core.text import DocumentError
 from citedesk.errors import InputError
-from citedesk.files import read_text_file
+from citedesk.files import (
+    MAX_LATEX_BYTES,
+    FileTooLargeError,
+    latex_too_large,
+    not_a_file,
+    read_document,
+    read_text_file,
+)
 from citedesk.sources.local import allowed_roots, is_within
 
 MAX_PROJECT_BYTES = 1024 * 1024
@@ -137,8 +145,9 @@ def _inside(written: str, named_by: Path, roots: Sequence[Path], what: str) -> P
 
 
 # LaTeX projects ------------------------------------------------------------------------------------
-MAX_TEX_BYTES = 16 * 1024 * 1024
-"""A `.tex` file of a project read past this is refused (as a document would be)."""
+# Every `.tex` file — the main file, each file it includes, a chapter — is held to one limit,
+# `files.MAX_LATEX_BYTES`, checked before it is parsed; each is parsed within `core.latex_bounds`'
+# depth and the deadline the caller set (`parse_deadline`), and a limit reached names the file.
 MAX_TEX_FILES = 400
 """Files one project may include, at most: past this the rest are left out, said so."""
 MAX_ROOT_CANDIDATES = 40
@@ -170,17 +179,21 @@ def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
         reading.append(os.path.realpath(path))
         seen.add(reading[-1])
         documents.append(path)
-        for named in bibliography_names(text):
+        with naming(path):
+            named_bibliographies, included = bibliography_names(text), includes(text)
+        for named in named_bibliographies:
             bibliography = _latex_inside(root / named.name, named, path, text, roots, "bibliography")
-            if not bibliography.is_file():
+            kind = not_a_file(bibliography)
+            if kind is not None or not bibliography.exists():
+                what = f"is {kind}, not a file" if kind is not None else "does not exist"
                 raise BibliographyError(
-                    f"{_spelled(named)} names {named.name}, which does not exist (in {root}): "
+                    f"{_spelled(named)} names {named.name}, which {what} (in {root}): "
                     "check the name, or pass the bibliography with --bibliography FILE",
                     source=str(path),
                     line=line_of(text, named.start),
                 )
             bibliographies.append(bibliography)
-        for named in includes(text):
+        for named in included:
             target = _latex_inside(_included(named, path, root), named, path, text, roots, "file")
             where = f"{path}, line {line_of(text, named.start)}: {_spelled(named)}"
             real = os.path.realpath(target)
@@ -193,9 +206,13 @@ def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
                 notices.append(f"{where}: more than {MAX_TEX_FILES} files included; the rest are not audited")
                 return
             try:
-                child = read_text_file(target, MAX_TEX_BYTES).text
+                child = read_text_file(target, MAX_LATEX_BYTES).text
             except FileNotFoundError:
                 notices.append(f"{where}: {_shown(target)} does not exist, so it is not audited")
+                continue
+            except FileTooLargeError as exc:
+                too_large = latex_too_large(_shown(target), exc.size, at_least=exc.at_least)
+                notices.append(f"{where}: {too_large}; it is not audited")
                 continue
             except (OSError, DocumentError) as exc:
                 notices.append(f"{where}: {_shown(target)} cannot be read ({exc}), so it is not audited")
@@ -203,7 +220,7 @@ def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
             visit(target, child)
         reading.pop()
 
-    visit(main, _read(main))
+    visit(main, read_document(main, max_bytes=MAX_LATEX_BYTES).text)
     return Project(main, root, tuple(documents), tuple(dict.fromkeys(bibliographies)), tuple(notices))
 
 
@@ -244,17 +261,19 @@ def latex_root(document: Path, allowed: Sequence[Path] = ()) -> Path | None:
     write to), and None when there is none."""
     document = Path(os.path.normpath(os.path.abspath(document)))
     try:
-        text = read_text_file(document, MAX_TEX_BYTES).text
+        text = read_text_file(document, MAX_LATEX_BYTES).text
     except (OSError, DocumentError):
         return None
     folders = _folders_up(document.parent, 3)
-    magic = root_magic(text)
+    with naming(document):
+        magic = root_magic(text)
     if magic is not None:
         named = Path(os.path.normpath(resolve(magic, document.parent)))
         if named.is_file() and any(named.parent == f for f in folders):
             return named
-    if is_root(text):
-        return document
+    with naming(document):
+        if is_root(text):
+            return document
     for folder in folders[:2]:
         for candidate in sorted(folder.glob("*.tex"))[:MAX_ROOT_CANDIDATES]:
             if candidate == document or not _is_root_file(candidate):
@@ -270,8 +289,9 @@ def latex_root(document: Path, allowed: Sequence[Path] = ()) -> Path | None:
 
 def _is_root_file(path: Path) -> bool:
     try:
-        return is_root(read_text_file(path, MAX_TEX_BYTES).text)
-    except (OSError, DocumentError):
+        with naming(path):  # out of time: that stops the audit, naming this file
+            return is_root(read_text_file(path, MAX_LATEX_BYTES).text)
+    except (OSError, DocumentError):  # a sibling too large, or nested too deep: not the main file
         return False
 
 
@@ -359,8 +379,11 @@ def _cited_keys(documents: Sequence[Path]) -> set[str]:
     """Every key the project's files cite or `\\nocite` (as the LaTeX dialect reads them)."""
     keys: set[str] = set()
     for path in documents:
-        text = _build_file(path)
-        if text is not None:
+        try:
+            text = read_text_file(path, MAX_LATEX_BYTES).text
+        except (OSError, DocumentError):
+            continue
+        with naming(path):
             keys.update(parse_document(text, str(path), ()).markers_citing)
             keys.update(nocites(text))
     return keys

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.assist.judge import what_would_be_judged
 from citedesk.core.findings import Finding, Fix, Kind
+from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
@@ -220,13 +221,13 @@ class DocumentSession:
         state: AuditState | None = None,
         options: AuditOptions | None = None,
     ) -> Report:
-        """Audit `text` (by default the document as read) with this document's options."""
-        return audit_text(
-            self.text if text is None else text,
-            self._path_str(),
-            options or self.options(),
-            state or AuditState(),
-        )
+        """Audit `text` (by default the document as read) with this document's options. The time
+        budget starts before the project (a thesis's main file and its includes) is read."""
+        state = state or AuditState()
+        if options is None:
+            with parse_deadline(state.start_budget(self.desk.options.time_budget)):
+                options = self.options()
+        return audit_text(self.text if text is None else text, self._path_str(), options, state)
 
     def audit_streaming(self, write: Callable[[str], None]) -> Report:
         """Audit the document, writing one JSON line per stage the moment it finishes (its new

@@ -129,6 +129,13 @@ class AuditState:
         if self.cancelled:
             raise Cancelled
 
+    def start_budget(self, seconds: float | None) -> float | None:
+        """The deadline, set `seconds` from now unless one is set already (the time budget covers
+        everything from its first start: reading the document, then the stages). Answers it."""
+        if seconds is not None and self.deadline is None:
+            self.deadline = time.monotonic() + seconds
+        return self.deadline
+
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
