@@ -299,6 +299,6 @@ def test_twenty_slow_sources_end_within_the_budget(hostile: str, tmp_path: Path)
     finally:
         store.close()
     elapsed = time.monotonic() - started
-    assert elapsed < 15  # 3 s of budget, then at most one watchdog tick and the clean-up
+    assert elapsed < 45  # a hang guard: 3 s of budget (15x); uncut, minutes
     assert {s.status for s in sources.values()} == {SourceStatus.NOT_CHECKED}
     assert {s.message for s in sources.values()} == {"not checked: the time budget for sources ran out"}

@@ -201,7 +201,7 @@ def test_the_audit_time_budget_bounds_a_pdf_too(tmp_path: Path, capfd: pytest.Ca
     issue: 50,000 pages ran for 100 s under `--timeout 10`)."""
     started = time.monotonic()
     report, _ = _audit(_document(tmp_path, _slow()), capfd, "--timeout", "2")
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 30  # a hang guard (15x the budget; uncut, some 100 s)
     assert _sources(report)["2"]["message"].startswith("the PDF took longer than ")
     assert _sources(report)["1"]["status"] == "local"
 
@@ -211,7 +211,7 @@ def test_a_deadline_bounds_a_pdf_and_its_worker_is_replaced() -> None:
     it is replaced for the next PDF."""
     started = time.monotonic()
     read = extract(_slow(), None, "paper.pdf", deadline=time.monotonic() + 1.5)
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 30  # a hang guard (20x the deadline; uncut, some 100 s)
     assert read.problem == "the PDF took longer than 1.5 s to read"
     assert read.text == ""
     assert "Street trees" in extract_pdf(_pdf(2, TEXT)).text
