@@ -370,9 +370,9 @@ def test_documents_of_different_projects_are_audited_apart(
     assert "different project settings files" in err
 
 
-def test_the_readme_example_is_a_valid_project_file(project: Path) -> None:
-    readme = Path(__file__).resolve().parent.parent / "README.md"
-    section = readme.read_text(encoding="utf-8").split("### Settings files", 1)[1]
+def test_the_manuals_example_is_a_valid_project_file(project: Path) -> None:
+    manual = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+    section = manual.read_text(encoding="utf-8").split("### Settings files", 1)[1]
     example = section.split("```toml\n", 1)[1].split("```", 1)[0]
     (project / "citedesk.toml").write_text(example, encoding="utf-8")
     (project / "sources").mkdir()
