@@ -150,3 +150,20 @@ def test_a_quick_audit_prints_no_progress(capsys: pytest.CaptureFixture[str]) ->
     clean = str(SAMPLES / "clean.md")
     assert main(["audit", clean, clean, "--offline", "--no-sources"]) == 0
     assert "documents audited" not in capsys.readouterr().err
+
+
+def test_a_slow_start_does_not_swell_the_time_left() -> None:
+    """The first item waits for a one-time start (a model loading): the time left is told at the pace
+    of the items after it, so "about 2 min left" is not said of work done in 25 s (issue 43 #10)."""
+    clock = Clock()
+    shown, stream = plain(clock)
+    with shown:
+        shown.update("judging", 0, 40)
+        clock.now += 100.0  # the start
+        shown.update("judging", 1, 40)
+        for done in range(2, 41):
+            clock.now += 0.5
+            shown.update("judging", done, 40)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "citedesk: judging 1/40 (2%)"  # no pace to go by yet: no time said
+    assert lines[1] == "citedesk: judging 11/40 (27%), about 14 s left"  # 0.5 s each, not 10 s

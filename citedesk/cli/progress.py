@@ -50,7 +50,12 @@ class _Work:
     unit: str = ""
     note: str = ""
     first_done: int = 0
-    """The count when it was first seen: the rate is of what was done since."""
+    """The count when it was first seen."""
+    warm_done: int | None = None
+    warm_at: float = 0.0
+    """The count and time when the first item was done: the rate is of what was done since, so the
+    one-time start (loading a model, preparing the embedder) never swells the time left (a first
+    audit said "about 2 min left", then was done in 25 s)."""
     said_at: float | None = None
     """Plain lines: when the last was said (None: none yet)."""
     ended: bool = False
@@ -75,8 +80,11 @@ def duration(seconds: float) -> str:
 
 
 def time_left(work: _Work, now: float) -> float | None:
-    """The time left at the rate seen so far (None while there is no rate to go by)."""
-    gained, elapsed = work.done - work.first_done, now - work.started
+    """The time left at the rate seen since the first item was done (None while there is no such
+    rate to go by: the start, however long, says nothing of the items' pace)."""
+    if work.warm_done is None:
+        return None
+    gained, elapsed = work.done - work.warm_done, now - work.warm_at
     if gained <= 0 or elapsed <= 0 or work.done >= work.total:
         return None
     return elapsed / gained * (work.total - work.done)
@@ -131,6 +139,8 @@ class Progress:
                 if work is not None and work.task is not None and self._rich is not None:
                     self._rich.remove_task(work.task)
                 work = self._work[label] = _Work(label, done, total, now, unit, first_done=done)
+            if work.warm_done is None and done > work.first_done:
+                work.warm_done, work.warm_at = done, now
             work.done, work.note = done, note
             if not self.visible and now - self.started < self.show_after:
                 return
