@@ -163,7 +163,8 @@ def read_manifest(out: Path) -> dict[str, Entry]:
     for line in lines:  # a line cut short by a kill is not a record: that document is audited again
         try:
             record = json.loads(line)
-            entries[str(record.pop("name"))] = Entry(**record)
+            name = str(record.pop("name"))
+            entries[name] = Entry(**record)
         except (ValueError, TypeError, KeyError, AttributeError):
             continue
     return entries
