@@ -71,6 +71,8 @@ class _Node:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=60)
         self.reader.join(timeout=60)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 @pytest.fixture
