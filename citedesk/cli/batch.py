@@ -51,11 +51,19 @@ def batch_command(args: argparse.Namespace, configuration: Configuration, desk: 
     print(
         f"citedesk: {len(result.outcomes)} documents ({len(failed)} could not be audited): "
         f"{result.audited} audited now{rate}, {result.skipped} unchanged (reports kept); "
-        f"{result.distinct_sources} distinct sources, {result.fetched} fetched; "
+        f"sources: {result.distinct_sources} distinct from the network ({result.fetched} fetched now, "
+        f"{result.cached} already cached, {result.failed_sources} could not be had), "
+        f"{result.local_sources} read from local files; "
         f"{result.seconds:.1f} s; written to {out}"
         + (f"; {len(result.left_out)} files not read (below)" if result.left_out else ""),
         file=sys.stderr,
     )
+    if result.slowest:
+        print(
+            "citedesk: slowest: "
+            + ", ".join(printable(f"{name} {seconds:.1f} s") for name, seconds in result.slowest),
+            file=sys.stderr,
+        )
     if not result.parquet:
         print(
             "citedesk: corpus.parquet not written: pyarrow is not installed (pip install citedesk[corpus])",

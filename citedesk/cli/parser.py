@@ -229,11 +229,13 @@ def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
     batch = commands.add_parser(
         "batch",
         help="audit every document under folders (a corpus) into a folder of reports, a table and an overview",
-        description="Audits every Markdown, text and LaTeX document under the paths, each as `citedesk audit "
+        description="Audits every Markdown, text, LaTeX and Word (.docx) document under the paths, each as `citedesk audit "
         "--format json` would, into DIR: reports/NAME.json, corpus.csv and corpus.parquet (one row per "
         "finding and per citation not checked), index.html (an overview) and manifest.json. A re-run "
         "audits only the documents (or settings) changed since; a document that cannot be audited is "
-        "a row with its error. The works the corpus cites are fetched and looked up once.",
+        "a row with its error. The works the corpus cites are fetched and looked up once, here, and given to "
+        "the workers as data (they read no shared store); a killed run resumes with at most the documents "
+        "in flight redone.",
     )
     batch.add_argument("paths", nargs="+", metavar="PATH", help="documents, or folders searched recursively")
     batch.add_argument("--out", metavar="DIR", required=True, help="the folder the outputs go to")
@@ -253,8 +255,9 @@ def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
     batch.add_argument(
         "--address",
         metavar="ADDR",
-        help="--engine ray: a running Ray cluster's address (default: a local Ray for this run; only "
-        "that is tested: the store is this machine's SQLite, so other nodes would fetch again)",
+        help="--engine ray: a running Ray cluster's address (host:port of its head, as `ray start --head` "
+        "prints it; default: a local Ray for this run). Sources travel to the actors as data, so a "
+        "node needs no store; each node must read the documents at the paths given",
     )
     batch.add_argument(
         "--force",

@@ -39,8 +39,9 @@ TEXT_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".txt", ".tex")
 WORD_SUFFIX = ".docx"
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
+JOURNAL = "manifest.journal"
 REPORTS = "reports"
-UNHASHED_OPTIONS = frozenset({"refresh", "refresh_keys"})
+UNHASHED_OPTIONS = frozenset({"refresh", "refresh_keys", "provisions"})
 """Options that change how a run fetches, not what a report says."""
 
 
@@ -146,22 +147,64 @@ class Entry:
 
 
 def read_manifest(out: Path) -> dict[str, Entry]:
-    """The manifest's entries (none when there is no readable manifest: every document is new)."""
+    """The manifest's entries, with the journal's laid over them (none when there is no readable
+    manifest: every document is new)."""
+    entries: dict[str, Entry] = {}
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        if data.get("version") != MANIFEST_VERSION:
-            return {}
-        return {name: Entry(**entry) for name, entry in data["documents"].items()}
+        if data.get("version") == MANIFEST_VERSION:
+            entries = {name: Entry(**entry) for name, entry in data["documents"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return {}
+        entries = {}
+    try:
+        lines = (out / JOURNAL).read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError):
+        return entries
+    for line in lines:  # a line cut short by a kill is not a record: that document is audited again
+        try:
+            record = json.loads(line)
+            name = str(record.pop("name"))
+            entries[name] = Entry(**record)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+    return entries
 
 
 def write_manifest(out: Path, entries: dict[str, Entry]) -> None:
+    """The whole manifest, moved into place; the journal it now holds is removed."""
     data = {
         "version": MANIFEST_VERSION,
         "documents": {name: asdict(entries[name]) for name in sorted(entries)},
     }
     _write(out / MANIFEST, json.dumps(data, indent=1) + "\n")
+    try:
+        (out / JOURNAL).unlink(missing_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{out / JOURNAL} could not be removed: {why_not_written(exc)}") from exc
+
+
+class Journal:
+    """`DIR/manifest.journal`: one line per document as soon as its report is written (one
+    `write` of a whole line, appended: a `kill -9` loses at most the line being written), so that a
+    resumed run redoes only the documents that were in flight."""
+
+    def __init__(self, out: Path) -> None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(out / JOURNAL, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise OutputError(f"{out / JOURNAL} could not be written: {why_not_written(exc)}") from exc
+        self.path = out / JOURNAL
+
+    def record(self, name: str, entry: Entry) -> None:
+        line = json.dumps({"name": name, **asdict(entry)}, ensure_ascii=False) + "\n"
+        try:
+            os.write(self._fd, line.encode("utf-8"))
+        except OSError as exc:
+            raise OutputError(f"{self.path} could not be written: {why_not_written(exc)}") from exc
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 def unchanged(entry: Entry | None, content: str, settings: str, out: Path, name: str) -> bool:

@@ -22,7 +22,6 @@ import logging
 import os
 import pickle
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from citedesk.desk import corpus_worker
@@ -41,15 +40,13 @@ def ray_installed() -> bool:
 class Auditor:
     """One actor of the pool: a worker's desk and judge, kept for every batch it is given."""
 
-    def __init__(self, options: AuditOptions, threads: int | None, out: str) -> None:
-        corpus_worker.start(options, threads)
-        self.out = out
+    def __init__(self, options: AuditOptions, threads: int | None) -> None:
+        corpus_worker.start(options, threads)  # its private store: a temporary folder on its node
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
         names = [str(name) for name in batch["name"]]
         results = [
-            corpus_worker.audit_one(str(path), name, self.out)
-            for path, name in zip(batch["path"], names, strict=True)
+            corpus_worker.audit_one(str(path), name) for path, name in zip(batch["path"], names, strict=True)
         ]
         return {"name": names, "result": [pickle.dumps(result) for result in results]}
 
@@ -57,7 +54,6 @@ class Auditor:
 def ray_audits(
     options: AuditOptions,
     todo: Sequence[CorpusDocument],
-    out: Path,
     workers: int,
     address: str | None = None,
 ) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult]]:
@@ -87,7 +83,7 @@ def ray_audits(
         dataset = ray.data.from_items([{"path": str(doc.path), "name": doc.name} for doc in todo])
         audited = dataset.map_batches(
             Auditor,
-            fn_constructor_args=(options, threads, str(out)),
+            fn_constructor_args=(options, threads),
             batch_size=BATCH,
             compute=ray.data.ActorPoolStrategy(size=workers),
             num_gpus=gpus,

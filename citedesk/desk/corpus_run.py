@@ -9,18 +9,17 @@ The stages, in order:
    read from the network: a DOI or a link cited by 300 documents is one work.
 3. **Gather** those works once, here (`sources.gather`, through the store's cache, with the
    fetcher's per-host limits: polite to each server whatever the number of workers), and look the
-   cited works up in the indexes once (`sources.truth`: the answers are cached in the store). The
-   workers' audits then find the sources and the answers in the store — SQLite in WAL mode with a
-   busy timeout, which several processes share — and fetch nothing that was had.
+   cited works up in the indexes once (`sources.truth`). What they gave — texts, failures (a dead
+   link is asked once per corpus, not once per document), index answers — is the workers'
+   *provisions* (`sources.provisions`): data, pickled into the local pool or put in Ray's object
+   store, so a worker reads no shared store and needs no shared disk.
 4. **Audit** the documents in `workers` processes (`desk.corpus_worker`: a
-   `ProcessPoolExecutor`, spawned, one desk and one judge model per worker), at most a few per
-   worker in flight so a million documents are never all queued at once.
-5. **Write** the table (CSV, Parquet) and the overview from every document's rows, those left
-   alone included (read back from their reports), and the manifest (also every few seconds while
-   the audits run: an interrupted corpus resumes where it stopped).
-
-What a source could not be had for (a dead link, a server error) is not cached: a document's audit
-asks for it again, as a single audit does; every source that was had is fetched once per corpus.
+   `ProcessPoolExecutor`, spawned, one desk, one private store and one judge model per worker),
+   the largest first (a huge document does not stall the tail), at most a few per worker in
+   flight so a million documents are never all queued at once.
+5. **Write** each report here as it comes back, then its line in the manifest's journal
+   (`corpus_files.Journal`): a run killed at any point resumes with at most the documents in
+   flight redone. At the end, the table (CSV, Parquet), the overview, and the whole manifest.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -37,11 +37,13 @@ from pathlib import Path
 
 from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
 from citedesk.core.document import Document, document_of, parse_document, structure_without_bibliography
+from citedesk.core.review import document_key
 from citedesk.core.works import CitedEntry
 from citedesk.desk import corpus_worker
 from citedesk.desk.corpus_files import (
     CorpusDocument,
     Entry,
+    Journal,
     LeftOut,
     content_hash,
     discover,
@@ -51,20 +53,24 @@ from citedesk.desk.corpus_files import (
     unchanged,
     write_manifest,
     write_outputs,
+    write_text,
 )
 from citedesk.desk.corpus_ray import ray_audits, ray_installed
 from citedesk.desk.desk import Desk
-from citedesk.desk.prefetch import prefetch
+from citedesk.desk.prefetch import Gathered, local_works, prefetch
 from citedesk.engine.state import AuditOptions
-from citedesk.errors import CiteDeskError, InputError, UsageError
+from citedesk.errors import CiteDeskError, InputError, OutputError, UsageError
 from citedesk.sources.citeworks import cited_works, works_to_check
+from citedesk.sources.provisions import Provisions
 from citedesk.sources.truth import entries_to_check
 
 Progress = Callable[[str, int, int, str], None]
 """(label, done, total, note): what the front end shows (a bar, or lines in a log)."""
 MAX_WORKERS = 4
 IN_FLIGHT_PER_WORKER = 4
-MANIFEST_EVERY_S = 5.0
+SLOWEST_SAID = 3
+SCRATCH = ".workers"
+"""Below the output folder: the workers' private stores while the run lasts."""
 
 
 def default_workers() -> int:
@@ -80,14 +86,23 @@ class CorpusResult:
     skipped: int
     """Unchanged since the last run: their reports were kept."""
     distinct_sources: int
+    """Distinct works cited from the network (each had once for the corpus)."""
     fetched: int
-    """Of those, how many came from the network in this run (the rest: the cache, local files)."""
+    """Of those, fetched now."""
     seconds: float
     audit_seconds: float
     """The audits alone (the documents/s figure is of these)."""
     parquet: bool
     left_out: tuple[LeftOut, ...] = ()
     """Files under the paths that were not read (a link out of the corpus, a named pipe …)."""
+    cached: int = 0
+    """Distinct network works already in the store's cache."""
+    failed_sources: int = 0
+    """Distinct network works that could not be had (asked once, said for every document)."""
+    local_sources: int = 0
+    """Cited works read from local files (the documents' own: `--sources`, a path, an attachment)."""
+    slowest: tuple[tuple[str, float], ...] = ()
+    """The slowest documents audited now, (name, seconds), slowest first."""
 
 
 def _say_nothing(label: str, done: int, total: int, note: str) -> None:
@@ -128,24 +143,35 @@ def run_corpus(
         else:
             entries[doc.name] = Entry(content, settings, retry=True)  # until its audit says otherwise
             todo.append(doc)
-    distinct, fetched = _gather(desk, todo, progress)
-    worker_options = replace(options, refresh=False, refresh_keys=frozenset())  # fetched once, above
+    gathered, local = _gather(desk, todo, progress)
+    worker_options = replace(options, refresh=False, refresh_keys=frozenset(), provisions=gathered.provisions)
     audit_started = time.perf_counter()
     found: dict[str, DocumentOutcome] = {}
-    saved_at = time.monotonic()
+    times: list[tuple[str, float]] = []
+    scratch = out / SCRATCH
+    shutil.rmtree(scratch, ignore_errors=True)  # a killed run's
+    journal = Journal(out)
     try:
         for done, (doc, result) in enumerate(
-            _audits(worker_options, todo, out, workers, engine, address), start=1
+            _audits(worker_options, _largest_first(todo), scratch, workers, engine, address), start=1
         ):
-            found[doc.name] = result.outcome
-            entries[doc.name] = replace(entries[doc.name], error=result.outcome.error, retry=result.retry)
+            outcome, retry = _written(out, doc, result)
+            found[doc.name] = outcome
+            entries[doc.name] = replace(entries[doc.name], error=outcome.error, retry=retry)
+            journal.record(doc.name, entries[doc.name])
+            times.append((doc.name, result.seconds))
             rate = done / max(1e-9, time.perf_counter() - audit_started)
-            progress("documents audited", done, len(todo), f"{rate:.1f} documents/s")
-            if time.monotonic() - saved_at >= MANIFEST_EVERY_S:
-                write_manifest(out, entries)
-                saved_at = time.monotonic()
+            slow = max(times, key=lambda t: t[1])
+            progress(
+                "documents audited",
+                done,
+                len(todo),
+                f"{rate:.1f} documents/s; slowest {slow[0]} {slow[1]:.1f} s",
+            )
     finally:  # interrupted too: what was audited is kept, and the rest is audited next time
+        journal.close()
         write_manifest(out, entries)
+        shutil.rmtree(scratch, ignore_errors=True)
     audit_seconds = time.perf_counter() - audit_started
     outcomes = [found.get(doc.name) or _kept(desk, doc, entries[doc.name], out) for doc in documents]
     parquet = write_outputs(out, outcomes)
@@ -153,13 +179,43 @@ def run_corpus(
         outcomes,
         len(todo),
         len(documents) - len(todo),
-        distinct,
-        fetched,
+        gathered.distinct,
+        gathered.fetched,
         time.perf_counter() - started,
         audit_seconds,
         parquet,
         tuple(left_out),
+        cached=gathered.cached,
+        failed_sources=gathered.failed,
+        local_sources=local,
+        slowest=tuple(sorted(times, key=lambda t: (-t[1], t[0]))[:SLOWEST_SAID]),
     )
+
+
+def _largest_first(todo: Sequence[CorpusDocument]) -> list[CorpusDocument]:
+    """The order the audits start in: the largest documents first, so that one huge document is
+    started at once instead of stalling the tail (the outputs keep the corpus's order)."""
+
+    def size(doc: CorpusDocument) -> int:
+        try:
+            return doc.path.stat().st_size
+        except OSError:
+            return 0
+
+    return sorted(todo, key=lambda doc: (-size(doc), doc.name))
+
+
+def _written(
+    out: Path, doc: CorpusDocument, result: corpus_worker.WorkerResult
+) -> tuple[DocumentOutcome, bool]:
+    """Write the document's report (atomically), before the journal records it: its outcome."""
+    if result.report is None:
+        return result.outcome, result.retry
+    try:
+        write_text(report_path(out, doc.name), result.report)
+    except OutputError as exc:
+        return failed_outcome(doc.name, exc.message), True
+    return result.outcome, result.retry
 
 
 def _kept(desk: Desk, doc: CorpusDocument, entry: Entry, out: Path) -> DocumentOutcome:
@@ -175,22 +231,32 @@ def _kept(desk: Desk, doc: CorpusDocument, entry: Entry, out: Path) -> DocumentO
         return failed_outcome(doc.name, exc.message)
 
 
-def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> tuple[int, int]:
-    """Parse each document to audit and gather the distinct works they cite, once (stages 2-3)."""
+def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> tuple[Gathered, int]:
+    """Parse each document to audit and gather the distinct works they cite, once (stages 2-3):
+    the workers' provisions, and how many cited works are read from local files."""
     options = desk.options
-    if not options.check_sources or not todo:
-        return 0, 0
+    reviews: dict[str, dict[str, dict[str, object]]] = {}
+    if not todo:
+        return Gathered(Provisions(), 0, 0, 0, 0), 0
     entries: list[CitedEntry] = []
     truth: list[CitedEntry] = []
     for done, doc in enumerate(todo, start=1):
-        document = _parsed(desk, doc)
+        document = _parsed(desk, doc) if options.check_sources else None
         if document is not None:
             works, checked = _cited(document, options)
             entries.extend(works)
             truth.extend(checked)
         progress("documents read", done, len(todo), "")
     with desk.jobs().store() as store:
-        return prefetch(entries, truth, options, store, progress)
+        if options.reviews:
+            for doc in todo:
+                key = document_key(str(doc.path))
+                found = store.reviews(key)
+                if found:
+                    reviews[key] = found
+        if not options.check_sources:
+            return Gathered(Provisions(reviews=reviews), 0, 0, 0, 0), 0
+        return prefetch(entries, truth, options, store, progress, reviews), local_works(entries, options)
 
 
 def _parsed(desk: Desk, doc: CorpusDocument) -> Document | None:
@@ -226,35 +292,35 @@ def _cited(document: Document, options: AuditOptions) -> tuple[list[CitedEntry],
 def _audits(
     options: AuditOptions,
     todo: Sequence[CorpusDocument],
-    out: Path,
+    scratch: Path,
     workers: int | None,
     engine: str = "local",
     address: str | None = None,
 ) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult]]:
-    """Each document's audit as it finishes: on Ray, in this process with one worker, else in a
-    local pool."""
+    """Each document's audit as it finishes, started in `todo`'s order: on Ray, in this process
+    with one worker, else in a local pool (the workers' private stores below `scratch`)."""
     count = min(workers or default_workers(), max(1, len(todo)))
     if engine == "ray":
-        yield from ray_audits(options, todo, out, count, address)
+        yield from ray_audits(options, todo, count, address)
         return
     if count <= 1:
-        corpus_worker.start(options)
+        corpus_worker.start(options, scratch=str(scratch))
         for doc in todo:
-            yield doc, corpus_worker.audit_one(str(doc.path), doc.name, str(out))
+            yield doc, corpus_worker.audit_one(str(doc.path), doc.name)
         return
     context = mp.get_context("spawn")
     with ProcessPoolExecutor(
         max_workers=count,
         mp_context=context,
         initializer=corpus_worker.start,
-        initargs=(options, max(1, (os.cpu_count() or 1) // count), os.getpid()),
+        initargs=(options, max(1, (os.cpu_count() or 1) // count), os.getpid(), str(scratch)),
     ) as pool:
         waiting = iter(todo)
         running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
         while True:
             for doc in waiting:
                 try:
-                    running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name, str(out))] = doc
+                    running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name)] = doc
                 except BrokenProcessPool:  # a worker died: the documents left are said, not lost
                     yield doc, _died(doc)
                     continue

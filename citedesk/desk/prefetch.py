@@ -13,8 +13,9 @@ the document's own and costs no request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from citedesk.core.works import CitedEntry
 from citedesk.engine.sourcing import source_options, truth_fetches, truth_lookups
@@ -22,7 +23,8 @@ from citedesk.engine.state import AuditOptions
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.identifiers import locator_of
 from citedesk.sources.local import LOCAL_EXTENSIONS
-from citedesk.sources.resolved import SourceStatus
+from citedesk.sources.provisions import Call, Provisions, RecordingStore, as_provided
+from citedesk.sources.resolved import ResolvedSource, SourceStatus
 from citedesk.sources.truth import check_entries
 from citedesk.store import Store
 
@@ -47,6 +49,19 @@ def _in_sources_dir(key: str, options: AuditOptions) -> bool:
     return folder is not None and any((folder / f"{key}{ext}").is_file() for ext in LOCAL_EXTENSIONS)
 
 
+def local_works(entries: Sequence[CitedEntry], options: AuditOptions) -> int:
+    """How many of the cited works are read from a local file (each document's own: a path in its
+    entry, `--sources DIR/KEY.ext`, an attachment), distinct by file or key."""
+    attached = {key for key, _ in options.attached}
+    return len(
+        {
+            ref.path or ref.key
+            for ref in entries
+            if ref.path or ref.key in attached or _in_sources_dir(ref.key, options)
+        }
+    )
+
+
 def distinct_works(entries: Sequence[CitedEntry]) -> list[CitedEntry]:
     """One entry per work as the indexes are asked about it, each under a key of its own."""
     found: dict[tuple[str, ...], CitedEntry] = {}
@@ -60,17 +75,33 @@ def distinct_works(entries: Sequence[CitedEntry]) -> list[CitedEntry]:
     return list(found.values())
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What the parent had for the corpus, and how (the closing line's counts)."""
+
+    provisions: Provisions
+    distinct: int
+    """Distinct works the corpus cites from the network."""
+    fetched: int
+    """Of those, fetched now."""
+    cached: int
+    """Already in the store's cache."""
+    failed: int
+    """Could not be had (said once, for every document citing them)."""
+
+
 def prefetch(
     sources: Sequence[CitedEntry],
     works: Sequence[CitedEntry],
     options: AuditOptions,
     store: Store,
     progress: Progress,
-) -> tuple[int, int]:
-    """Fetch the distinct sources and look the distinct works up, into `store`; returns (distinct
-    sources, fetched from the network now)."""
+    reviews: Mapping[str, dict[str, dict[str, Any]]] | None = None,
+) -> Gathered:
+    """Fetch the distinct sources and look the distinct works up, once, through `store`; what they
+    gave (texts, failures, answers) comes back as the workers' provisions."""
     unique = distinct_sources(sources, options)
-    fetched = 0
+    given: dict[str, ResolvedSource] = {}
     if unique:
         resolved = gather_sources(
             unique,
@@ -78,14 +109,31 @@ def prefetch(
             store,
             progress=lambda done, total: progress("sources fetched", done, total, ""),
         )
-        fetched = sum(1 for s in resolved.values() if s.status is SourceStatus.FETCHED)
+        for locator, source in resolved.items():
+            record = store.source(locator)
+            passages = store.passages(locator) if record is not None and record.status == "ok" else []
+            given[locator] = as_provided(source, record, passages)
+    answers: dict[Call, Any] = {}
     asked = distinct_works(works)
     if asked and options.check_references:
-        check_entries(
-            asked,
-            truth_lookups(options),
-            store,
-            fetch_policy=truth_fetches(options),
-            progress=lambda done, total: progress("references looked up", done, total, ""),
-        )
-    return len(unique), fetched
+        recorder = RecordingStore(store.path, answers)
+        try:
+            check_entries(
+                asked,
+                truth_lookups(options),
+                recorder,
+                fetch_policy=truth_fetches(options),
+                progress=lambda done, total: progress("references looked up", done, total, ""),
+            )
+        finally:
+            recorder.close()
+    statuses = [s.status for s in resolved.values()] if unique else []
+    fetched = sum(1 for s in statuses if s is SourceStatus.FETCHED)
+    cached = sum(1 for s in statuses if s is SourceStatus.CACHED)
+    return Gathered(
+        Provisions(given, answers, dict(reviews or {})),
+        len(unique),
+        fetched,
+        cached,
+        len(statuses) - fetched - cached,
+    )

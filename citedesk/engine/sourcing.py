@@ -15,6 +15,7 @@ from citedesk.errors import NotAStore, StoreError
 from citedesk.evidence.reuse import Lru
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
+from citedesk.sources.provisions import ProvidedStore
 from citedesk.sources.quality import authority, density, recency, relevance
 from citedesk.sources.resolved import ResolvedSource, SourceOptions
 from citedesk.sources.truth import TruthResult, check_entries, entries_to_check, retraction_summary
@@ -133,6 +134,8 @@ def text_hash(text: str) -> str:
 
 
 def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None = None) -> Store:
+    if options.provisions is not None:  # a corpus worker: its private store, its parent's answers over it
+        return ProvidedStore(options.store_path or default_store_path(), options.provisions)
     return Store(options.store_path or default_store_path(), on_wait=on_wait)
 
 
@@ -149,6 +152,7 @@ def source_options(
         local_roots=options.local_roots,
         allow_local_paths=options.allow_local_paths,
         budget=budget,
+        settled=options.provisions.sources if options.provisions is not None else {},
         fetch=FetchPolicy(
             allow_private_network=options.allow_private_network,
             deadline=options.fetch_timeout,

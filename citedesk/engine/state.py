@@ -9,13 +9,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding
 from citedesk.core.report import Report, finding_json
 from citedesk.core.review import Review
 from citedesk.errors import Cancelled
+
+if TYPE_CHECKING:
+    from citedesk.sources.provisions import Provisions
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -99,6 +102,9 @@ class AuditOptions:
     assist: str = "none"
     """`claude`: the writer turned on Claude assistance (their key); `none`: nothing leaves the machine."""
     assist_model: str | None = None
+    provisions: Provisions | None = field(default=None, compare=False, repr=False)
+    """A corpus worker's: the sources, index answers and review decisions its parent had, as data
+    (`sources.provisions`); its store is then a private one with these laid over it."""
 
 
 @dataclass

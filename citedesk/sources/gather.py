@@ -92,8 +92,12 @@ def gather_sources(
                 key, SourceStatus.UNLOCATED, message="the entry names no link, DOI or file"
             )
             continue
-        cached = store.source(locator)
         fresh = options.refresh or key in options.refresh_keys
+        given = options.settled.get(locator)
+        if given is not None and not fresh:
+            results[key] = replace(given, key=key, location=given.location or _location(ref))
+            continue
+        cached = store.source(locator)
         if cached is not None and cached.status == "ok" and not fresh:
             results[key] = _from_record(key, cached, SourceStatus.CACHED, store)
             continue

@@ -7,6 +7,7 @@ retrieval, judging — depends on these plain records, not on the fetching machi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -60,6 +61,9 @@ class SourceOptions:
     folder — never one a document names (`sources.local`)."""
     allow_local_paths: bool = False
     """Read a file the document names wherever it is (`--allow-local-path`)."""
+    settled: Mapping[str, ResolvedSource] = field(default_factory=dict)
+    """By locator: sources already had (or failed) for this run — a corpus's, gathered once in its
+    parent (`sources.provisions`): taken as they are, never asked for again."""
     budget: float | None = None
     """Seconds for all the network sources together, from the start of `gather_sources`; those not
     finished then are NOT_CHECKED (a cached copy, if any, is still used). None: each fetch has

@@ -10,7 +10,9 @@ parse-and-gather stage is timed apart), and the wall time of the whole run is gi
     .venv/bin/python -m tests.bench.corpus_speed [--documents 200] [--judge heuristic] [--no-dense] [--no-ray]
 
 The last line is JSON: {"documents", "judge", "dense", "cores", "runs": [{"engine", "workers",
-"documents_per_s", "audit_s", "wall_s", "gather_s"}], "scaling_2_vs_1"}.
+"documents_per_s", "audit_s", "wall_s", "gather_s", "slowest": [[name, s], …]}], "scaling_2_vs_1",
+"slowest_document_s", "same_reports"} — `same_reports`: every run wrote byte-identical reports.
+`--huge N` adds one document of N citations (the issue's 5 MB paper has 40,000), audited first.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def document(i: int, sources: Path, rng: random.Random) -> str:
     return f"# Report {i}\n\n{' '.join(claims)}\n\n{prose}\n\n## References\n\n" + "\n".join(refs) + "\n"
 
 
-def build(root: Path, documents: int) -> tuple[Path, Path]:
+def build(root: Path, documents: int, huge: int = 0) -> tuple[Path, Path]:
     rng = random.Random(31)
     sources, docs = root / "sources", root / "corpus"
     sources.mkdir()
@@ -91,6 +93,12 @@ def build(root: Path, documents: int) -> tuple[Path, Path]:
         folder = docs / f"batch{i // 50}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"doc{i:04}.md").write_text(document(i, sources, rng), encoding="utf-8")
+    if huge:
+        parts = [
+            document(documents + k, sources, rng).split("\n\n## References")[0] for k in range(huge // 3)
+        ]
+        references = document(documents, sources, rng).split("\n\n## References")[1]
+        (docs / "huge.md").write_text("\n\n".join(parts) + "\n\n## References" + references, encoding="utf-8")
     return sources, docs
 
 
@@ -119,6 +127,7 @@ def one_run(
         "wall_s": round(wall, 2),
         "gather_s": round(result.seconds - result.audit_seconds, 2),
         "findings": sum(len(o.findings) for o in result.outcomes),
+        "slowest": [[name, round(seconds, 2)] for name, seconds in result.slowest],
     }
 
 
@@ -156,12 +165,13 @@ def main() -> None:
     parser.add_argument("--judge", default="heuristic")
     parser.add_argument("--no-dense", action="store_true", help="words only (no embedding model)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--huge", type=int, default=0, help="add one document of about this many citations")
     parser.add_argument("--no-ray", action="store_true", help="leave Ray local mode out even when installed")
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        sources, docs = build(root, args.documents)
+        sources, docs = build(root, args.documents, args.huge)
         engines = [("local", w) for w in args.workers]
         if ray_installed() and not args.no_ray:
             engines.append(("ray", 2))
@@ -173,6 +183,14 @@ def main() -> None:
                 f"({run['audit_s']:.1f} s auditing, {run['wall_s']:.1f} s in all)",
                 flush=True,
             )
+        written = [
+            {
+                str(p.relative_to(root / f"out-{e}-{w}")): p.read_bytes()
+                for p in (root / f"out-{e}-{w}").rglob("*.json")
+            }
+            for e, w in engines
+        ]
+        same = all(w == written[0] for w in written)
         profile = stage_profile(root, sources, docs, args.judge, not args.no_dense)
         print(f"seconds per document by step (1 process, warm): {profile}", flush=True)
     rates = {run["workers"]: run["documents_per_s"] for run in runs if run["engine"] == "local"}
@@ -184,6 +202,8 @@ def main() -> None:
         "runs": runs,
         "seconds_per_document_by_step": profile,
         "scaling_2_vs_1": round(float(rates[2]) / float(rates[1]), 2) if 1 in rates and 2 in rates else None,  # type: ignore[arg-type]
+        "slowest_document_s": max((s for run in runs for _, s in run["slowest"]), default=None),  # type: ignore[attr-defined]
+        "same_reports": same,
     }
     print(json.dumps(figures))
 
