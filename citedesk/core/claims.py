@@ -55,7 +55,11 @@ _RESEARCH = re.compile(
 )
 _COMPARISON = re.compile(
     r"\b(?:\w+er|more|less|fewer|better|worse)\b(?:\s+[\w-]+){0,3}\s+than\b"
-    r"|\b(?:increased|decreased|doubled|tripled|halved|rose|fell|grew|declined|dropped|outperform\w*)\b",
+    r"|\b(?:increased|decreased|doubled|tripled|halved|rose|fell|grew|declined|dropped|outperform\w*)\b"
+    # a change said in the present ("hyperfibrinogenemia increases rates of …") and a likelihood
+    # compared ("women with a higher birth weight are more likely to develop …")
+    r"|\b(?:increases|decreases|reduces|lowers|doubles|halves)\s+(?:the\s+)?[\w-]+"
+    r"|\b(?:more|less)\s+likely\s+to\b",
     re.IGNORECASE,
 )
 _UNIT = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)"
@@ -109,7 +113,13 @@ _SUPERLATIVE = re.compile(
 _QUOTE = re.compile(r"[\"“][^\"”]{12,}[\"”]")
 _CAUSAL = re.compile(
     r"\b(?:causes?|caused|leads? to|led to|results? in|resulted in|linked to|associated with|"
-    r"increases? the risk|reduces? the risk|prevents?|contributes? to|is responsible for)\b",
+    r"increases? the risk|reduces? the risk|prevents?|contributes? to|is responsible for|"
+    # what a study finds of a cause: an effect, a mechanism, a relationship ("polymeal nutrition
+    # reduces …", "hypocretin neurones induce …", "is mediated by reactive oxygen species",
+    # "an inverse relationship between hip fractures and statin use")
+    r"induces|induce|induced|inhibits|inhibit|mediated by|improves|worsens|protects against|"
+    r"(?:relationship|association|correlation)\s+between|correlated with|correlates with|links to|"
+    r"(?:positive|negative|significant|beneficial|harmful)\s+(?:impact|effect|influence)s?\s+on)\b",
     re.IGNORECASE,
 )
 _PREVALENCE = re.compile(

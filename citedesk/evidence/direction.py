@@ -169,16 +169,34 @@ def _about(claim: Mention, evidence: Mention) -> bool | None:
     return None
 
 
+@functools.lru_cache(maxsize=32_768)
+def clause_stems(text: str) -> list[frozenset[str]]:
+    """The content stems of each clause of the text (`_BREAK`)."""
+    return [
+        frozenset(
+            s for t in _TOKEN.finditer(text[start:end]) if (s := _content(t.group(0).replace("’", "'")))
+        )
+        for start, end in _clauses(text)
+    ]
+
+
 def flips(claim: str, evidence: str) -> list[Flip]:
     """The claim's direction words that the evidence gives the other way for the same quantity,
-    and nowhere in the claim's way: one flip per claim word (the most explicit)."""
+    and nowhere in the claim's way: one flip per claim word (the most explicit). The evidence's
+    word counts only where its clause is where the evidence speaks most of the claim's quantity:
+    "reduces the rate of kidney damage" is about another quantity than "increased risk of kidney
+    failure" when another clause of the evidence names more of it ("associated with kidney
+    failure"), one shared modifier notwithstanding."""
     stated = mentions(evidence)
+    clauses = clause_stems(evidence)
     out = []
     for said in mentions(claim):
         related = [(m, _about(said, m)) for m in stated]
         related = [(m, explicit) for m, explicit in related if explicit is not None]
         if any(m.sign == said.sign for m, _ in related):
             continue  # the evidence says it the claim's way too
+        most = max((len(said.near & c) for c in clauses), default=0)
+        related = [(m, explicit) for m, explicit in related if len(said.near & m.clause) >= most]
         opposite = sorted(related, key=lambda pair: not pair[1])
         if opposite:
             mention, explicit = opposite[0]

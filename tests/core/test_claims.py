@@ -58,3 +58,37 @@ def test_factual_sentences_need_citations(sentence: str, reason: str) -> None:
 )
 def test_framing_questions_and_transitions_do_not(sentence: str) -> None:
     assert not assess(sentence).needs_citation
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        # a study's finding said plainly, as abstracts and fact-checks say it (SciFact, COVID-Fact)
+        ("Night shifts increases rates of migraine among hospital nurses.", "makes a comparison"),
+        ("Daily walking reduces hospital admissions for heart failure.", "makes a comparison"),
+        ("Children who sleep less are more likely to gain weight in adolescence.", "makes a comparison"),
+        ("Chronic stress induces insulin resistance in older adults.", "claims a cause or association"),
+        ("Muscle wasting in sepsis is mediated by inflammatory cytokines.", "claims a cause or association"),
+        ("There is a strong relationship between air pollution and asthma.", "claims a cause or association"),
+        ("Green space has a positive effect on the mood of city dwellers.", "claims a cause or association"),
+        ("Regular reading improves the vocabulary of young children.", "claims a cause or association"),
+    ],
+)
+def test_a_finding_said_without_figures_or_a_reporting_verb_needs_a_citation(
+    sentence: str, reason: str
+) -> None:
+    verdict = assess(sentence)
+    assert verdict.needs_citation
+    assert reason in verdict.reasons
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We argue that this framing improves on earlier accounts of heat.",
+        "In this chapter, I show how shade reduces heat stress in our own survey.",
+        "Next, consider how the design of the park improves the walk home.",
+    ],
+)
+def test_the_writers_own_argument_with_an_effect_word_stays_quiet(sentence: str) -> None:
+    assert not assess(sentence).needs_citation

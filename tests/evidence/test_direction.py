@@ -177,3 +177,18 @@ def test_a_wrong_figure_and_a_wrong_direction_are_two_findings(tmp_path: Path) -
         ("10%", Kind.NUMBER_MISMATCH, "The cited source [1] says 12%, not 10%."),
         ("rose", Kind.DIRECTION_MISMATCH, "The cited source [1] says fell, not rose."),
     ]
+
+
+def test_a_direction_word_about_another_quantity_of_the_same_organ_is_no_flip() -> None:
+    # "reduces" speaks of kidney damage; the claim's "increased risk of acute kidney failure" is
+    # what the source's other clause states ("associated with acute kidney failure"): one shared
+    # modifier ("kidney") does not make the two the same quantity (SciFact: ACE inhibitors)
+    claim = "Diuretics are associated with increased risk of acute kidney failure in older patients."
+    evidence = (
+        "Although diuretic treatment usually eases swelling and reduces the rate of chronic kidney"
+        " damage, its use can also be associated with acute kidney failure in older patients."
+    )
+    assert flips(claim, evidence) == []
+    # the same flip stays a flip where the source's opposite word is about the claim's quantity
+    turned = "Diuretic treatment reduces the risk of acute kidney failure in older patients."
+    assert words_of(claim, turned) == [("increased", "reduces", True)]

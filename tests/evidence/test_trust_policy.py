@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citedesk.core.findings import Finding, Kind, Severity
+from citedesk.core.findings import Evidence, Finding, Kind, Severity, Verdict, VerdictLabel
+from citedesk.evidence.policy import HEURISTIC_NOTE, Policy, misattribution_severity
 from citedesk.pipeline import AuditOptions, audit_text
 
 HEAT = (
@@ -112,3 +113,29 @@ def test_a_direction_error_rests_on_the_matched_sentence_its_evidence_quotes(tmp
         evidence.passage
         == "Ridership on the city's buses fell by 12% in 2023, the transport authority reported."
     )
+
+
+def verdict(key: str, label: VerdictLabel, score: float, passage: str) -> Verdict:
+    evidence = Evidence(key, passage, 0, len(passage), window=passage)
+    return Verdict(key, label, score, judge="heuristic", evidence=evidence)
+
+
+def test_another_reference_supports_only_when_it_is_seen_to_say_more_of_the_sentence() -> None:
+    # HealthVer: every source of the document speaks of COVID-19, so another abstract scores as
+    # supporting a sentence that barely overlaps its own; a warning needs the other source to say
+    # clearly more of the sentence, not merely to score higher on the words every source shares
+    suggest_only = Policy(acts=False, kind="word-level", note=HEURISTIC_NOTE)
+    claim = "Zinc lozenges shorten the common cold in adults with COVID-19 symptoms."
+    cited = verdict("1", VerdictLabel.NOT_SUPPORTED, 0.15, "Lozenges were tried on adults in small trials.")
+    shared_word = verdict("2", VerdictLabel.SUPPORTED, 0.55, "Most COVID-19 patients stayed home.")
+    says_more = verdict(
+        "3", VerdictLabel.SUPPORTED, 0.55, "Zinc lozenges shortened the common cold in adults."
+    )
+    barely_better = verdict("4", VerdictLabel.PARTIALLY_SUPPORTED, 0.22, says_more.evidence.passage)  # type: ignore[union-attr]
+
+    def severity(elsewhere: Verdict) -> Severity | None:
+        return misattribution_severity(cited, suggest_only, "", claim, elsewhere)
+
+    assert severity(says_more) is Severity.WARNING
+    assert severity(shared_word) is None  # no more of the sentence's words than the cited passage
+    assert severity(barely_better) is None  # support only 0.07 above the cited source's
