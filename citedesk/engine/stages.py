@@ -170,6 +170,9 @@ def _judging(ctx: AuditContext) -> Found:
         ctx.document, ctx.resolved, before, ctx.judging, ctx.options, ctx.state, ctx.store
     )
     ctx.judge_name, ctx.judge_note = ctx.judging.judge.name, ctx.judging.note
+    embedder = ctx.judging.embedder
+    if embedder is not None and embedder.notice and embedder.notice not in ctx.notices:
+        ctx.notices.append(embedder.notice)  # a one-time preparation, or why ONNX Runtime is not used
     return _minus(ctx.findings, before), _minus(before, ctx.findings)
 
 
@@ -242,7 +245,7 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "judging",
         ("document", "options", "store", "resolved", "findings", "judging"),
-        ("verdicts", "findings", "judge_name", "judge_note"),
+        ("verdicts", "findings", "judge_name", "judge_note", "notices"),
         _judging,
         lambda ctx: ctx.judging is not None,
     ),

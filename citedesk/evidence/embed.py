@@ -49,6 +49,10 @@ def _export_later(folder: Path) -> None:
 
 
 Backend = Literal["either", "onnx", "torch"]
+PREPARING = (
+    "Preparing the embedding model for faster audits (once, in the background, a minute or so); "
+    "until it is ready, audits embed with torch, which is slower to start"
+)
 
 _log = logging.getLogger(__name__)
 _said: set[str] = set()
@@ -158,17 +162,22 @@ class Embedder:
         if self.backend == "onnx":
             raise ModelMissing(f"no ONNX model for {folder} (`citedesk models prepare` makes it)")
         _export_later(folder)  # this audit embeds with torch; the next one with ONNX
+        self._say(PREPARING)
         return None
 
     def _fall_back(self, why: str) -> OnnxEncoder | None:
         """No ONNX session (None), and the one-line notice why; ModelMissing when ONNX was insisted on."""
         if self.backend == "onnx":
             raise ModelMissing(why)
-        self.notice = f"{why}: embeddings use torch (slower to start)"
-        if self.notice not in _said:
-            _said.add(self.notice)
-            _log.warning("citedesk: %s", self.notice)
+        self._say(f"{why}: embeddings use torch (slower to start)")
         return None
+
+    def _say(self, notice: str) -> None:
+        """`notice` on the report (`notice`), and once in the log."""
+        self.notice = notice
+        if notice not in _said:
+            _said.add(notice)
+            _log.warning("citedesk: %s", notice)
 
     def _load_torch(self, folder: Path) -> None:
         import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ import pysbd
 import pytest
 
 from citedesk.cli import main
-from citedesk.evidence.embed import Embedder, default_model_dir
+from citedesk.evidence.embed import PREPARING, Embedder, default_model_dir
 from citedesk.evidence.onnx_embed import (
     ONNX_ENV,
     Int8Agreement,
@@ -240,3 +241,22 @@ def test_an_int8_copy_below_the_bar_is_recorded_and_fp32_embeds(
     embedder = Embedder(model, backend="onnx")
     embedder.encode(["Street trees cool the pavement."])
     assert embedder.runtime == "onnx"
+
+
+@pytest.mark.slow
+def test_a_fresh_profile_is_told_of_the_one_time_preparation(onnx_on: Path) -> None:
+    """No ONNX file yet (a fresh profile): the audit embeds with torch while the file is made in the
+    background, and says so — the first audit's wait is explained (issue 43 #10)."""
+    embedder = Embedder(default_model_dir())
+    embedder.encode(["Street trees cool the pavement."])
+    assert embedder.runtime == "torch"
+    assert embedder.notice == PREPARING
+    deadline = time.monotonic() + 600  # the background export ends by itself; wait for it (no orphan)
+    lock = onnx_on.with_suffix(".lock")
+    while (lock.exists() or not onnx_on.is_file()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert onnx_on.is_file()
+    again = Embedder(default_model_dir())
+    again.encode(["Street trees cool the pavement."])
+    assert again.runtime == "onnx"
+    assert again.notice == ""
