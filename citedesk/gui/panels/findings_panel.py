@@ -22,6 +22,7 @@ from citedesk.gui.qt import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     Qt,
+    QTimer,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -135,10 +136,11 @@ class FindingsPanel(QWidget):
         for column in range(2):
             self.tree.resizeColumnToContents(column)
 
-    def _rewrap(self, column: int, _old: int, _new: int) -> None:
-        """The Message column's width changed: its rows' heights follow."""
-        if column == MESSAGE and self.messages.wrap:
-            self.tree.doItemsLayout()
+    def _rewrap(self, _column: int, _old: int, _new: int) -> None:
+        """A column's width changed (the Message column, or another that took room from it): the
+        rows' heights follow."""
+        if self.messages.wrap:
+            QTimer.singleShot(0, self.tree.doItemsLayout)  # once the header has laid its sections out
 
     def selected_finding(self) -> Finding | None:
         return self.model.finding_at(self.tree.currentIndex())
