@@ -40,7 +40,11 @@ def test_a_wrong_figure_in_siunitx_is_a_number_mismatch(
 ) -> None:
     text, findings = audit(tmp_path, "\\SI{2.5}{\\celsius}", capsys)
     assert [(f["kind"], f["severity"], f["message"]) for f in findings] == [
-        ("number_mismatch", "error", "The cited source \\citep{moreau2021} says 1.5 degrees, not 2.5 degrees.")
+        (
+            "number_mismatch",
+            "error",
+            "The cited source \\citep{moreau2021} says 1.5 degrees, not 2.5 degrees.",
+        )
     ]
     span = findings[0]["span"]
     assert isinstance(span, list)
