@@ -37,7 +37,7 @@ def test_a_position_past_a_line_end_is_the_line_end_and_the_middle_of_a_pair_its
 
 
 @given(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60),
+    st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=60),
     st.sampled_from([UTF8, UTF16, UTF32]),
 )
 def test_every_offset_not_inside_a_line_break_round_trips(text: str, encoding: str) -> None:
