@@ -1,8 +1,8 @@
 """The entry point: `citedesk` with a command runs the CLI; with none, `open FILE…` or bare document
 paths (`citedesk draft.md`), the window.
 
-The one module that knows both front ends (the composition root): the CLI never imports the GUI,
-and the GUI never imports the CLI.
+The one module that knows every front end (the composition root): the CLI, the window and the
+language server never import one another.
 """
 
 from __future__ import annotations
@@ -20,7 +20,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         multiprocessing.freeze_support()
 
-    return run_command(argv, open_window=open_window)
+    return run_command(argv, open_window=open_window, serve_lsp=serve_lsp)
+
+
+def serve_lsp() -> int:
+    """Run the language server on stdin/stdout (`citedesk lsp`)."""
+    from citedesk.lsp import serve  # noqa: PLC0415 - pygls, only for the server
+
+    return serve()
 
 
 def open_window(paths: Sequence[str] = ()) -> int:

@@ -31,6 +31,8 @@ BUG_HINT = (
 )
 OpenWindow = Callable[[Sequence[str]], int]
 """Opens the window on these documents (none: an empty window), one window each; its exit code."""
+ServeLanguageServer = Callable[[], int]
+"""Runs the language server on stdin/stdout until the editor stops it; its exit code."""
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".qmd", ".rmd", ".text", ".tex", ".ltx", ".docx")
 """What a bare first argument ending so is taken for (a document to open), even when missing."""
@@ -63,9 +65,15 @@ def _missing(paths: Sequence[str]) -> str | None:
     return None
 
 
-def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    open_window: OpenWindow | None = None,
+    serve_lsp: ServeLanguageServer | None = None,
+) -> int:
     """Run one command; `open_window` is how the entry point opens the window (no command, `open`,
-    or bare document paths)."""
+    or bare document paths), `serve_lsp` how it runs the language server (`lsp`): the CLI imports
+    neither front end."""
     parser = build_parser()
     argv = start_arguments(sys.argv[1:] if argv is None else argv, _command_names(parser))
     args = parser.parse_args(argv)  # `--version`, `--help` and usage errors end here, instantly
@@ -80,6 +88,11 @@ def main(argv: Sequence[str] | None = None, *, open_window: OpenWindow | None = 
                 print(f"citedesk: {printable(missing)}", file=sys.stderr)
                 return EXIT_USAGE
             return open_window(paths)
+        if args.command == "lsp":
+            if serve_lsp is None:
+                print("citedesk: the language server is started by the citedesk command", file=sys.stderr)
+                return EXIT_USAGE
+            return serve_lsp()
         from citedesk.cli.commands import COMMANDS  # noqa: PLC0415 - the desk, only once a command runs
 
         return COMMANDS[args.command](args)

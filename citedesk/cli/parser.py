@@ -99,6 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     window.add_argument("file", nargs="*", help="documents to open, one window each")
 
+    commands.add_parser(
+        "lsp",
+        help="run the language server on stdin/stdout (editors: Neovim, Helix, Zed, Emacs, VS Code)",
+        description="A language server over stdio: diagnostics, quick fixes, hover and citation "
+        "completion for Markdown, Quarto and LaTeX. Settings come from the editor "
+        "(initializationOptions) over citedesk.toml; see docs/editors.md.",
+    )
+
     fix = commands.add_parser(
         "fix",
         help="apply the fixes CiteDesk proposes as one checked plan, writing the file atomically",
