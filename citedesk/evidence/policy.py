@@ -218,8 +218,8 @@ def suggestion(ranked: list[tuple[str, Verdict]]) -> tuple[str, Verdict] | None:
     """The reference to suggest for an uncited claim, from the references ranked best first: the
     best one when it supports the claim, or when it stands clearly above every other reference
     (`STANDS_OUT`) and supports it in part — or not at all, as the closest of the references, one
-    to read before citing (the caller says so, offers no fix, and offers nothing when the match
-    is no sentence of its text). It needs a runner-up for that:
+    to read before citing (the caller says so, and where the match is its title or a heading,
+    and offers no fix). It needs a runner-up for that:
     the only reference leads nothing. A contradicting reference is never suggested."""
     if not ranked:
         return None

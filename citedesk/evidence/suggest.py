@@ -510,13 +510,14 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
             )
             continue
         if verdict.label is VerdictLabel.NOT_SUPPORTED:
-            if verdict.evidence is None or not_body(verdict.evidence, judging.prepared[key].source.text):
-                continue  # closest by its title or a heading: nothing of its text to read
+            source_text = judging.prepared[key].source.text
+            where = not_body(verdict.evidence, source_text) if verdict.evidence else None
             offers[claim.id] = Offer(
                 suggested,
                 None,
                 f" The closest of your references is {document.label(key)} (support {verdict.score:.2f}),"
-                " but it does not confirm this: read it before citing it.",
+                " but it does not confirm this: read it before citing it."
+                + (f" The closest it comes is {where}, no sentence of its text." if where else ""),
             )
             continue
         if verdict.label is not VerdictLabel.SUPPORTED:

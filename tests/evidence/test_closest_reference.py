@@ -6,7 +6,7 @@ reference for an unmarked claim "not supported" (support 0.2–0.3) while it lea
 reference by a clear margin: the writer was told only "cites no source". Now the finding names
 that reference as the one to read — honestly ("it does not confirm this") and with no fix, so
 nothing cites it for them; a coin toss between references, a lone reference, a contradicting one
-or a match on a title alone names none.
+names none; a match on a title alone is said to be one.
 """
 
 from __future__ import annotations
@@ -84,7 +84,12 @@ def test_the_closest_reference_is_named_to_read_with_no_fix(tmp_path: Path) -> N
     assert "transport authority reported" in finding.evidence.passage
 
 
-def test_a_reference_closest_only_by_its_title_is_not_named(tmp_path: Path) -> None:
+def test_a_reference_closest_only_by_its_title_is_named_as_such(tmp_path: Path) -> None:
     finding = uncited(tmp_path, "Heat exposure is associated with lower school performance.")
-    assert finding.suggestion is None  # its best match is "Street trees and summer heat", a title
-    assert finding.message.endswith("cites no source.")
+    assert finding.suggestion is not None
+    assert finding.suggestion.key == "1"
+    assert finding.message.endswith(
+        "but it does not confirm this: read it before citing it."
+        " The closest it comes is the source's title, no sentence of its text."
+    )
+    assert finding.fixes == ()
