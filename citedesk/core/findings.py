@@ -200,7 +200,8 @@ class Evidence:
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """A reference that supports the claim (or the part) better: what a swap or an added citation
-    offers, with the passage that shows it."""
+    offers, with the passage that shows it; for an uncited sentence, possibly only the clearly
+    closest reference, to read (its finding's message says so, and no fix cites it)."""
 
     key: str
     score: float

@@ -5,7 +5,8 @@ together or one by one, and whether its verdicts may act or only suggest), the o
 judge registry (`judges/registry.py`) declares, so nothing downstream looks a judge up by name. The document-level
 constants decide when a better reference is offered: a partly supporting citation is flagged only
 when another reference scores `CLEARLY_BETTER` higher, and an uncited sentence is offered its best
-reference on partial support only when that reference `STANDS_OUT` from the rest. Both were chosen
+reference on partial support (or, to read first, on none) only when that reference `STANDS_OUT`
+from the rest. Both were chosen
 on WiCE documents (`tests/bench/eval_documents.py`).
 
 What a judged finding may do follows from who judged it and the evidence it rests on:
@@ -38,8 +39,12 @@ from citedesk.evidence.lexical import content_stems
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
 STANDS_OUT = 0.04
-"""An uncited claim's best reference is suggested on partial support when it leads every other
-reference by this much."""
+"""An uncited claim's best reference is suggested on partial support — or, as the closest
+reference to read, on none (`suggestion`) — when it leads every other reference by this much.
+Chosen on WiCE documents; for the closest unsupported reference it was checked on the choose half
+of `tests/bench/eval_documents.py`: leads of 0.03 to 0.06 all name the same references (three
+more right, none wrong), 0.02 reaches into the coin tosses (leads up to 0.017 there put the wrong
+reference first)."""
 SWAP_MARGIN = 0.10
 """A reference is proposed instead of a cited one only when its support is this much above the
 cited one's (and it is itself judged supported, on body text): `swap_gate`."""
@@ -211,14 +216,19 @@ def clearly_better(best: tuple[str, Verdict] | None, than: Verdict) -> tuple[str
 
 def suggestion(ranked: list[tuple[str, Verdict]]) -> tuple[str, Verdict] | None:
     """The reference to suggest for an uncited claim, from the references ranked best first: the
-    best one when it supports the claim, or when it supports it in part and stands clearly above
-    every other reference (`STANDS_OUT`)."""
+    best one when it supports the claim, or when it stands clearly above every other reference
+    (`STANDS_OUT`) and supports it in part — or not at all, as the closest of the references, one
+    to read before citing (the caller says so, and where the match is its title or a heading,
+    and offers no fix). It needs a runner-up for that:
+    the only reference leads nothing. A contradicting reference is never suggested."""
     if not ranked:
         return None
     key, best = ranked[0]
     if best.label is VerdictLabel.SUPPORTED:
         return key, best
-    runner_up = ranked[1][1].score if len(ranked) > 1 else 0.0
-    if best.label is VerdictLabel.PARTIALLY_SUPPORTED and best.score - runner_up >= STANDS_OUT:
-        return key, best
+    if best.label is VerdictLabel.PARTIALLY_SUPPORTED:
+        runner_up = ranked[1][1].score if len(ranked) > 1 else 0.0
+        return (key, best) if best.score - runner_up >= STANDS_OUT else None
+    if best.label is VerdictLabel.NOT_SUPPORTED and len(ranked) > 1:
+        return (key, best) if best.score - ranked[1][1].score >= STANDS_OUT else None
     return None

@@ -8,7 +8,9 @@
 - `number_mismatch` and `unsupported_number` — a figure the cited source gives differently, or
   that none of the cited sources states (`figures.py`; not reported where every citation is
   already misattributed);
-- suggestions for `uncited` sentences — the document's reference that supports the claim;
+- suggestions for `uncited` sentences — the document's reference that supports the claim (with a
+  fix citing it), or one that supports it in part or is merely the clearly closest (no fix: read
+  it first);
 - with atomic facts (Claude's checked decomposition of a long sentence, `assist/atoms.py`), each
   fact is judged against each cited source too. A citation that fully supports one fact is right
   for its part (not misattributed); a fact none of the citations supports is flagged
@@ -84,8 +86,8 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 @dataclass(frozen=True)
 class Offer:
     """A reference offered for an uncited sentence, and the fix that cites it: none when its source
-    supports the sentence only in part (the writer is told to read it first; nothing cites it
-    for them, not even `fix --kinds all`)."""
+    supports the sentence only in part, or not at all (the clearly closest reference): the writer
+    is told to read it first; nothing cites it for them, not even `fix --kinds all`."""
 
     suggestion: Suggestion
     fix: Fix | None
@@ -488,7 +490,8 @@ def _part_offset(document: Document, claim_id: str, part: Part) -> int:
 
 # uncited sentences -----------------------------------------------------------------------------------
 def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) -> dict[str, Offer]:
-    """Uncited sentences that one of the document's references supports, with the fix citing it."""
+    """Uncited sentences that one of the document's references supports, with the fix citing it;
+    or that one supports in part, or stands out as the closest, with no fix (`policy.suggestion`)."""
     claims = document.claim_by_id
     offers: dict[str, Offer] = {}
     for finding in uncited:
@@ -504,6 +507,17 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
         if verdict.label is VerdictLabel.SUPPORTED and refused is not None:
             offers[claim.id] = Offer(
                 suggested, None, f" {document.label(key)} matches it, but is not proposed: {refused}."
+            )
+            continue
+        if verdict.label is VerdictLabel.NOT_SUPPORTED:
+            source_text = judging.prepared[key].source.text
+            where = not_body(verdict.evidence, source_text) if verdict.evidence else None
+            offers[claim.id] = Offer(
+                suggested,
+                None,
+                f" The closest of your references is {document.label(key)} (support {verdict.score:.2f}),"
+                " but it does not confirm this: read it before citing it."
+                + (f" The closest it comes is {where}, no sentence of its text." if where else ""),
             )
             continue
         if verdict.label is not VerdictLabel.SUPPORTED:
