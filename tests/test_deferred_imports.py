@@ -14,7 +14,9 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "citedesk"
-MAX_DEFERRED = 26  # 25, and the entry point's language server (`main.serve_lsp`: pygls only for `citedesk lsp`)
+MAX_DEFERRED = (
+    26  # 25, and the entry point's language server (`main.serve_lsp`: pygls only for `citedesk lsp`)
+)
 
 
 def _is_type_checking(node: ast.If) -> bool:
