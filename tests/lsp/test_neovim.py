@@ -1,7 +1,7 @@
-"""`citedesk lsp` in a real editor: headless Neovim, its built-in client, the set-up docs/editors.md gives.
+"""`citedesk lsp` in a real editor: headless Neovim and its built-in client.
 
-Neovim starts the server as a writer's init.lua does, opens a Markdown draft with a fabricated `[9]`,
-waits for the diagnostics, applies the preferred quick fix through its own workspace-edit code,
+Neovim starts the server with the set-up docs/editors.md gives (its Lua block, run as is), opens a
+Markdown draft with a fabricated `[9]`, waits for the diagnostics, applies the preferred quick fix through its own workspace-edit code,
 writes the file and quits. What it saw comes back as JSON; the file on disk must have lost ` [9]`
 and nothing else, and the server and its audit child must end with the editor.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,22 +36,9 @@ DRAFT = (
     "1. Moreau, L. (2021). Tree canopy and afternoon heat. Urban Climate, 12, 40-52.\n"
 )
 
-SETUP = """
--- the set-up of docs/editors.md
-local citedesk_id = nil
-vim.api.nvim_create_autocmd("FileType", {
-  pattern = { "markdown", "tex", "quarto" },
-  callback = function(args)
-    citedesk_id = citedesk_id or vim.lsp.start_client({
-      name = "citedesk",
-      cmd = CMD,
-      root_dir = vim.fn.getcwd(),
-      init_options = { offline = true, judge = "heuristic" },
-    })
-    vim.lsp.buf_attach_client(args.buf, citedesk_id)
-  end,
-})
-"""
+EDITORS = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
+DOCUMENTED_CMD = '{ "citedesk", "lsp" }'
+"""How docs/editors.md starts the server; the test starts this checkout's instead."""
 SCRIPT = """
 local out = OUT
 local function finish(seen)
@@ -117,6 +105,13 @@ def _lua(value: object) -> str:
     return json.dumps(value)
 
 
+def _documented_lua() -> str:
+    """The Neovim set-up docs/editors.md gives (its one Lua block): the test runs what writers copy."""
+    blocks: list[str] = re.findall(r"```lua\n(.*?)```", EDITORS.read_text(encoding="utf-8"), re.DOTALL)
+    assert len(blocks) == 1
+    return blocks[0]
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -131,8 +126,10 @@ def test_neovim_shows_a_fabricated_marker_and_its_quick_fix_removes_only_it(tmp_
     draft.write_text(DRAFT, encoding="utf-8")
     seen_path = tmp_path / "seen.json"
     init = tmp_path / "init.lua"
+    setup = _documented_lua()
+    assert DOCUMENTED_CMD in setup
     init.write_text(
-        SETUP.replace("CMD", _lua([sys.executable, "-m", "citedesk", "lsp"]))
+        setup.replace(DOCUMENTED_CMD, _lua([sys.executable, "-m", "citedesk", "lsp"]))
         + SCRIPT.replace("OUT", _lua(str(seen_path))).replace("WAIT_MS", str(WAIT_MS)),
         encoding="utf-8",
     )
