@@ -66,12 +66,14 @@ def ray_audits(
     ray: Any = importlib.import_module("ray")
     started = not ray.is_initialized()
     if started:
+        local = {} if address else {"_node_ip_address": "127.0.0.1"}  # a run's own Ray: loopback only
         ray.init(
             address=address,
             num_cpus=None if address else max(workers, os.cpu_count() or 1),
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
+            **local,
         )
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False  # the command shows its own (documents/s and time left)

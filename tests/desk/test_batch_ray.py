@@ -18,7 +18,12 @@ from tests.desk.test_batch import DOCUMENTS, corpus, options, sources  # noqa: F
 @pytest.mark.skipif(not ray_installed(), reason="Ray is not installed (pip install 'citedesk[scale]')")
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray Data's own, about its own settings
 @pytest.mark.filterwarnings("ignore::FutureWarning")
-def test_ray_gives_what_the_local_engine_gives(tmp_path: Path, sources: str) -> None:  # noqa: F811
+def test_ray_gives_what_the_local_engine_gives(
+    tmp_path: Path,
+    sources: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # a loopback test cluster; nothing leaks to later tests
     root = corpus(tmp_path, sources)
     (tmp_path / "local").mkdir()
     (tmp_path / "ray").mkdir()

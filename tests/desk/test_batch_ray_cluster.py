@@ -76,21 +76,39 @@ class _Node:
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[str]:
+def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # this process joins it as a driver, as the nodes do
     temp = tempfile.mkdtemp(prefix="cdray", dir="/tmp")  # Ray's socket paths must stay short
     head_home, worker_home = tmp_path / "head-home", tmp_path / "worker-home"
     head_home.mkdir()
     worker_home.mkdir()
-    base = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.getcwd()}
+    # a test cluster on loopback, without Ray's token (a local `ray.init()` earlier in this process
+    # turns RAY_AUTH_MODE to "token" for its children, and these nodes have no token to show)
+    base = {
+        **os.environ,
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_AUTH_MODE": "disabled",
+        "PYTHONPATH": os.getcwd(),
+    }
     nodes: list[_Node] = []
     try:
         head = _Node(
-            ["--head", "--port=0", f"--temp-dir={temp}", "--num-cpus=1", "--include-dashboard=false"],
+            [
+                "--head",
+                "--port=0",
+                "--node-ip-address=127.0.0.1",
+                f"--temp-dir={temp}",
+                "--num-cpus=1",
+                "--include-dashboard=false",
+            ],
             {**base, "HOME": str(head_home)},
         )
         nodes.append(head)
         address = head.wait_for(ADDRESS)
-        worker = _Node([f"--address={address}", "--num-cpus=1"], {**base, "HOME": str(worker_home)})
+        worker = _Node(
+            [f"--address={address}", "--node-ip-address=127.0.0.1", "--num-cpus=1"],
+            {**base, "HOME": str(worker_home)},
+        )
         nodes.append(worker)
         worker.wait_for(re.compile(r"(Ray runtime started)"))
         yield address
