@@ -66,19 +66,6 @@ def fix_label(fix: Fix) -> str:
     return fix.title if fix.safe else f"{fix.title} (verify first)"
 
 
-def judged_line(finding: Finding) -> str:
-    """The judgement under a judged finding: its strength, the judge, and who judged with how
-    much confidence (`support 0.23 · heuristic · word-level, confidence 0.77`)."""
-    if finding.verdict is None:
-        return ""
-    parts = [finding.verdict.strength()]
-    if finding.verdict.judge:
-        parts.append(finding.verdict.judge)
-    if finding.judged_by is not None and finding.confidence is not None:
-        parts.append(f"{finding.judged_by}, confidence {finding.confidence:.2f}")
-    return " · ".join(parts)
-
-
 @dataclass(frozen=True)
 class ActionSpec:
     id: str

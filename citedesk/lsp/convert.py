@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from citedesk.core.findings import Evidence, Finding, Fix, Severity, TextEdit
+from citedesk.core.findings import Evidence, Finding, Fix, Severity, TextEdit, judged_line
 from citedesk.core.report import Report
 from citedesk.lsp.positions import PositionMap
 
@@ -175,18 +175,6 @@ def _finding_card(report: Report | None, finding: Finding) -> str:
         if status:
             lines += ["", status]
     return "\n".join(lines)
-
-
-def judged_line(finding: Finding) -> str:
-    """The judgement's strength, the judge, and who judged with how much confidence (as the card)."""
-    if finding.verdict is None:
-        return ""
-    parts = [finding.verdict.strength()]
-    if finding.verdict.judge:
-        parts.append(finding.verdict.judge)
-    if finding.judged_by is not None and finding.confidence is not None:
-        parts.append(f"{finding.judged_by}, confidence {finding.confidence:.2f}")
-    return " · ".join(parts)
 
 
 def _source_line(report: Report | None, key: str) -> str:

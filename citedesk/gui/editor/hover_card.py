@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from citedesk.core.coverage import UncheckedCitation
-from citedesk.core.findings import Finding, Fix
+from citedesk.core.findings import Finding, Fix, judged_line
 from citedesk.gui.actions import (
     AT_A_FINDING,
     FALSE_ALARM,
@@ -28,7 +28,6 @@ from citedesk.gui.actions import (
     ActionState,
     button_text,
     fix_label,
-    judged_line,
 )
 from citedesk.gui.actions import NEEDS_SOURCE as NEEDS_SOURCE_ACTION
 from citedesk.gui.actions import SHOW_EVIDENCE as SHOW_EVIDENCE_ACTION
