@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve_lsp() -> int:
     """Run the language server on stdin/stdout (`citedesk lsp`)."""
-    from citedesk.lsp import serve  # noqa: PLC0415 - pygls, only for the server
+    from citedesk.lsp.serve import serve  # noqa: PLC0415 - pygls, only for the server
 
     return serve()
 

@@ -6,6 +6,7 @@ audit child of `desk.background`, `DocumentSession` for plans, fixes and review 
 the CLI and the window do, and imports neither of them.
 
 - `server.py` — the server's state: settings, documents, the audit child's messages → diagnostics.
+- `serve.py` — `serve()`: the server over stdin/stdout (`citedesk lsp`).
 - `features.py` — the handlers: lifecycle, sync, pull diagnostics, code actions, hover, completion.
 - `convert.py` — finding → diagnostic, fix → edit, finding → hover Markdown.
 - `positions.py` — exact offsets ↔ UTF-16 / UTF-8 / UTF-32 positions.
@@ -14,18 +15,3 @@ the CLI and the window do, and imports neither of them.
 """
 
 from __future__ import annotations
-
-from citedesk.lsp.features import build
-
-
-def serve() -> int:
-    """Serve over stdin/stdout until the client says exit; the exit code (0 after a shutdown)."""
-    server = build()
-    try:
-        server.start_io()
-    finally:
-        server.shutdown_audits()
-    return 0
-
-
-__all__ = ["build", "serve"]
