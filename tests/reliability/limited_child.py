@@ -9,9 +9,37 @@ the last line of standard error is `{"code": …, "max_rss_mib": …}`.
 from __future__ import annotations
 
 import json
+import os
 import resource
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_limited(args: list[str], timeout: float, limit_mib: int) -> tuple[dict[str, Any], str, float]:
+    """`citedesk ARGS` in a child under `limit_mib` of address space and a watchdog: its outcome
+    (`code`, `max_rss_mib`), what else it said on standard error, and how long it took. A traceback,
+    or a peak at the limit, fails the caller's test."""
+    started = time.monotonic()
+    child = subprocess.run(
+        [sys.executable, "-m", "tests.reliability.limited_child", str(limit_mib), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "MALLOC_ARENA_MAX": "2", "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert "Traceback" not in child.stderr, child.stderr[-3000:]
+    lines = child.stderr.strip().splitlines()
+    outcome: dict[str, Any] = json.loads(lines[-1])
+    assert outcome["max_rss_mib"] < limit_mib
+    return outcome, "\n".join(lines[:-1]), elapsed
 
 
 def main() -> None:

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -32,7 +30,7 @@ from citedesk.core.latex import read_latex
 from citedesk.core.latex_bounds import MAX_LATEX_DEPTH, MAX_LATEX_NODES, LatexTooDeepError
 from citedesk.core.latex_project import includes
 from citedesk.files import MAX_LATEX_BYTES
-from tests.conftest import REPO
+from tests.reliability.limited_child import run_limited
 
 DEEP = 400  # the issue's depth: RecursionError from pylatexenc
 TOO_DEEP = f"nested more than {MAX_LATEX_DEPTH} levels deep"
@@ -46,25 +44,10 @@ def _tex(body: str, *, bibliography: bool = True) -> str:
 
 
 def _child(args: list[str], timeout: float) -> tuple[dict[str, Any], str, float]:
-    """Run `citedesk` in a child under the memory limit and a watchdog: its outcome (code, peak
-    memory), what it said on standard error, and how long it took."""
-    started = time.monotonic()
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.reliability.limited_child", str(MEMORY_LIMIT_MIB), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "MALLOC_ARENA_MAX": "2", "PYTHONPATH": str(REPO)},
-        check=False,
-    )
-    elapsed = time.monotonic() - started
-    assert "Traceback" not in child.stderr, child.stderr[-3000:]
-    assert "internal error" not in child.stderr, child.stderr[-3000:]
-    lines = child.stderr.strip().splitlines()
-    outcome = json.loads(lines[-1])
-    assert outcome["max_rss_mib"] < MEMORY_LIMIT_MIB
-    return outcome, "\n".join(lines[:-1]), elapsed
+    """`citedesk ARGS` under the memory limit and a watchdog (`limited_child.run_limited`)."""
+    outcome, said, elapsed = run_limited(args, timeout, MEMORY_LIMIT_MIB)
+    assert "internal error" not in said, said[-3000:]
+    return outcome, said, elapsed
 
 
 def _refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

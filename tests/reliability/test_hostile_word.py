@@ -16,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -29,6 +28,7 @@ from citedesk.errors import RepairError
 from citedesk.files import BACKUP_SUFFIX
 from tests.conftest import REPO
 from tests.helpers.docx_build import DocxBuilder, Field, csl_item, zotero
+from tests.reliability.limited_child import run_limited
 
 MEMORY_LIMIT_MIB = 1024
 FLAGS = ["--offline", "--no-sources"]
@@ -37,22 +37,8 @@ W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 def _citedesk(args: list[str], timeout: float) -> tuple[int, str, float]:
     """`citedesk ARGS` in a child under the memory limit: its exit code, its messages, its time."""
-    started = time.monotonic()
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.reliability.limited_child", str(MEMORY_LIMIT_MIB), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "MALLOC_ARENA_MAX": "2", "PYTHONPATH": str(REPO)},
-        check=False,
-    )
-    elapsed = time.monotonic() - started
-    assert "Traceback" not in child.stderr, child.stderr[-3000:]
-    lines = child.stderr.strip().splitlines()
-    outcome = json.loads(lines[-1])
-    assert outcome["max_rss_mib"] < MEMORY_LIMIT_MIB
-    return outcome["code"], "\n".join(lines[:-1]), elapsed
+    outcome, said, elapsed = run_limited(args, timeout, MEMORY_LIMIT_MIB)
+    return outcome["code"], said, elapsed
 
 
 def _work(n: int, uri: str, title: str = "Street trees cool cities") -> dict[str, Any]:
