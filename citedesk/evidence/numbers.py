@@ -19,6 +19,8 @@ import math
 import re
 from dataclasses import dataclass, replace
 
+from citedesk.core.names import SENTENCE_START, in_name
+
 _SCALES = {
     "thousand": 1e3,
     "k": 1e3,
@@ -75,10 +77,6 @@ _FRACTIONS = {
 }
 
 
-def _words(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 _QUALIFIERS = {
     "more than": "more",
     "greater than": "more",
@@ -122,37 +120,6 @@ _MANY_PHRASES = {
 _HALF = re.compile(
     r"\b(?P<q>nearly|almost|about|around|roughly|more than|less than)\s+(?P<half>half)\b", re.IGNORECASE
 )
-
-_NAME_PREFIXES = _words("mid pre post early late ca circa c non over under top")
-"""`mid-2020`, `pre-1990`: a word joined to a figure that is no name."""
-_NAME_NOUNS = _words(
-    "version phase type stage figure fig table chapter section appendix grade level class step item "
-    "wave cohort group round model series release no vol volume part"
-)
-"""`phase 3`, `type 2`, `table 4`: a lower-case noun that names what follows it."""
-_MONTHS = _words(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec spring summer autumn fall winter"
-)
-_BEFORE = re.compile(r"(?:(?P<joined>[A-Za-z][\w]*)-|(?P<word>[A-Za-z][\w]*)\s)$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“(]\s*)$")
-
-
-def _in_name(text: str, start: int) -> bool:
-    """Is the number at `start` part of a name (`COVID-19`, `Windows 11`, `ISO 9001`, `phase 3`)?
-    A capitalised word before it makes a name, unless it opens the sentence ("In 2020", "About
-    40%") or is a month ("March 2020")."""
-    found = _BEFORE.search(text, max(0, start - 40), start)
-    if found is None:
-        return False
-    if found.group("joined"):
-        return found.group("joined").lower() not in _NAME_PREFIXES
-    word = found.group("word")
-    if word.lower() in _NAME_NOUNS:
-        return True
-    if not word[0].isupper() or word.lower() in _MONTHS or word.lower() in _QUALIFIERS:
-        return False
-    return _SENTENCE_START.search(text, max(0, found.start() - 3), found.start()) is None
 
 
 def _qualified(text: str, start: int) -> str:
@@ -218,7 +185,7 @@ def quantities(text: str) -> list[Quantity]:
     taken: list[tuple[int, int]] = []
     for match in _NUMBER.finditer(text):
         taken.append((match.start(), match.end()))
-        if _in_name(text, match.start("num")) and not (match.group("unit") or match.group("scale")):
+        if in_name(text, match.start("num")) and not (match.group("unit") or match.group("scale")):
             continue
         raw = match.group("num")
         value = float(raw.replace(",", ""))
@@ -241,7 +208,7 @@ def quantities(text: str) -> list[Quantity]:
     for match in _WORD_NUMBER.finditer(text):
         if any(s < match.end() and match.start() < e for s, e in taken):
             continue
-        if match.group("word")[0].isupper() and _SENTENCE_START.search(text, 0, match.start()) is None:
+        if match.group("word")[0].isupper() and SENTENCE_START.search(text, 0, match.start()) is None:
             continue  # "Formula One", "the Big Five": a name
         value = float(_WORDS[match.group("word").lower()])
         kind = "count"
