@@ -171,8 +171,27 @@ def _needs_proof(structure: Structure, operations: Sequence[Operation], edits: S
     if removed and len(structure.references.entries) - len(removed) < 2:
         return True
     return any(
-        (edit.start, edit.end) not in entry_spans and _starts_a_line(structure.text, edit) for edit in edits
+        (edit.start, edit.end) not in entry_spans
+        and (_starts_a_line(structure.text, edit) or _joins_brackets(structure.text, edit))
+        for edit in edits
     )
+
+
+_BRACKET_REACH = 200
+
+
+def _joins_brackets(text: str, edit: TextEdit) -> bool:
+    """A removal that brings a `[`, `!` or `]` next to a `[` or `(` (spaces aside: `[[1][^a]:` →
+    `[[^a]:`), or one inside a bracket left open before it on its line (within `_BRACKET_REACH`
+    characters, so a paragraph of many markers stays linear): brackets may pair into a link or a
+    note where there was none, so the result is proven by re-parsing."""
+    reach = max(0, edit.start - _BRACKET_REACH)
+    prefix = text[max(text.rfind("\n", reach, edit.start) + 1, reach) : edit.start]
+    if prefix.count("[") > prefix.count("]"):
+        return True  # inside an open bracket: what the marker closed may now pair elsewhere
+    before = (prefix + edit.replacement).rstrip(" \t")[-1:]
+    after = text[edit.end : edit.end + _BRACKET_REACH].lstrip(" \t")[:1]
+    return before in ("[", "!", "]") and before != "" and after in ("[", "(")
 
 
 def merge_fixes(structure: Structure, fixes: Iterable[Fix]) -> list[TextEdit]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
@@ -99,6 +99,9 @@ def test_parser_never_raises_and_offsets_are_valid(text: str) -> None:
 
 @FAST
 @given(TEXTS)
+@example("[[1][^a]: [1]")  # removing [1] would pair the open "[" with the note's
+@example("[[1] [^a]: [1]")
+@example("[[1]1. [^a]: [1]")
 def test_every_fix_keeps_prose_identical(text: str) -> None:
     doc = parse_document(text)
     before = prose_of(doc)
