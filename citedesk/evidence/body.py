@@ -38,6 +38,9 @@ _REFERENCE_LINE = re.compile(
 _CLOSES_SENTENCE = re.compile(r"[.!?…:;][\"'”’)\]]*\s*$")
 
 
+TITLE_WHERE = "the source's title"
+
+
 def not_body(evidence: Evidence, source_text: str) -> str | None:
     """Why the passage of `evidence` is not body text (`the source's title`, `a heading of the
     source`, `a line of the source's metadata`, `an entry of the source's reference list`), or
@@ -45,7 +48,7 @@ def not_body(evidence: Evidence, source_text: str) -> str | None:
     passage = " ".join(evidence.passage.split())
     title = " ".join((evidence.title or "").split())
     if title and _title_like(passage, title):
-        return "the source's title"
+        return TITLE_WHERE
     if _METADATA.match(passage):
         return "a line of the source's metadata"
     paragraph = _paragraph_at(source_text, evidence.start, evidence.end)
@@ -61,6 +64,14 @@ def not_body(evidence: Evidence, source_text: str) -> str | None:
     ):
         return "a heading of the source"
     return None
+
+
+def restates_title(sentence: str, title: str) -> bool:
+    """The writer's sentence is the source's title, near word for word ("Sars-cov-2 genome evolution
+    exposes early human adaptations."), its end punctuation aside."""
+    folded_sentence = " ".join(sentence.split()).rstrip(".!?").casefold()
+    folded_title = " ".join(title.split()).rstrip(".!?").casefold()
+    return bool(folded_title) and fuzz.ratio(folded_sentence, folded_title) >= TITLE_LIKE
 
 
 def _title_like(passage: str, title: str) -> bool:

@@ -38,6 +38,9 @@ from citedesk.evidence.lexical import content_stems
 
 CLEARLY_BETTER = 0.05
 """A partly supporting citation is misattributed when another reference scores this much higher."""
+UNCITED_MARGIN = 0.05
+"""How far below the best reference a reference cited nowhere may score and still be the one suggested
+for an uncited sentence (`uncited_first`). Chosen on the choose half of `tests/bench/eval_documents.py`."""
 STANDS_OUT = 0.04
 """An uncited claim's best reference is suggested on partial support — or, as the closest
 reference to read, on none (`suggestion`) — when it leads every other reference by this much.
@@ -212,6 +215,28 @@ def applicability(policy: Policy) -> Applicability:
 def clearly_better(best: tuple[str, Verdict] | None, than: Verdict) -> tuple[str, Verdict] | None:
     """`best` when it scores `CLEARLY_BETTER` above `than`: the reference a fix may offer."""
     return best if best is not None and best[1].score >= than.score + CLEARLY_BETTER else None
+
+
+def uncited_first(ranked: list[tuple[str, Verdict]], cited: set[str]) -> tuple[str, Verdict] | None:
+    """For an uncited sentence, the reference cited nowhere in the document that supports it at least
+    in part, scores within `UNCITED_MARGIN` of the best reference and `STANDS_OUT` above every other
+    reference cited nowhere: a listed reference no marker points at is the likelier source of a
+    sentence no marker cites."""
+    if not ranked:
+        return None
+    top = ranked[0][1].score
+    uncited = [(key, verdict) for key, verdict in ranked if key not in cited]
+    if not uncited:
+        return None
+    key, verdict = uncited[0]
+    runner_up = uncited[1][1].score if len(uncited) > 1 else 0.0
+    if (
+        verdict.label in (VerdictLabel.SUPPORTED, VerdictLabel.PARTIALLY_SUPPORTED)
+        and verdict.score >= top - UNCITED_MARGIN
+        and verdict.score - runner_up >= STANDS_OUT
+    ):
+        return key, verdict
+    return None
 
 
 def suggestion(ranked: list[tuple[str, Verdict]]) -> tuple[str, Verdict] | None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from citedesk.core.claims import Atom
+from citedesk.core.claims import Atom, Claim
 from citedesk.core.document import Document
 from citedesk.core.findings import (
     Applicability,
@@ -61,7 +61,9 @@ from citedesk.evidence.policy import (
     misattribution_severity,
     suggestion,
     swap_gate,
+    uncited_first,
 )
+from citedesk.evidence.unsignalled import unsignalled_claims
 from citedesk.evidence.verdicts import (
     JudgementCache,
     Judging,
@@ -93,6 +95,9 @@ class Offer:
     fix: Fix | None
     note: str = ""
     """What the message adds when there is no fix."""
+    covered: bool = False
+    """The reference is cited by a neighbouring sentence of the same paragraph and its source supports
+    this one: one citation covering a passage, the finding is withdrawn."""
 
 
 @dataclass
@@ -152,6 +157,7 @@ def assess_evidence(
                 if not any(c == claim.id and s <= f.start and f.end <= e for c, s, e in flagged)
             )
     offers = _offers(document, uncited, judging)
+    findings.extend(unsignalled_claims(document, judging))
 
     claims = document.claim_by_id
 
@@ -179,6 +185,8 @@ def offer_citations(
         if finding.kind is not Kind.UNCITED or not (claim_id in local or claim_id in claude):
             merged.append(finding)
             continue
+        if claim_id in local and local[claim_id].covered:
+            continue  # one citation covers the passage: its neighbour cites a source that says it
         offers = [o for o in (claude.get(claim_id), local.get(claim_id)) if o is not None]
         shown = local.get(claim_id)
         fixes = tuple(o.fix for o in offers if o.fix is not None)
@@ -489,16 +497,44 @@ def _part_offset(document: Document, claim_id: str, part: Part) -> int:
 
 
 # uncited sentences -----------------------------------------------------------------------------------
+def _covered(best: tuple[str, Verdict], near: set[str]) -> bool:
+    """The best reference for an uncited sentence is cited right beside it and supports it: the
+    citation covers the passage."""
+    return best[0] in near and best[1].label is VerdictLabel.SUPPORTED
+
+
+def _neighbours_cite(document: Document, claim: Claim) -> set[str]:
+    """The references cited by the nearest citing sentence before and after `claim` in its paragraph
+    (a passage whose last sentence cites, or that goes on from a cited one)."""
+    claims = document.claims
+    at = claims.index(claim)
+    keys: set[str] = set()
+    for step in (-1, 1):
+        i = at + step
+        while 0 <= i < len(claims) and claims[i].sentence.block == claim.sentence.block:
+            cited = document.cited_keys(claims[i])
+            if cited:
+                keys.update(cited)
+                break
+            i += step
+    return keys
+
+
 def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) -> dict[str, Offer]:
     """Uncited sentences that one of the document's references supports, with the fix citing it;
     or that one supports in part, or stands out as the closest, with no fix (`policy.suggestion`)."""
     claims = document.claim_by_id
     offers: dict[str, Offer] = {}
+    cited = {key for claim in document.claims for key in document.cited_keys(claim)}
     for finding in uncited:
         if finding.claim_id is None or judging.out_of_time():
             continue
         claim = claims[finding.claim_id]
-        best = suggestion(judging.rank_others(claim.text, claim.id, set()))
+        ranked = judging.rank_others(claim.text, claim.id, set())
+        if ranked and _covered(ranked[0], _neighbours_cite(document, claim)):
+            offers[claim.id] = Offer(Suggestion(ranked[0][0], ranked[0][1].score), None, covered=True)
+            continue
+        best = uncited_first(ranked, cited) or suggestion(ranked)
         if best is None:
             continue
         key, verdict = best
