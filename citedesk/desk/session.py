@@ -2,7 +2,7 @@
 
 A `DocumentSession` is what both front ends hold for a document. The CLI opens one per command;
 the window keeps one per open file and hands it the editor's text. Everything it does goes through
-the engine's one path (`pipeline.audit_text`) and the store; it returns typed results and raises
+the one audit entry (`desk.entry.audit_document`) and the store; it returns typed results and raises
 `CiteDeskError`s for what the writer must be told.
 
 A Word document (`.docx`, `desk.word_file`) is audited and planned as its view's text, a pandoc
@@ -27,6 +27,7 @@ from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
 from citedesk.core.report import RENDERERS, Report, render_text, summary_json
 from citedesk.core.review import Decision, Review, document_key
+from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.projects import Project, document_project
 from citedesk.desk.word_file import WordFile, is_word
 from citedesk.errors import (
@@ -39,7 +40,7 @@ from citedesk.errors import (
     UsageError,
 )
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
-from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
+from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
@@ -227,7 +228,8 @@ class DocumentSession:
         if options is None:
             with parse_deadline(state.start_budget(self.desk.options.time_budget)):
                 options = self.options()
-        return audit_text(self.text if text is None else text, self._path_str(), options, state)
+        document = AuditInput(self.text if text is None else text, self._path_str())
+        return audit_document(document, options, state)
 
     def audit_streaming(self, write: Callable[[str], None]) -> Report:
         """Audit the document, writing one JSON line per stage the moment it finishes (its new
