@@ -42,7 +42,8 @@ from typing import Any, Literal
 import platformdirs
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import RENDERERS, FailPolicy
+from citedesk.core.report import FailPolicy
+from citedesk.core.reports import format_names
 from citedesk.core.safeload import toml_excess
 from citedesk.errors import CiteDeskError, InputError, UsageError
 from citedesk.evidence.judges.registry import find as find_judge
@@ -184,8 +185,11 @@ def _paths(value: object, folder: Path) -> tuple[Path, ...]:
     return tuple(_path(item, folder) for item in items)
 
 
-def _one_of(*choices: str) -> Callable[[object, Path], str]:
+def _one_of(*given: str | Callable[[], tuple[str, ...]]) -> Callable[[object, Path], str]:
+    """A value among `given` (or among what a function of it answers when read: a table's names)."""
+
     def read(value: object, _: Path) -> str:
+        choices = [c for g in given for c in ((g,) if isinstance(g, str) else g())]
         if value not in choices:
             raise _Refused("one of " + ", ".join(f'"{c}"' for c in choices))
         return str(value)
@@ -243,7 +247,7 @@ KEYS: dict[str, _Key] = {
     "store": _Key(_path, is_path=True),
     "fail_on": _Key(_fail_on),
     "fix_kinds": _Key(_kinds),
-    "format": _Key(_one_of(*sorted(RENDERERS), "jsonl")),
+    "format": _Key(_one_of(format_names)),
     "assist": _Key(_one_of("none", "claude")),
     "assist_model": _Key(_text),
     "contact_email": _Key(_text),
