@@ -11,7 +11,7 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.cli.parser import build_parser
-from citedesk.core.reports import export_filters, format_names, format_of_path, report_formats
+from citedesk.core.reports import export_filters, export_path, format_names, format_of_path, report_formats
 from citedesk.errors import UsageError
 from tests import toy_report_format
 from tests.conftest import SAMPLES
@@ -91,3 +91,10 @@ def test_a_corpus_writes_each_report_in_the_json_format(
     report = json.loads((out / "reports" / "a.md.json").read_text(encoding="utf-8"))
     assert report["version"] == 1
     assert 'href="reports/a.md.json"' in (out / "index.html").read_text(encoding="utf-8")
+
+
+def test_an_export_named_without_a_suffix_takes_the_chosen_filters() -> None:
+    assert export_path("/x/report", "Markdown (*.md)") == Path("/x/report.md")
+    assert export_path("/x/report.json", "Markdown (*.md)") == Path("/x/report.json")  # as typed
+    assert export_path("/x/notes.v2", "HTML (*.html)") == Path("/x/notes.v2.html")
+    assert export_path("/x/report", "") == Path("/x/report")  # no filter: the default, by suffix

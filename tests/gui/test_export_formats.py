@@ -25,7 +25,7 @@ def test_the_export_dialog_offers_every_format_and_writes_the_one_chosen(
 
     def export_where(*args: object, **kwargs: object) -> tuple[str, str]:
         asked.append(str(args[3]))
-        return str(target), "Toy lines (*.toy)"
+        return str(tmp_path / "report"), "Toy lines (*.toy)"  # the filter chosen gives the suffix
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(export_where))
     with toy_report_format.registered() as toy:

@@ -85,4 +85,19 @@ def several_formats() -> tuple[str, ...]:
 def export_filters() -> str:
     """The export dialog's filters (`HTML (*.html);;JSON (*.json);;…`), the default first."""
     chosen = sorted((f for f in report_formats() if f.finished), key=lambda f: f.name != DEFAULT_EXPORT)
-    return ";;".join(f"{f.label} (*{f.suffix})" for f in chosen)
+    return ";;".join(_filter(f) for f in chosen)
+
+
+def _filter(form: ReportFormat) -> str:
+    return f"{form.label} (*{form.suffix})"
+
+
+def export_path(name: str | os.PathLike[str], chosen_filter: str) -> Path:
+    """The file an export dialog's answer names: as typed when its suffix names a format, else
+    with the suffix of the filter chosen (`report` under "Markdown (*.md)": `report.md`)."""
+    path = Path(name)
+    finished = [f for f in report_formats() if f.finished]
+    if any(path.suffix.lower() == f.suffix for f in finished):
+        return path
+    chosen = next((f for f in finished if _filter(f) == chosen_filter), None)
+    return path.with_name(path.name + chosen.suffix) if chosen is not None else path
