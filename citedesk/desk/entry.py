@@ -9,8 +9,9 @@ the window paints them, `--format jsonl` streams them, the language server publi
 diagnostics) and returns the report. Nothing else in CiteDesk calls the engine's front door
 (`pipeline.audit_text`): `tests/desk/test_entry.py` reads every module's imports to keep it so.
 
-`observing` lets a caller (a test, a diagnostic) see each audit that comes through, in this
-process: what was audited, the stages it published, whether it finished.
+`observing` (or `observe`, for a process's life: a test's audit child) lets a caller see each
+audit that comes through, in this process: what was audited, the stages it published, whether it
+finished.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from citedesk.core.report import Report
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
-__all__ = ["AuditInput", "Entered", "audit_document", "observing"]
+__all__ = ["AuditInput", "Entered", "audit_document", "observe", "observing"]
 
 
 @dataclass(frozen=True)
@@ -50,16 +51,27 @@ _observers: list[Observer] = []
 _lock = threading.Lock()
 
 
+def observe(observer: Observer) -> Callable[[], None]:
+    """Call `observer` with each audit that ends in this process from now on; returns the
+    function that stops it."""
+    with _lock:
+        _observers.append(observer)
+
+    def stop() -> None:
+        with _lock:
+            _observers.remove(observer)
+
+    return stop
+
+
 @contextlib.contextmanager
 def observing(observer: Observer) -> Iterator[None]:
     """Call `observer` with each audit that ends in this process while the block runs."""
-    with _lock:
-        _observers.append(observer)
+    stop = observe(observer)
     try:
         yield
     finally:
-        with _lock:
-            _observers.remove(observer)
+        stop()
 
 
 def audit_document(document: AuditInput, options: AuditOptions, state: AuditState | None = None) -> Report:

@@ -5,6 +5,7 @@ language server's (the same `desk.background` child), the CLI, `citedesk batch`;
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import queue
 import signal
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.desk.background import AuditChannel, AuditMessage, Failed, Finished
-from citedesk.desk.entry import Entered, observing
+from citedesk.desk.background import AuditChannel, AuditMessage, AuditProcess, Failed, Finished
+from citedesk.desk.entry import Entered, observe, observing
 from citedesk.pipeline import AuditOptions
 from tests.conftest import SAMPLES
 
@@ -90,6 +91,34 @@ def test_the_cli_and_batch_audit_through_the_entry(
     main(["audit", str(sample), "--format", "json", *_flags(tmp_path)])
     capsys.readouterr()
     assert not heard  # observing ended with its block
+
+
+def record_into(path: Path) -> None:
+    """The audit child's setup (a fresh interpreter): each audit through the entry, one line."""
+
+    def heard(entered: Entered) -> None:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(f"{entered.document.path}\t{','.join(entered.stages)}\t{entered.finished}\n")
+
+    observe(heard)
+
+
+def test_the_window_and_language_servers_child_audits_through_the_entry(tmp_path: Path) -> None:
+    """The window's `ProcessAuditRunner` and the language server's `AuditRunner` both hand their
+    requests to this channel's child (`desk.background`)."""
+    messages: queue.Queue[AuditMessage] = queue.Queue()
+    channel = AuditChannel(messages.put)
+    heard = tmp_path / "heard.tsv"
+    channel.use_process(AuditProcess(setup=functools.partial(record_into, heard)))
+    options = AuditOptions(offline=True, judge="heuristic", dense=False, store_path=tmp_path / "s.sqlite3")
+    try:
+        channel.submit(1, "A claim [1].\n\n## References\n\n1. Doe (1999).\n", "/docs/draft.md", options)
+        while not isinstance(message := messages.get(timeout=120), Finished):
+            assert not isinstance(message, Failed), message
+        assert channel.wait_idle(10)
+    finally:
+        channel.close()
+    assert heard.read_text(encoding="utf-8") == f"/docs/draft.md\t{','.join(ALL_STAGES)}\tTrue\n"
 
 
 def test_a_child_that_dies_fails_each_audit_it_owed_once(tmp_path: Path) -> None:
