@@ -42,7 +42,8 @@ from typing import Any, Literal
 import platformdirs
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import RENDERERS, FailPolicy
+from citedesk.core.report import FailPolicy
+from citedesk.core.reports import format_names
 from citedesk.core.safeload import toml_excess
 from citedesk.errors import CiteDeskError, InputError, UsageError
 from citedesk.evidence.judges.registry import find as find_judge
@@ -184,8 +185,11 @@ def _paths(value: object, folder: Path) -> tuple[Path, ...]:
     return tuple(_path(item, folder) for item in items)
 
 
-def _one_of(*choices: str) -> Callable[[object, Path], str]:
+def _one_of(*given: str | Callable[[], tuple[str, ...]]) -> Callable[[object, Path], str]:
+    """A value among `given` (or among what a function of it answers when read: a table's names)."""
+
     def read(value: object, _: Path) -> str:
+        choices = [c for g in given for c in ((g,) if isinstance(g, str) else g())]
         if value not in choices:
             raise _Refused("one of " + ", ".join(f'"{c}"' for c in choices))
         return str(value)
@@ -226,35 +230,50 @@ class _Key:
     """Reaches further than the project: a project file may not set it at all."""
     is_path: bool = False
     """Names files or folders: in a project file, only inside the project."""
+    gives: tuple[str, ...] = ()
+    """The `AuditOptions` fields its value sets (`Configuration.audit_options`; the window's
+    settings, `gui.dialogs.settings_dialog`, read the same); none: it is the command's own (what a
+    report is written as, what fails the run)."""
 
 
 KEYS: dict[str, _Key] = {
-    "judge": _Key(_text),
-    "offline": _Key(_boolean),
-    "timeout": _Key(_number(0, 3600, "seconds")),
-    "dense": _Key(_boolean),
-    "sources": _Key(_path, is_path=True),
-    "bibliography": _Key(_paths, is_path=True),
-    "allow_folders": _Key(_paths, widens=True, is_path=True),
-    "allow_local_paths": _Key(_boolean, widens=True),
-    "allow_private_network": _Key(_boolean, widens=True),
-    "zotero": _Key(_boolean),
-    "zotero_dir": _Key(_path, is_path=True),
-    "store": _Key(_path, is_path=True),
+    "judge": _Key(_text, gives=("judge",)),
+    "offline": _Key(_boolean, gives=("offline",)),
+    "timeout": _Key(_number(0, 3600, "seconds"), gives=("fetch_timeout", "time_budget")),
+    "dense": _Key(_boolean, gives=("dense",)),
+    "sources": _Key(_path, is_path=True, gives=("sources_dir",)),
+    "bibliography": _Key(_paths, is_path=True, gives=("bibliographies",)),
+    "allow_folders": _Key(_paths, widens=True, is_path=True, gives=("local_roots",)),
+    "allow_local_paths": _Key(_boolean, widens=True, gives=("allow_local_paths",)),
+    "allow_private_network": _Key(_boolean, widens=True, gives=("allow_private_network",)),
+    "zotero": _Key(_boolean, gives=("zotero",)),
+    "zotero_dir": _Key(_path, is_path=True, gives=("zotero_dir",)),
+    "store": _Key(_path, is_path=True, gives=("store_path",)),
     "fail_on": _Key(_fail_on),
     "fix_kinds": _Key(_kinds),
-    "format": _Key(_one_of(*sorted(RENDERERS), "jsonl")),
-    "assist": _Key(_one_of("none", "claude")),
-    "assist_model": _Key(_text),
-    "contact_email": _Key(_text),
-    "recheck_days": _Key(_number(0, 3650, "days", low_too=True)),
-    "judge_url": _Key(_text),
-    "judge_remote": _Key(_boolean, widens=True),
-    "strong_judge": _Key(_text),
-    "strong_budget": _Key(_number(0, 3600, "seconds")),
+    "format": _Key(_one_of(format_names)),
+    "assist": _Key(_one_of("none", "claude"), gives=("assist",)),
+    "assist_model": _Key(_text, gives=("assist_model",)),
+    "contact_email": _Key(_text, gives=("contact_email",)),
+    "recheck_days": _Key(_number(0, 3650, "days", low_too=True), gives=("recheck_days",)),
+    "judge_url": _Key(_text, gives=("judge_url",)),
+    "judge_remote": _Key(_boolean, widens=True, gives=("judge_remote",)),
+    "strong_judge": _Key(_text, gives=("strong_judge",)),
+    "strong_budget": _Key(_number(0, 3600, "seconds"), gives=("strong_budget",)),
 }
 assert set(KEYS) == {f.name for f in fields(Settings)}, "every setting has a key, every key a setting"
 assert all(k.is_path for k in KEYS.values() if k.read in (_path, _paths)), "a key naming paths says so"
+assert {f for k in KEYS.values() for f in k.gives} <= {f.name for f in fields(AuditOptions)}
+MAX_FETCH_S = 60.0
+"""One source gets at most this many seconds of the audit's `timeout`."""
+OPTION_VALUES: dict[str, Callable[[Any], Any]] = {"fetch_timeout": lambda seconds: min(MAX_FETCH_S, seconds)}
+"""How an `AuditOptions` field is made from its setting's value, where it is not the value itself."""
+
+
+def option_fields() -> dict[str, tuple[str, ...]]:
+    """Each setting that reaches an audit, with the `AuditOptions` fields it sets."""
+    return {name: key.gives for name, key in KEYS.items() if key.gives}
+
 
 FLAGS = {"sources": "--sources", "allow_folders": "--allow-folder", "zotero_dir": "--zotero-dir"}
 """The flag that sets a folder setting, for messages about a folder given on the command line."""
@@ -472,39 +491,22 @@ class Configuration:
         self, *, refresh: bool = False, check_sources: bool = True, reviews: bool = True
     ) -> AuditOptions:
         """The engine's options for one audit: these settings and what belongs to this run."""
-        s = self.settings
-        return AuditOptions(
-            offline=s.offline,
-            check_sources=check_sources,
-            sources_dir=s.sources,
-            allow_private_network=s.allow_private_network,
-            fetch_timeout=min(60.0, s.timeout),
-            time_budget=s.timeout,
-            allow_local_paths=s.allow_local_paths,
-            local_roots=s.allow_folders,
-            refresh=refresh,
-            store_path=s.store,
-            judge=s.judge,
-            judge_url=s.judge_url,
-            judge_remote=s.judge_remote,
-            strong_judge=s.strong_judge,
-            strong_budget=s.strong_budget,
-            dense=s.dense,
-            reviews=reviews,
-            assist=s.assist,
-            assist_model=s.assist_model,
-            bibliographies=s.bibliography,
-            zotero_dir=s.zotero_dir,
-            zotero=s.zotero,
-            contact_email=s.contact_email,
-            recheck_days=s.recheck_days,
-        )
+        given = {
+            field: OPTION_VALUES.get(field, _itself)(getattr(self.settings, name))
+            for name, gives in option_fields().items()
+            for field in gives
+        }
+        return AuditOptions(**given, check_sources=check_sources, refresh=refresh, reviews=reviews)
 
     def store_options(self) -> AuditOptions:
         """Options for the jobs that only reach the store and the network (`sources`, `retractions`)."""
         return AuditOptions(
             allow_private_network=self.settings.allow_private_network, store_path=self.settings.store
         )
+
+
+def _itself(value: object) -> object:
+    return value
 
 
 def show(value: object) -> str:

@@ -23,6 +23,7 @@ from citedesk.core.batch import FileAudit, render_batch
 from citedesk.core.findings import Kind
 from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.report import FailPolicy, Report
+from citedesk.core.reports import report_format, several_formats
 from citedesk.core.review import Decision
 from citedesk.desk import (
     STRUCTURAL_KINDS,
@@ -158,7 +159,7 @@ def _audit(args: argparse.Namespace) -> int:
     session = _desk(configuration, args, sending=not args.assist_preview).open(name)
     if args.assist_preview:
         return _assist_preview(session, configuration.settings.judge)
-    if form == "jsonl":
+    if not report_format(form).finished:  # jsonl: written while the audit runs
         return _audit_streaming(session, args, policy)
     with Progress() as progress:  # look-ups and fetches: a bar on a terminal, lines in a log
         report = _with_build(args, name, session.audit(state=_showing(progress, deadline)))
@@ -226,9 +227,10 @@ def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy:
 def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: FailPolicy) -> int:
     """Each file audited on its own, then one summary table (`core.batch`)."""
     form = configuration.settings.format
-    if form in ("html", "jsonl"):
+    if form not in several_formats():
+        *others, last = several_formats()
         raise UsageError(
-            f"--format {form} holds one document: use --format text, markdown or json for several"
+            f"--format {form} holds one document: use --format {', '.join(others)} or {last} for several"
         )
     if args.assist_preview:
         raise UsageError("--assist-preview shows what one document would send: give one file")

@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from citedesk import __version__
-from citedesk.core.report import RENDERERS
+from citedesk.core.reports import format_names
 from citedesk.errors import (
     EXIT_USAGE,
 )
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument(
         "--format",
-        choices=[*sorted(RENDERERS), "jsonl"],
+        choices=format_names(),
         help="report format (default: text); jsonl: one JSON line per stage of the audit as it "
         "finishes (structure first), then the summary",
     )

@@ -23,7 +23,9 @@ from typing import Any
 
 from citedesk.core.corpus import file_summary, for_corpus, render_said_once, said_once, total_summary
 from citedesk.core.findings import Kind
-from citedesk.core.report import REPORT_VERSION, Report, render_markdown, render_text, summary, to_json
+from citedesk.core.report import REPORT_VERSION, Report, summary, to_json
+from citedesk.core.reports.markdown_format import render_markdown
+from citedesk.core.reports.text_format import render_text
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,11 @@
-"""The audit report and its four renderings: text, JSON, Markdown and HTML.
+"""The audit report: what an audit found, its JSON form and the sentences every format says alike.
 
 The JSON form is a stable contract (`"version": 1`); later stages add fields, never rename them.
+Each output format (text, JSON, Markdown, HTML, JSON lines) is one module of `core.reports`.
 """
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -267,11 +266,7 @@ def summary_json(report: Report) -> dict[str, Any]:
     return {**summary(report.findings), **report.coverage_or_count().to_json()}
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
-
-
-def _grouped(findings: list[Finding]) -> list[tuple[Kind, list[Finding]]]:
+def grouped(findings: list[Finding]) -> list[tuple[Kind, list[Finding]]]:
     order = {k: i for i, k in enumerate(Kind)}
     groups: dict[Kind, list[Finding]] = {}
     for f in findings:
@@ -279,7 +274,7 @@ def _grouped(findings: list[Finding]) -> list[tuple[Kind, list[Finding]]]:
     return sorted(groups.items(), key=lambda kv: (-max(f.severity.rank for f in kv[1]), order[kv[0]]))
 
 
-def _context(report: Report, finding: Finding) -> str:
+def context_of(report: Report, finding: Finding) -> str:
     doc = report.document
     if finding.claim_id:
         claim = doc.claim_by_id.get(finding.claim_id)
@@ -312,66 +307,9 @@ def coverage_line(report: Report) -> str | None:
     return coverage.headline() if coverage.citations and not coverage.nothing_checked else None
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
-
-
-def render_text(report: Report, *, colour: bool = False) -> str:
-    doc = report.document
-
-    def paint(text: str, code: str) -> str:
-        return f"{code}{text}\033[0m" if colour else text
-
-    out = [f"{doc.path or '<text>'}: {headline(report)}"]
-    coverage = report.coverage_or_count()
-    covered = coverage_line(report)
-    if covered:
-        out.append(covered)
-    out.extend(f"note: {notice}" for notice in report.notices)
-    if report.judge:
-        out.append(f"judge: {_judge_line(report)}")
-    if report.retractions is not None:
-        out.append(f"retractions: {report.retractions.note}")
-    if report.assist is not None:
-        out.append(f"Claude assistance ({report.assist.model}): {report.assist.usage}")
-        out.extend(f"  rejected: {reason}" for reason in report.assist.rejected)
-    for kind, items in _grouped(report.findings):
-        out.append("")
-        out.append(paint(f"{kind.label} ({len(items)})", "\033[1m"))
-        for f in items:
-            line, col = doc.lines.line_col(f.start)
-            out.append(f"  {line}:{col}  {paint(f.severity.value, _COLOURS[f.severity])}  {f.message}")
-            raw = _context(report, f)  # a sentence of 50,000 citations: only its start is shown
-            context = " ".join(raw[:2000].split())
-            if len(context) > 200 or len(raw) > 2000:
-                context = context[:197] + "…"
-            out.append(f"      │ {context}")
-            if f.evidence is not None:
-                out.append(f"      evidence {doc.label(f.evidence.source)}: {_clip(f.evidence.passage, 200)}")
-            for fx in f.fixes:
-                out.append(f"      fix: {fx.title}")
-            review = report.review_of(f)
-            if review:
-                out.append(
-                    f"      review: {review.decision.label}" + (f" — {review.note}" if review.note else "")
-                )
-    unchecked = not_checked(report)
-    if unchecked:
-        out.append("")
-        out.append(paint(f"Not checked ({_citations(len(coverage.unchecked))})", "\033[1m"))
-        out.extend(f"  {doc.label(key)} {reason} — {where}" for key, reason, where in unchecked)
-    rows = source_rows(report)
-    if rows:
-        out += ["", paint("Sources", "\033[1m")]
-        out.extend(
-            f"  {label} {status}  {location}" + (f"  ({truth})" if truth else "")
-            for label, status, location, truth in rows
-        )
-    return "\n".join(out) + "\n"
 
 
 def source_rows(report: Report) -> list[tuple[str, str, str, str]]:
@@ -388,11 +326,11 @@ def source_rows(report: Report) -> list[tuple[str, str, str, str]]:
     ]
 
 
-def _judge_line(report: Report) -> str:
+def judge_line(report: Report) -> str:
     return f"{report.judge} — {report.judge_note}" if report.judge_note else str(report.judge)
 
 
-def _citations(count: int) -> str:
+def citations_count(count: int) -> str:
     """`1 citation`, `3 citations`: the heading counts citations, its rows are references."""
     return f"{count} citation{'' if count == 1 else 's'}"
 
@@ -415,153 +353,3 @@ def _cited_on(lines: list[int]) -> str:
     times = {1: "", 2: " twice"}.get(len(lines), f" {len(lines)} times")
     where = ", ".join(str(n) for n in distinct)
     return f"cited{times} on line{'s' if len(distinct) > 1 else ''} {where}"
-
-
-def render_markdown(report: Report) -> str:
-    doc = report.document
-    out = [f"# CiteDesk report: {doc.path or 'text'}", "", f"**{headline(report)}**", ""]
-    coverage = report.coverage_or_count()
-    covered = coverage_line(report)
-    if covered:
-        out += [covered + ".", ""]
-    out += [f"Note: {notice}" for notice in report.notices]
-    if report.judge:
-        out += [f"Judge: {_judge_line(report)}", ""]
-    if report.retractions is not None:
-        out += [f"Retractions: {report.retractions.note}.", ""]
-    for kind, items in _grouped(report.findings):
-        out += [
-            f"## {kind.label} ({len(items)})",
-            "",
-            "| where | severity | message | fixes | review |",
-            "|---|---|---|---|---|",
-        ]
-        out += [_markdown_row(report, f) for f in items]
-        out.append("")
-    if report.dismissed:
-        out += [
-            f"## Dismissed as false alarms ({len(report.dismissed)})",
-            "",
-            "| where | severity | message | fixes | review |",
-            "|---|---|---|---|---|",
-        ]
-        out += [_markdown_row(report, f) for f in report.dismissed]
-        out.append("")
-    unchecked = not_checked(report)
-    if unchecked:
-        out += [
-            f"## Not checked ({_citations(len(coverage.unchecked))})",
-            "",
-            "| reference | why | where |",
-            "|---|---|---|",
-            *(f"| {doc.label(key)} | {reason} | {where} |" for key, reason, where in unchecked),
-            "",
-        ]
-    rows = source_rows(report)
-    if rows:
-        out += ["## Sources", "", "| reference | status | location | indexes |", "|---|---|---|---|"]
-        out += ["| " + " | ".join(_cell(c) or "—" for c in row) + " |" for row in rows]
-        out.append("")
-    return "\n".join(out)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _markdown_row(report: Report, f: Finding) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
-    line, col = report.document.lines.line_col(f.start)
-    fixes = "; ".join(fx.title for fx in f.fixes) or "—"
-    review = report.review_of(f)
-    decided = f"{review.decision.label}{': ' + review.note if review.note else ''}" if review else "—"
-    return f"| {line}:{col} | {f.severity.value} | {cell(f.message)} | {cell(fixes)} | {cell(decided)} |"
-
-
-_HTML_STYLE = """
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
-pre.doc{white-space:pre-wrap;font-family:ui-monospace,monospace;background:#fafafa;padding:1rem;border:1px solid #ddd}
-mark{background:none;text-decoration-line:underline;text-decoration-thickness:2px}
-mark.error{text-decoration-style:wavy;text-decoration-color:#c62828;background:#fdecea}
-mark.warning{text-decoration-style:dashed;text-decoration-color:#b26a00;background:#fff4e5}
-mark.info{text-decoration-style:dotted;text-decoration-color:#01579b;background:#e1f5fe}
-li{margin:.4rem 0} .sev{font-weight:bold;text-transform:uppercase;font-size:.8em}
-"""
-
-
-def render_html(report: Report) -> str:
-    doc = report.document
-    text = doc.text
-    # non-overlapping highlights: the most severe finding wins where spans overlap
-    marks: list[tuple[int, int, Finding]] = []
-    for f in sorted(report.findings, key=lambda f: (-f.severity.rank, f.start)):
-        if f.end > f.start and all(f.end <= s or f.start >= e for s, e, _ in marks):
-            marks.append((f.start, f.end, f))
-    marks.sort(key=lambda m: m[0])
-    body: list[str] = []
-    cursor = 0
-    for start, end, f in marks:
-        body.append(html.escape(text[cursor:start]))
-        title = html.escape(f"{f.kind.label}: {f.message}", quote=True)
-        body.append(
-            f'<mark class="{f.severity.value} {f.kind.value}" title="{title}">{html.escape(text[start:end])}</mark>'
-        )
-        cursor = end
-    body.append(html.escape(text[cursor:]))
-    items = []
-    for kind, group in _grouped(report.findings):
-        items.append(f"<h2>{html.escape(kind.label)} ({len(group)})</h2><ul>")
-        for f in group:
-            line, col = doc.lines.line_col(f.start)
-            fixes = "".join(f"<li>fix: {html.escape(fx.title)}</li>" for fx in f.fixes)
-            review = report.review_of(f)
-            if review:
-                note = f": {review.note}" if review.note else ""
-                fixes += f"<li>review: {html.escape(review.decision.label + note)}</li>"
-            evidence = ""
-            if f.evidence is not None:
-                evidence = f"<blockquote>{html.escape(f.evidence.passage)}</blockquote>"
-            items.append(
-                f'<li><span class="sev">{f.severity.value}</span> {line}:{col} — {html.escape(f.message)}'
-                f"{evidence}<ul>{fixes}</ul></li>"
-            )
-        items.append("</ul>")
-    unchecked = not_checked(report)
-    coverage = report.coverage_or_count()
-    if unchecked:
-        items.append(f"<h2>Not checked ({_citations(len(coverage.unchecked))})</h2><ul>")
-        items.extend(
-            f"<li>{html.escape(doc.label(key))} {html.escape(reason)} — {html.escape(where)}</li>"
-            for key, reason, where in unchecked
-        )
-        items.append("</ul>")
-    rows = source_rows(report)
-    if rows:
-        items.append("<h2>Sources</h2><ul>")
-        items.extend(
-            f"<li>{html.escape(label)} {html.escape(status)} {html.escape(location)}"
-            + (f" ({html.escape(truth)})" if truth else "")
-            + "</li>"
-            for label, status, location, truth in rows
-        )
-        items.append("</ul>")
-    covered = coverage_line(report)
-    facts = [covered] if covered else []
-    facts += list(report.notices)
-    if report.judge:
-        facts.append(f"Judge: {_judge_line(report)}")
-    if report.retractions is not None:
-        facts.append(f"Retractions: {report.retractions.note}.")
-    name = html.escape(doc.path or "text")
-    return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>CiteDesk report: {name}</title>"
-        f"<style>{_HTML_STYLE}</style></head><body><h1>CiteDesk report: {name}</h1>"
-        f"<p><strong>{html.escape(headline(report))}</strong></p>"
-        + "".join(f"<p>{html.escape(fact)}</p>" for fact in facts)
-        + f"{''.join(items)}<h2>Document</h2><pre class='doc'>{''.join(body)}</pre></body></html>\n"
-    )
-
-
-RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown, "html": render_html}

@@ -38,6 +38,8 @@ import os
 import pickle
 import queue
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass, replace
 from multiprocessing.process import BaseProcess
@@ -47,9 +49,10 @@ from typing import TYPE_CHECKING
 
 from citedesk import errors
 from citedesk.core.findings import Applicability
+from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.lifeline import die_with_parent
 from citedesk.evidence.judges.registry import resolve
-from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
+from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -277,14 +280,15 @@ def _answer(
 ) -> None:
     """Audit one request and send its messages; with a cascade, in two passes (module docstring)."""
     generation, options = request.generation, request.options
+    document = AuditInput(request.text, request.path)
     state = _SharedCancelState(generation, cancelled_upto, results)
     try:
         if _two_passes(options):
-            fast = audit_text(request.text, request.path, replace(options, strong_judge=""), state)
+            fast = audit_document(document, replace(options, strong_judge=""), state)
             results.put(pickle.dumps(Provisional(generation, provisional(fast), options.strong_judge)))
             state = _SharedCancelState(generation, cancelled_upto, results, newer)
             state.check()  # an edit while the first pass ran: no second one
-        report = audit_text(request.text, request.path, options, state)
+        report = audit_document(document, options, state)
     except errors.Cancelled:
         results.put(Cancelled(generation))
     except Exception as exc:  # report every failure; the loop must survive it
@@ -414,3 +418,108 @@ class AuditProcess:
                 channel.close()
         self._requests = self._results = None
         self._cancelled_upto = None  # a later submit starts a fresh child with nothing cancelled
+
+
+CHILD_DIED = "the audit process stopped unexpectedly; the next {} restarts it"
+"""The failure every unanswered audit gets when the child dies (`AuditChannel`)."""
+
+
+class AuditChannel:
+    """A front end's line to the audit child: the `AuditProcess` and a reader thread that hands
+    each of its messages to `deliver` (on the reader thread: the window queues it to the GUI
+    thread as a signal, the language server to its event loop). It keeps the generations asked
+    and not answered yet; a child that dies answers nothing more, so each of them is delivered as
+    `Failed` (kind `process`), and the next request starts a new child."""
+
+    def __init__(
+        self,
+        deliver: Callable[[AuditMessage], None],
+        *,
+        restarted_by: str = "audit",
+        name: str = "citedesk-audit-reader",
+    ) -> None:
+        """`restarted_by`: what the writer does that starts a new child (the window's next
+        audit, the editor's next edit), for the message of a child that died."""
+        self.process = AuditProcess()
+        self._deliver = deliver
+        self._died = CHILD_DIED.format(restarted_by)
+        self._name = name
+        self._pending: set[int] = set()
+        self._idle = threading.Condition()
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    def submit(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
+        with self._idle:
+            self._pending.add(generation)
+        self.process.submit(generation, text, path, options)
+        self._ensure_reader()
+
+    def warm(self) -> None:
+        """Start the child and the reader now, so the first audit finds them running."""
+        self.process.start()
+        self._ensure_reader()
+
+    def use_process(self, process: AuditProcess) -> None:
+        """Audit in `process` from now on (the one before is closed): tests give one whose child
+        registers their own judge."""
+        self.process.close()
+        self.process = process
+
+    def cancel(self, generation: int) -> None:
+        self.process.cancel_upto(generation)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Whether every audit asked was answered within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+        return True
+
+    def close(self) -> None:
+        self._stop.set()
+        self.process.close()
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(5)
+        self._reader = None
+
+    def _ensure_reader(self) -> None:
+        if self._reader is None or not self._reader.is_alive():
+            self._stop.clear()
+            self._reader = threading.Thread(target=self._read, name=self._name, daemon=True)
+            self._reader.start()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            message = self.process.next_message(0.2)
+            if message is None:
+                self._check_child()
+                continue
+            if last_of_generation(message):
+                self._answered(message.generation)
+            self._deliver(message)
+
+    def _answered(self, *generations: int) -> None:
+        with self._idle:
+            self._pending.difference_update(generations)
+            self._idle.notify_all()
+
+    def _check_child(self) -> None:
+        """A child that died answers nothing more: its audits fail, and the next request restarts it."""
+        if self._stop.is_set() or self.process.alive:
+            return
+        with self._idle:
+            lost = sorted(self._pending)
+        self._answered(*lost)
+        failure = AuditFailure("process", self._died, True)
+        for generation in lost:
+            self._deliver(Failed(generation, failure))
+
+
+def last_of_generation(message: AuditMessage) -> bool:
+    """Whether nothing more of its generation follows (a `Provisional` is followed by its re-read)."""
+    return isinstance(message, Finished | Failed | Cancelled)

@@ -31,6 +31,7 @@ from urllib.parse import quote
 from citedesk import __version__
 from citedesk.core.corpus_html import render_overview
 from citedesk.core.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
+from citedesk.core.reports import report_format
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import OutputError, UsageError
 from citedesk.files import hash_regular_file, not_a_file, why_not_written, write_atomic
@@ -38,6 +39,8 @@ from citedesk.files import hash_regular_file, not_a_file, why_not_written, write
 TEXT_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".txt", ".tex")
 WORD_SUFFIX = ".docx"
 MANIFEST = "manifest.json"
+REPORT_FORMAT = "json"
+"""The format of each document's report (`core.reports`): what `outcome_of` reads back."""
 MANIFEST_VERSION = 1
 JOURNAL = "manifest.journal"
 REPORTS = "reports"
@@ -62,7 +65,8 @@ class LeftOut:
 
 
 def report_path(out: Path, name: str) -> Path:
-    return out / REPORTS / f"{name}.json"
+    """Where a document's report goes, in `REPORT_FORMAT`."""
+    return out / REPORTS / f"{name}{report_format(REPORT_FORMAT).suffix}"
 
 
 def discover(
@@ -257,7 +261,7 @@ def write_outputs(out: Path, outcomes: Sequence[DocumentOutcome]) -> bool:
     _write(out / "corpus.csv", to_csv(rows))
     parquet = write_parquet(out / "corpus.parquet", rows)
     links = {
-        o.document: quote(f"{REPORTS}/{o.document}.json")
+        o.document: quote(report_path(out, o.document).relative_to(out).as_posix())
         for o in outcomes
         if o.error is None and report_path(out, o.document).is_file()
     }

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import citedesk.engine.stages  # noqa: F401 - warm: the stages' imports, once per worker, before its first document
 from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
+from citedesk.desk.corpus_files import REPORT_FORMAT
 from citedesk.desk.desk import Desk
 from citedesk.desk.lifeline import die_with_parent
 from citedesk.engine.state import AuditOptions
@@ -81,7 +82,7 @@ def audit_one(path: str, name: str) -> WorkerResult:
     try:
         session = desk.open(path)
         report = session.audit()
-        rendered = session.render(report, "json")
+        rendered = session.render(report, REPORT_FORMAT)
         outcome = outcome_of(name, json.loads(rendered), session.text)
         return WorkerResult(outcome, seconds=time.perf_counter() - started, report=rendered)
     except InputError as exc:  # the document, or a bibliography of its own, cannot be read

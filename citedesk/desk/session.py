@@ -2,7 +2,7 @@
 
 A `DocumentSession` is what both front ends hold for a document. The CLI opens one per command;
 the window keeps one per open file and hands it the editor's text. Everything it does goes through
-the engine's one path (`pipeline.audit_text`) and the store; it returns typed results and raises
+the one audit entry (`desk.entry.audit_document`) and the store; it returns typed results and raises
 `CiteDeskError`s for what the writer must be told.
 
 A Word document (`.docx`, `desk.word_file`) is audited and planned as its view's text, a pandoc
@@ -25,8 +25,10 @@ from citedesk.assist.judge import what_would_be_judged
 from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
-from citedesk.core.report import RENDERERS, Report, render_text, summary_json
+from citedesk.core.report import Report
+from citedesk.core.reports import format_of_path, jsonl_format, report_format
 from citedesk.core.review import Decision, Review, document_key
+from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.projects import Project, document_project
 from citedesk.desk.word_file import WordFile, is_word
 from citedesk.errors import (
@@ -39,7 +41,7 @@ from citedesk.errors import (
     UsageError,
 )
 from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
-from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
+from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
     from citedesk.core.works import BibReference
@@ -227,18 +229,18 @@ class DocumentSession:
         if options is None:
             with parse_deadline(state.start_budget(self.desk.options.time_budget)):
                 options = self.options()
-        return audit_text(self.text if text is None else text, self._path_str(), options, state)
+        document = AuditInput(self.text if text is None else text, self._path_str())
+        return audit_document(document, options, state)
 
     def audit_streaming(self, write: Callable[[str], None]) -> Report:
         """Audit the document, writing one JSON line per stage the moment it finishes (its new
         findings, as the JSON report writes them), then `{"stage": "done", "summary": …}`."""
-        import json  # noqa: PLC0415
 
         def publish(result: StageResult) -> None:
-            write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+            write(jsonl_format.line(result.to_json()))
 
         report = self.audit(state=AuditState(on_stage=publish))
-        write(json.dumps({"stage": "done", "summary": summary_json(report)}, ensure_ascii=False) + "\n")
+        write(jsonl_format.closing_line(report))
         return report
 
     def structure_report(self, text: str | None = None, *, state: AuditState | None = None) -> Report:
@@ -424,18 +426,12 @@ class DocumentSession:
         self.desk.write_report(path, self.text)
 
     def render(self, report: Report, fmt: str, *, colour: bool = False) -> str:
-        if fmt == "text":
-            return render_text(report, colour=colour)
-        if fmt not in RENDERERS:
-            raise UsageError(f"unknown report format {fmt!r}; choose {', '.join(sorted(RENDERERS))}")
-        return RENDERERS[fmt](report)
+        return report_format(fmt).render(report, colour=colour)
 
     def export(self, report: Report, path: str | os.PathLike[str], fmt: str | None = None) -> None:
         """Write the report to `path` atomically, in `fmt` or the format its suffix names."""
-        chosen = fmt or {".md": "markdown", ".json": "json", ".txt": "text"}.get(
-            Path(path).suffix.lower(), "html"
-        )
-        self.desk.write_report(path, self.render(report, chosen))
+        chosen = report_format(fmt) if fmt else format_of_path(path)
+        self.desk.write_report(path, chosen.render(report))
 
     # review decisions ------------------------------------------------------------------------------------
     def decide(self, report: Report, finding: Finding, decision: Decision, note: str = "") -> None:

@@ -4,7 +4,7 @@ reference checks in the time budget, the sources' summaries and the writer's rev
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from citedesk.core.document import Document
@@ -139,18 +139,22 @@ def open_store(options: AuditOptions, *, on_wait: Callable[[str], None] | None =
     return Store(options.store_path or default_store_path(), on_wait=on_wait)
 
 
+MADE_HERE = frozenset({"document_dir", "doi_base", "arxiv_base", "crossref_base"})
+"""Source options of the same name as an audit's that `source_options` makes itself: the folder
+it is given, the services' addresses only where an audit's options set one."""
+SAME_NAMED = tuple(
+    sorted(({f.name for f in fields(SourceOptions)} & {f.name for f in fields(AuditOptions)}) - MADE_HERE)
+)
+"""The source options an audit's options give as they are, by name (a setting of both is
+declared twice, in `AuditOptions` and `SourceOptions`, never copied by hand)."""
+
+
 def source_options(
     options: AuditOptions, document_dir: Path | None = None, budget: float | None = None
 ) -> SourceOptions:
     base = SourceOptions(
-        offline=options.offline,
-        sources_dir=options.sources_dir,
+        **{name: getattr(options, name) for name in SAME_NAMED},
         document_dir=document_dir,
-        refresh=options.refresh,
-        refresh_keys=options.refresh_keys,
-        attached=options.attached,
-        local_roots=options.local_roots,
-        allow_local_paths=options.allow_local_paths,
         budget=budget,
         settled=options.provisions.sources if options.provisions is not None else {},
         fetch=FetchPolicy(

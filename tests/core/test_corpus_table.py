@@ -11,7 +11,8 @@ from pathlib import Path
 
 from citedesk.core.corpus_html import overview, render_overview
 from citedesk.core.corpus_table import NOT_CHECKED, failed_outcome, outcome_of, to_csv
-from citedesk.core.report import FailPolicy, render_json
+from citedesk.core.report import FailPolicy
+from citedesk.core.reports.json_format import render_json
 from citedesk.pipeline import AuditOptions, audit_text
 
 

@@ -12,7 +12,9 @@ import pytest
 from citedesk.cli import main
 from citedesk.core.document import Document, parse_document
 from citedesk.core.findings import Finding, Kind
-from citedesk.core.report import FailPolicy, Report, render_json, render_markdown
+from citedesk.core.report import FailPolicy, Report
+from citedesk.core.reports.json_format import render_json
+from citedesk.core.reports.markdown_format import render_markdown
 from citedesk.core.review import Decision, document_key, review_key
 from citedesk.errors import UsageError
 from citedesk.pipeline import AuditOptions, audit_text

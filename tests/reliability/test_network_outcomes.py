@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.report import render_json, render_text
+from citedesk.core.reports.json_format import render_json
+from citedesk.core.reports.text_format import render_text
 from citedesk.engine import stages
 from citedesk.engine.sourcing import source_options
 from citedesk.pipeline import AuditOptions, audit_text

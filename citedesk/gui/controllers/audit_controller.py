@@ -30,14 +30,12 @@ and says so (`check_ended`).
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 
 from citedesk.core.report import Report
 from citedesk.desk import AuditOptions
 from citedesk.desk.background import (
-    AuditFailure,
+    AuditChannel,
     AuditMessage,
     AuditProcess,
     Cancelled,
@@ -58,81 +56,39 @@ Job = tuple[str, str | None, AuditOptions]
 
 
 class ProcessAuditRunner(QObject):
-    """The child process and the reader thread that passes its messages on as a signal."""
+    """The audit child and its reader (`desk.background.AuditChannel`), whose messages become a
+    signal queued to the GUI thread."""
 
     received = Signal(object)  # AuditMessage: Progress, StageDone, Finished, Failed or Cancelled
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.process = AuditProcess()
-        self._pending: set[int] = set()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._reader: threading.Thread | None = None
+        self.channel = AuditChannel(self.received.emit, restarted_by="audit")
+
+    @property
+    def process(self) -> AuditProcess:
+        return self.channel.process
 
     def start(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
-        with self._lock:
-            self._pending.add(generation)
-        self.process.submit(generation, text, path, options)
-        self._ensure_reader()
+        self.channel.submit(generation, text, path, options)
 
     def warm(self) -> None:
         """Start the child (and the reader) now, so the first audit finds them running."""
-        self.process.start()
-        self._ensure_reader()
+        self.channel.warm()
 
     def use_process(self, process: AuditProcess) -> None:
         """Audit in `process` from now on (the one before is closed): tests give one whose child
         registers their own judge."""
-        self.process.close()
-        self.process = process
-
-    def _ensure_reader(self) -> None:
-        if self._reader is None or not self._reader.is_alive():
-            self._stop.clear()
-            self._reader = threading.Thread(target=self._read, name="citedesk-audit-reader", daemon=True)
-            self._reader.start()
+        self.channel.use_process(process)
 
     def cancel(self, generation: int) -> None:
-        self.process.cancel_upto(generation)
+        self.channel.cancel(generation)
 
     def wait_idle(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._pending:
-                    return True
-            time.sleep(0.02)
-        return False
+        return self.channel.wait_idle(timeout)
 
     def shutdown(self) -> None:
-        self._stop.set()
-        self.process.close()
-        if self._reader is not None:
-            self._reader.join(5)
-
-    def _read(self) -> None:
-        """The reader thread: the child's messages become signals (queued to the GUI thread)."""
-        while not self._stop.is_set():
-            message = self.process.next_message(0.2)
-            if message is None:
-                self._check_child()
-                continue
-            if not isinstance(message, Progress | StageDone | Provisional):  # the last of its generation
-                with self._lock:
-                    self._pending.discard(message.generation)
-            self.received.emit(message)
-
-    def _check_child(self) -> None:
-        if self._stop.is_set() or self.process.alive:
-            return
-        with self._lock:
-            lost, self._pending = sorted(self._pending), set()
-        failure = AuditFailure(
-            "process", "the audit process stopped unexpectedly; the next audit restarts it", True
-        )
-        for generation in lost:
-            self.received.emit(Failed(generation, failure))
+        self.channel.close()
 
 
 class AuditController(QObject):

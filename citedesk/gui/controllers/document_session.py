@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citedesk.core.report import Report
+from citedesk.core.reports import export_filters, export_path
 from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
 from citedesk.desk.word_file import READ_ONLY_NOTE, WORD_SUFFIXES
@@ -346,11 +347,9 @@ class DocumentController(QObject):
         if report is None:
             self.message.emit("Nothing to export yet: the audit has not finished.")
             return
-        name, _filter = QFileDialog.getSaveFileName(
-            self.window, "Export the report", "", "HTML (*.html);;Markdown (*.md);;JSON (*.json)"
-        )
-        if name:
-            self.export_report(report, Path(name))
+        name, chosen = QFileDialog.getSaveFileName(self.window, "Export the report", "", export_filters())
+        if name:  # a name without a format's suffix takes the filter's
+            self.export_report(report, export_path(name, chosen))
 
     def export_report(self, report: Report, path: Path) -> None:
         """Render and write the report off the GUI thread (`gui.ops`); `message` says when it is done."""

@@ -68,30 +68,30 @@ WINDOW_KEYS = (
 )
 """The audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on apart)."""
 
+PER_DOCUMENT = frozenset({"assist"})
+"""Settings the window asks for per document instead: sending text to Claude is the consent's
+(`AssistConsent`), never a settings file's."""
 AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
-    "judge": ("judge",),
-    "judge_url": ("judge_url",),
-    "judge_remote": ("judge_remote",),
-    "strong_judge": ("strong_judge",),
-    "strong_budget": ("strong_budget",),
-    "offline": ("offline",),
-    "timeout": ("fetch_timeout", "time_budget"),
-    "dense": ("dense",),
-    "sources": ("sources_dir",),
-    "bibliography": ("bibliographies",),
-    "allow_folders": ("local_roots",),
-    "allow_local_paths": ("allow_local_paths",),
-    "allow_private_network": ("allow_private_network",),
-    "zotero": ("zotero",),
-    "zotero_dir": ("zotero_dir",),
-    "store": ("store_path",),
-    "assist_model": ("assist_model",),
-    "contact_email": ("contact_email",),
-    "recheck_days": ("recheck_days",),
+    name: gives for name, gives in config.option_fields().items() if name not in PER_DOCUMENT
 }
-"""The AuditOptions fields each setting gives (`Configuration.audit_options`). `assist` is not
-here: in the window, sending text to Claude is the per-document consent's (`AssistConsent`), and
-`fail_on`, `fix_kinds` and `format` belong to the command line's reports."""
+"""The AuditOptions fields each setting gives, as the configuration's keys declare them
+(`config.KEYS`, read by `Configuration.audit_options`); the command's own (`fail_on`,
+`fix_kinds`, `format`) give none."""
+FILES_ONLY = frozenset(
+    {
+        "timeout",
+        "sources",
+        "bibliography",
+        "allow_local_paths",
+        "store",
+        "assist_model",
+        "contact_email",
+        "recheck_days",
+    }
+)
+"""Audit settings the dialog does not offer: set in a settings file (or per document: a
+bibliography, a sources folder are attached to the document), they still reach the window's
+audits (`audit_options`)."""
 
 
 def window_choices(settings: QSettings) -> dict[str, Any]:
