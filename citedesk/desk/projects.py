@@ -35,6 +35,7 @@ from pathlib import Path
 from citedesk.config import find_upwards
 from citedesk.core.bibliography import BibliographyError
 from citedesk.core.document import parse_document
+from citedesk.core.formats import MAX_LATEX_BYTES, is_format
 from citedesk.core.latex_bounds import naming
 from citedesk.core.latex_project import (
     Named,
@@ -60,7 +61,6 @@ from citedesk.core.projects import (
 from citedesk.core.text import DocumentError
 from citedesk.errors import InputError
 from citedesk.files import (
-    MAX_LATEX_BYTES,
     FileTooLargeError,
     latex_too_large,
     not_a_file,
@@ -158,7 +158,7 @@ main file's folder, where LaTeX runs."""
 
 
 def is_latex(path: Path) -> bool:
-    return path.suffix.lower() in (".tex", ".ltx")
+    return is_format(path, "latex")
 
 
 def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
@@ -275,7 +275,7 @@ def latex_root(document: Path, allowed: Sequence[Path] = ()) -> Path | None:
         if is_root(text):
             return document
     for folder in folders[:2]:
-        for candidate in sorted(folder.glob("*.tex"))[:MAX_ROOT_CANDIDATES]:
+        for candidate in sorted(p for p in folder.glob("*") if is_latex(p))[:MAX_ROOT_CANDIDATES]:
             if candidate == document or not _is_root_file(candidate):
                 continue
             try:

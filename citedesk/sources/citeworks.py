@@ -38,6 +38,7 @@ from typing import TypeVar
 
 from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
 from citedesk.core.document import Document
+from citedesk.core.formats import is_format
 from citedesk.core.latex_project import bibliography_names, line_of
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.files import not_a_file
@@ -71,7 +72,7 @@ class CitedWorks:
 
 
 def is_latex(document: Path | None) -> bool:
-    return document is not None and document.suffix.lower() in (".tex", ".ltx")
+    return is_format(document, "latex")
 
 
 def named_bibliographies(text: str, document: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
