@@ -38,6 +38,7 @@ __all__ = [
     "format_of_filter",
     "formats",
     "is_format",
+    "language_ids",
     "matches",
     "open_filter",
     "register",
@@ -97,6 +98,8 @@ class DocumentFormat:
     """The most bytes a file of it may have; None: the documents' limit (`core.text`)."""
     refused: tuple[str, ...] = ()
     """Endings read only to be refused with why (a macro-enabled `.docm`): no filter or discovery."""
+    languages: tuple[str, ...] = ()
+    """The editors' language ids for it (the language server's `languageId`: `latex`, `quarto`)."""
 
     @property
     def editable(self) -> bool:
@@ -129,8 +132,19 @@ def unregister(name: str) -> None:
     _FORMATS.pop(name, None)
 
 
-MARKDOWN = register(DocumentFormat("markdown", "Markdown or text", (".md", ".markdown", ".txt", ".text")))
-register(DocumentFormat("quarto", "Quarto or R Markdown", (".qmd", ".rmd")))
+MARKDOWN = register(
+    DocumentFormat(
+        "markdown",
+        "Markdown or text",
+        (".md", ".markdown", ".txt", ".text"),
+        languages=("markdown", "pandoc", "plaintext"),
+    )
+)
+register(
+    DocumentFormat(
+        "quarto", "Quarto or R Markdown", (".qmd", ".rmd"), languages=("quarto", "rmd", "rmarkdown")
+    )
+)
 register(
     DocumentFormat(
         "latex",
@@ -139,6 +153,7 @@ register(
         dialect=DialectRule.fixed("latex"),
         syntax="latex",
         max_bytes=MAX_LATEX_BYTES,
+        languages=("latex", "tex"),
     )
 )
 register(DocumentFormat("word", "Word", (".docx",), container=WORD, refused=(".docm",)))
@@ -192,6 +207,11 @@ def document_suffixes(*, editable: bool | None = None) -> tuple[str, ...]:
     """Every format's suffixes in the table's order (only the editable formats', or only the
     others', when `editable` says so)."""
     return tuple(s for f in formats() if editable in (None, f.editable) for s in f.suffixes)
+
+
+def language_ids() -> frozenset[str]:
+    """The editors' language ids of every format: what the language server audits."""
+    return frozenset(language for f in formats() for language in f.languages)
 
 
 def batch_suffixes() -> tuple[str, ...]:

@@ -157,10 +157,6 @@ RELATIVE_TO_INCLUDER = ("subfile", "subimport", "subinputfrom", "subincludefrom"
 main file's folder, where LaTeX runs."""
 
 
-def is_latex(path: Path) -> bool:
-    return is_format(path, "latex")
-
-
 def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
     """The project whose main file is `main`: its documents in reading order (each once; a cycle
     or a missing file is a notice, the rest is still read), the bibliographies they name (a missing
@@ -275,7 +271,7 @@ def latex_root(document: Path, allowed: Sequence[Path] = ()) -> Path | None:
         if is_root(text):
             return document
     for folder in folders[:2]:
-        for candidate in sorted(p for p in folder.glob("*") if is_latex(p))[:MAX_ROOT_CANDIDATES]:
+        for candidate in sorted(p for p in folder.glob("*") if is_format(p, "latex"))[:MAX_ROOT_CANDIDATES]:
             if candidate == document or not _is_root_file(candidate):
                 continue
             try:
@@ -316,7 +312,7 @@ def _folders_up(start: Path, levels: int) -> list[Path]:
 def document_project(where: Path, allowed: Sequence[Path] = ()) -> Project | None:
     """The project a document belongs to: a `.tex` file's LaTeX project (from its main file), or
     the Quarto book of any other; None when there is none."""
-    if is_latex(where) and where.is_file():
+    if is_format(where, "latex") and where.is_file():
         main = latex_root(where, allowed)
         return latex_project(main, allowed) if main is not None else None
     return quarto_project(where, allowed)
@@ -434,7 +430,7 @@ def project_run(
             documents.extend(_shown(d) for d in project.documents)
             continue
         if (
-            is_latex(path)
+            is_format(path, "latex")
             and path.is_file()
             and latex_root(path, allowed) == Path(os.path.normpath(os.path.abspath(path)))
         ):

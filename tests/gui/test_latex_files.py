@@ -100,8 +100,9 @@ def test_recovery_copies_keep_their_documents_suffix_and_old_md_copies_are_still
     tex = copies.write_copy(tmp_path / "a.tex", "\\cite{x}", "u1", folder)
     md = copies.write_copy(tmp_path / "b.md", "[@x]", "u2", folder)
     untitled = copies.write_copy(None, "\\cite{y}", "u3", folder, kind=".tex")
-    other = copies.write_copy(tmp_path / "c.qmd", "text", "u4", folder)
+    other = copies.write_copy(tmp_path / "c.rst", "text", "u4", folder)  # not a format the window edits
     assert (tex.suffix, md.suffix, untitled.suffix, other.suffix) == (".tex", ".md", ".tex", ".md")
+    assert copies.copy_path(tmp_path / "d.qmd", "u5", folder).suffix == ".qmd"  # the window opens it
     assert {c.copy for c in copies.find_copies(folder)} == {tex, md, untitled, other}
     assert copies.copy_for(tmp_path / "a.tex", folder) is not None
     kept = copies.set_aside(copies.read_copy(tex))
