@@ -21,9 +21,6 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citedesk.core.containers import TEXT, Container
-from citedesk.core.containers.word import WORD
-
 __all__ = [
     "MAX_LATEX_BYTES",
     "SOURCE_SUFFIXES",
@@ -90,7 +87,10 @@ class DocumentFormat:
     suffixes: tuple[str, ...]
     """File name endings, lower case, dot included (`.tex`; `.cite.txt` is one ending too). The
     first is the one Save as adds to a name typed without one."""
-    container: Container = TEXT
+    container: str = "text"
+    """The name of its container (`core.containers`): `text`, or a package's (`docx`)."""
+    editable: bool = True
+    """Whether its text is edited and saved in place (a Word package's is not: fixes only)."""
     dialect: DialectRule = BY_CONTENT
     syntax: str = "markdown"
     """The editor's colouring (`gui.editor.highlighter`): `markdown` (none but the marks), `latex`."""
@@ -100,11 +100,6 @@ class DocumentFormat:
     """Endings read only to be refused with why (a macro-enabled `.docm`): no filter or discovery."""
     languages: tuple[str, ...] = ()
     """The editors' language ids for it (the language server's `languageId`: `latex`, `quarto`)."""
-
-    @property
-    def editable(self) -> bool:
-        """Whether its text is edited and saved in place (a Word package's is not: fixes only)."""
-        return self.container.editable
 
     @property
     def filter(self) -> str:
@@ -156,7 +151,7 @@ register(
         languages=("latex", "tex"),
     )
 )
-register(DocumentFormat("word", "Word", (".docx",), container=WORD, refused=(".docm",)))
+register(DocumentFormat("word", "Word", (".docx",), container="docx", editable=False, refused=(".docm",)))
 
 
 def formats() -> tuple[DocumentFormat, ...]:

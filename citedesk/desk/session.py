@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.assist.judge import what_would_be_judged
-from citedesk.core.containers import TEXT, Container, View
+from citedesk.core.containers import TEXT, Container, View, container_named
+from citedesk.core.containers import word as _word  # noqa: F401 - registers the Word container
 from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.formats import format_of
 from citedesk.core.latex_bounds import parse_deadline
@@ -162,7 +163,7 @@ class DocumentSession:
 
     @classmethod
     def read(cls, desk: DeskServices, path: Path) -> DocumentSession:
-        container = format_of(path).container
+        container = container_named(format_of(path).container)
         data, stamp = read_stamped_bytes(path)  # bounded by its format's limit (`files.document_limit`)
         view = container.read(data, path.name)
         return cls(desk, path, view.text, view.encoding, stamp=stamp, container=container, view=view)
@@ -170,7 +171,7 @@ class DocumentSession:
     @property
     def read_only(self) -> bool:
         """Whether the text may not be edited as text (a Word document's view: fixes only)."""
-        return not self.container.editable
+        return not format_of(self.path).editable
 
     @property
     def key(self) -> str:

@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from citedesk.core import dialects, formats
+from citedesk.core import containers, dialects, formats
 from citedesk.core.containers import View
 from citedesk.core.dialects import PlainDialect, Reading
 from citedesk.core.document import Document, Structure
@@ -41,7 +41,6 @@ class ToyPackage:
     """`NAME.cite.txt`: a zip whose `body.txt` is the text (UTF-8); other members are kept as they are."""
 
     name = "toy-package"
-    editable = False
 
     def read(self, data: bytes, name: str) -> View:
         try:
@@ -120,7 +119,12 @@ class ToyDialect(PlainDialect):
 
 
 TOY_FORMAT = DocumentFormat(
-    "toy", "Toy package", (SUFFIX,), container=ToyPackage(), dialect=DialectRule.fixed(ToyDialect.name)
+    "toy",
+    "Toy package",
+    (SUFFIX,),
+    container=ToyPackage.name,
+    editable=False,
+    dialect=DialectRule.fixed(ToyDialect.name),
 )
 
 
@@ -128,11 +132,13 @@ TOY_FORMAT = DocumentFormat(
 def toy_format() -> Iterator[DocumentFormat]:
     """The toy format and its dialect registered while in the block, and no longer after it."""
     dialects.register(ToyDialect())
+    containers.register(ToyPackage())
     formats.register(TOY_FORMAT)
     try:
         yield TOY_FORMAT
     finally:
         formats.unregister(TOY_FORMAT.name)
+        containers.unregister(ToyPackage.name)
         dialects.unregister(ToyDialect.name)
 
 

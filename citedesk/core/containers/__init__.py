@@ -5,7 +5,9 @@ write an edited text back — and an edited text back into bytes, checked before
 written. Plain text is the trivial container (decode; encode in the encoding it was read with); a
 package such as a Word .docx (`containers.word`) reads into a pandoc Markdown view and writes back
 only what the edit changed. ODT or another package would be one more container: a class with
-these members, named by a row of `core.formats`. Pure: bytes in, bytes out.
+these members, registered (`register`) under the name a row of `core.formats` gives; a container
+registers when its module is imported (the desk imports `containers.word`), so the table itself
+imports none of them and the command line starts without the Word reader. Pure: bytes in, bytes out.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Protocol
 
 from citedesk.core.text import decode_document, encode_document
 
-__all__ = ["TEXT", "Container", "TextContainer", "View"]
+__all__ = ["TEXT", "Container", "TextContainer", "View", "container_named", "register", "unregister"]
 
 
 @dataclass(frozen=True)
@@ -35,12 +37,6 @@ class Container(Protocol):
 
     @property
     def name(self) -> str: ...
-
-    @property
-    def editable(self) -> bool:
-        """Whether the text is edited and saved as text in place (a package's view is not: only
-        fixes are written into it)."""
-        ...
 
     def read(self, data: bytes, name: str) -> View:
         """The view of a file's bytes (`name`: how messages call the file); DocumentError, with
@@ -63,7 +59,6 @@ class TextContainer:
     """A plain text file: decoded as documents are (`core.text`), written in its encoding."""
 
     name = "text"
-    editable = True
 
     def read(self, data: bytes, name: str) -> View:
         decoded = decode_document(data, max_bytes=len(data))  # its size was checked as it was read
@@ -76,4 +71,24 @@ class TextContainer:
         return View(text, view.encoding, encode_document(text, view.encoding))
 
 
-TEXT = TextContainer()
+_CONTAINERS: dict[str, Container] = {}
+
+
+def register(container: Container) -> Container:
+    """Make `container` known by its name (a second registration under a name replaces the first)."""
+    _CONTAINERS[container.name] = container
+    return container
+
+
+def unregister(name: str) -> None:
+    """Forget the container called `name` (a test's own, once it is done)."""
+    _CONTAINERS.pop(name, None)
+
+
+def container_named(name: str) -> Container:
+    """The registered container called `name`; KeyError for one never registered (its module
+    not imported)."""
+    return _CONTAINERS[name]
+
+
+TEXT = register(TextContainer())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from citedesk.core.containers import View
+from citedesk.core.containers import View, register
 from citedesk.core.text import DocumentError
 from citedesk.core.word import WordView, read_docx, write_docx
 from citedesk.errors import RepairError
@@ -25,7 +25,6 @@ class WordContainer:
     """A Word package (.docx): never edited as text; fixes are written into its fields."""
 
     name = "docx"
-    editable = False
 
     def read(self, data: bytes, name: str) -> View:
         view = read_docx(data, name)
@@ -48,4 +47,4 @@ class WordContainer:
         return view.data if text == view.text else write_docx(view.data, cast(WordView, view.state), text)
 
 
-WORD = WordContainer()
+WORD = register(WordContainer())
