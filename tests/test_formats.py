@@ -140,3 +140,25 @@ def test_save_as_offers_the_documents_own_kind_first() -> None:
 def test_sources_are_not_documents() -> None:
     assert ".pdf" in SOURCE_SUFFIXES
     assert format_for("paper.pdf") is None
+
+
+def _tree(module: str) -> ast.AST:
+    return ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+
+
+def test_the_session_holds_a_container_and_never_a_word_special_case() -> None:
+    tree = _tree("desk/session.py")
+    assert not [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "word"]
+    assert not [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and "word" in n.id.lower()]
+
+
+def test_neither_the_dialect_choice_nor_the_audit_names_a_dialect() -> None:
+    names = {"latex", "pandoc", "numbered"}
+    base = next(
+        node
+        for node in ast.walk(_tree("core/dialects/base.py"))
+        if isinstance(node, ast.FunctionDef) and node.name == "dialect_for"
+    )
+    for where, tree in (("dialect_for", base), ("pipeline", _tree("pipeline.py"))):
+        named = [n.value for n in _literals(tree) if n.value in names]
+        assert not named, f"{where} names {named}"
