@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from citedesk.core.formats import MAX_LATEX_BYTES, format_for
 from citedesk.core.text import (
     MAX_DOCUMENT_BYTES,
     DecodedText,
@@ -42,12 +43,6 @@ from citedesk.errors import DocumentChangedError, InputError
 BACKUP_SUFFIX = ".citedesk-backup"
 STALE_AFTER_S = 600
 """A temporary file of ours this old is left from a save that was killed; no save takes this long."""
-LATEX_SUFFIXES = (".tex", ".ltx")
-MAX_LATEX_BYTES = 8_000_000
-"""The limit for every LaTeX source file — a main file, a file it includes, a chapter opened alone —
-checked before it is parsed. LaTeX is read with pylatexenc, which takes about 90 MB of memory and a
-few seconds per MB of source (Markdown takes a fraction of that), so a LaTeX file is held to 8 MB
-where other documents may have `MAX_DOCUMENT_BYTES`: a whole thesis in one file is 1-3 MB."""
 
 
 class _UnreadableFile(OSError, InputError):
@@ -193,9 +188,10 @@ def encoding_notice(shown: str, encoding: str) -> str | None:
 
 
 def document_limit(path: str | os.PathLike[str]) -> int:
-    """The most bytes a document at `path` may have: `MAX_LATEX_BYTES` for a LaTeX file, else
-    `MAX_DOCUMENT_BYTES`."""
-    return MAX_LATEX_BYTES if Path(path).suffix.lower() in LATEX_SUFFIXES else MAX_DOCUMENT_BYTES
+    """The most bytes a document at `path` may have: its format's limit (`MAX_LATEX_BYTES` for a
+    LaTeX file, `core.formats`), else `MAX_DOCUMENT_BYTES`."""
+    fmt = format_for(path)
+    return fmt.max_bytes if fmt is not None and fmt.max_bytes is not None else MAX_DOCUMENT_BYTES
 
 
 def latex_too_large(path: str | os.PathLike[str], size: int, *, at_least: bool = False) -> str:

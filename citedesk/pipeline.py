@@ -31,15 +31,6 @@ __all__ = [
 ]
 
 
-LATEX_NO_BIBLIOGRAPHY_NOTICE = (
-    "This LaTeX file cites keys (\\cite{key}) but names no bibliography, and no main file that names one "
-    "was found, so none of its citations could be checked: add \\bibliography{refs} or "
-    "\\addbibresource{refs.bib}, point a chapter at its main file with `% !TEX root = ../thesis.tex`, "
-    "or pass --bibliography FILE."
-)
-"""The notice for a `.tex` file: LaTeX has no front matter, so the pandoc notice's advice does not apply."""
-
-
 def audit_text(
     text: str, path: str | None = None, options: AuditOptions | None = None, state: AuditState | None = None
 ) -> Report:
@@ -74,8 +65,7 @@ def audit_text(
     if cited is None:
         report = audit(document, options, state)
         if not document.dialect.works_in_text:  # it cites keys of a bibliography it does not name
-            latex = document.dialect.name == "latex"
-            report.notices.insert(0, LATEX_NO_BIBLIOGRAPHY_NOTICE if latex else NO_BIBLIOGRAPHY_NOTICE)
+            report.notices.insert(0, document.dialect.no_bibliography_notice or NO_BIBLIOGRAPHY_NOTICE)
         report.notices[:0] = list(options.notices)
         return report
     report = audit(document, replace(options, local_roots=(*options.local_roots, *cited.folders)), state)

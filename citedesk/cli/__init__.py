@@ -23,6 +23,7 @@ from pathlib import Path
 
 from citedesk.cli.output import printable
 from citedesk.cli.parser import build_parser
+from citedesk.core.formats import matches
 from citedesk.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CiteDeskError
 
 BUG_HINT = (
@@ -34,15 +35,13 @@ OpenWindow = Callable[[Sequence[str]], int]
 ServeLanguageServer = Callable[[], int]
 """Runs the language server on stdin/stdout until the editor stops it; its exit code."""
 
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".qmd", ".rmd", ".text", ".tex", ".ltx", ".docx")
-"""What a bare first argument ending so is taken for (a document to open), even when missing."""
-
-__all__ = ["BUG_HINT", "DOCUMENT_SUFFIXES", "build_parser", "main", "start_arguments"]
+__all__ = ["BUG_HINT", "build_parser", "main", "start_arguments"]
 
 
 def start_arguments(argv: Sequence[str], commands: Sequence[str]) -> list[str]:
     """`argv` with a bare document path turned into `open PATH…`: when the first argument after
-    the global flags is no command and is an existing file or ends in a document suffix. Anything
+    the global flags is no command and is an existing file or ends in a document format's suffix
+    (`core.formats`, even when missing). Anything
     else is left for argparse, whose messages stay what they were (`citedesk audti` is still "invalid
     choice", not "no such file")."""
     argv = list(argv)
@@ -50,7 +49,7 @@ def start_arguments(argv: Sequence[str], commands: Sequence[str]) -> list[str]:
     if first is None or argv[first].startswith("-") or argv[first] in commands:
         return argv
     candidate = argv[first]
-    if not (Path(candidate).is_file() or candidate.lower().endswith(DOCUMENT_SUFFIXES)):
+    if not (Path(candidate).is_file() or matches(candidate)):
         return argv
     return [*argv[:first], "open", *argv[first:]]
 

@@ -25,8 +25,11 @@ from pathlib import PurePosixPath
 
 from pylatexenc import latexwalker, macrospec  # type: ignore[import-untyped, unused-ignore]
 
+from citedesk.core.formats import format_named
 from citedesk.core.latex_bounds import latex_nodes
 
+TEX = format_named("latex").suffixes[0]
+"""What LaTeX adds to a name written without an ending (`\\input{intro}` reads `intro.tex`)."""
 INCLUDE_COMMANDS = ("input", "include", "subfile", "import", "subimport", "subinputfrom", "subincludefrom")
 """Commands that read another `.tex` file where they stand (`import` and `subimport` take a folder
 and a name, the `import` package's way)."""
@@ -149,7 +152,7 @@ def includes(text: str) -> list[Named]:
             written = None if len(parts) < 2 or None in parts else f"{parts[0]}{parts[1]}"
             end = node.pos + node.len
         if written:
-            name = written + ".tex" if node.macroname == "include" else _with_suffix(written, ".tex")
+            name = written + TEX if node.macroname == "include" else _with_suffix(written, TEX)
             found.append(Named(node.macroname, written, name, node.pos, end))
     return found
 
@@ -209,7 +212,7 @@ def root_magic(text: str) -> str | None:
                 option = args[0]
                 if isinstance(option, latexwalker.LatexGroupNode):
                     named = "".join(n.latex_verbatim() for n in option.nodelist or []).strip()
-                    return _with_suffix(named, ".tex") if named else None
+                    return _with_suffix(named, TEX) if named else None
             return None
     return None
 

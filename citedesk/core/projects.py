@@ -21,12 +21,14 @@ from pathlib import PurePath
 from typing import Literal
 
 from citedesk.core.bibliography import BibliographyError
+from citedesk.core.formats import formats
 from citedesk.core.safeload import safe_yaml
 from citedesk.errors import InputError
 
 QUARTO_FILE = "_quarto.yml"
-DOCUMENT_SUFFIXES = (".qmd", ".md", ".markdown", ".rmd", ".txt")
-"""What CiteDesk audits of a project's documents (a notebook, `.ipynb`, is left out, said so)."""
+DOCUMENT_SUFFIXES = tuple(s for f in formats() if f.syntax == "markdown" and f.editable for s in f.suffixes)
+"""What CiteDesk audits of a project's documents: its Markdown formats' (`core.formats`; a notebook,
+`.ipynb`, is left out, said so)."""
 
 
 class ProjectFileError(InputError):

@@ -31,13 +31,12 @@ from urllib.parse import quote
 from citedesk import __version__
 from citedesk.core.corpus_html import render_overview
 from citedesk.core.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
+from citedesk.core.formats import matches
 from citedesk.core.reports import report_format
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import OutputError, UsageError
 from citedesk.files import hash_regular_file, not_a_file, why_not_written, write_atomic
 
-TEXT_SUFFIXES = (".md", ".markdown", ".qmd", ".rmd", ".txt", ".tex")
-WORD_SUFFIX = ".docx"
 MANIFEST = "manifest.json"
 REPORT_FORMAT = "json"
 """The format of each document's report (`core.reports`): what `outcome_of` reads back."""
@@ -74,7 +73,6 @@ def discover(
 ) -> tuple[list[CorpusDocument], list[LeftOut]]:
     """The documents under `paths` in a stable order, and the files left out (see the module's
     docstring). A path that does not exist is a UsageError."""
-    suffixes = (*TEXT_SUFFIXES, WORD_SUFFIX)
     roots = [Path(p) for p in paths]
     for root in roots:
         if not root.exists():
@@ -85,7 +83,7 @@ def discover(
     left_out: dict[Path, LeftOut] = {}
     for root in roots:
         for path in _walk(root) if root.is_dir() else [root]:
-            if path.suffix.lower() not in suffixes:
+            if not matches(path):  # every document format (`core.formats.batch_suffixes`)
                 continue
             try:
                 resolved = path.resolve()

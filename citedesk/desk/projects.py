@@ -35,6 +35,7 @@ from pathlib import Path
 from citedesk.config import find_upwards
 from citedesk.core.bibliography import BibliographyError
 from citedesk.core.document import parse_document
+from citedesk.core.formats import MAX_LATEX_BYTES, is_format
 from citedesk.core.latex_bounds import naming
 from citedesk.core.latex_project import (
     Named,
@@ -60,7 +61,6 @@ from citedesk.core.projects import (
 from citedesk.core.text import DocumentError
 from citedesk.errors import InputError
 from citedesk.files import (
-    MAX_LATEX_BYTES,
     FileTooLargeError,
     latex_too_large,
     not_a_file,
@@ -155,10 +155,6 @@ MAX_ROOT_CANDIDATES = 40
 RELATIVE_TO_INCLUDER = ("subfile", "subimport", "subinputfrom", "subincludefrom")
 """Commands whose names are relative to the file they stand in; the others are relative to the
 main file's folder, where LaTeX runs."""
-
-
-def is_latex(path: Path) -> bool:
-    return path.suffix.lower() in (".tex", ".ltx")
 
 
 def latex_project(main: Path, allowed: Sequence[Path] = ()) -> Project:
@@ -275,7 +271,7 @@ def latex_root(document: Path, allowed: Sequence[Path] = ()) -> Path | None:
         if is_root(text):
             return document
     for folder in folders[:2]:
-        for candidate in sorted(folder.glob("*.tex"))[:MAX_ROOT_CANDIDATES]:
+        for candidate in sorted(p for p in folder.glob("*") if is_format(p, "latex"))[:MAX_ROOT_CANDIDATES]:
             if candidate == document or not _is_root_file(candidate):
                 continue
             try:
@@ -316,7 +312,7 @@ def _folders_up(start: Path, levels: int) -> list[Path]:
 def document_project(where: Path, allowed: Sequence[Path] = ()) -> Project | None:
     """The project a document belongs to: a `.tex` file's LaTeX project (from its main file), or
     the Quarto book of any other; None when there is none."""
-    if is_latex(where) and where.is_file():
+    if is_format(where, "latex") and where.is_file():
         main = latex_root(where, allowed)
         return latex_project(main, allowed) if main is not None else None
     return quarto_project(where, allowed)
@@ -434,7 +430,7 @@ def project_run(
             documents.extend(_shown(d) for d in project.documents)
             continue
         if (
-            is_latex(path)
+            is_format(path, "latex")
             and path.is_file()
             and latex_root(path, allowed) == Path(os.path.normpath(os.path.abspath(path)))
         ):

@@ -22,13 +22,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from citedesk.core.formats import document_suffixes, format_of
 from citedesk.files import write_atomic
 
 HEADER = "<!-- citedesk recovery "
-SUFFIX = ".md"
+SUFFIX = format_of(None).suffixes[0]
 """An untitled document's copy, and that of a document whose suffix is not one of `SUFFIXES`."""
-SUFFIXES = (".md", ".markdown", ".txt", ".tex", ".ltx")
-"""The suffixes a copy may have: the documents the window opens (older copies were all `.md`)."""
+SUFFIXES = document_suffixes(editable=True)
+"""The suffixes a copy may have: the documents the window edits (`core.formats`; older copies were
+all `.md`)."""
 SEEN = ".seen"
 """Added to a copy's name when it has been offered (`abc.md.seen`, `abc.tex.seen`)."""
 

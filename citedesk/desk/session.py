@@ -5,11 +5,11 @@ the window keeps one per open file and hands it the editor's text. Everything it
 the one audit entry (`desk.entry.audit_document`) and the store; it returns typed results and raises
 `CiteDeskError`s for what the writer must be told.
 
-A Word document (`.docx`, `desk.word_file`) is audited and planned as its view's text, a pandoc
-Markdown text whose front matter holds the fields' bibliography; a plan is admitted only if the
-package can say it (`WordFile.rewrite`), and a write puts the rewritten package in the file's place
-with the same check, backup and atomic rename as a text file. Its text is never edited or saved
-as text (`read_only`).
+A document is held in its format's container (`core.formats`, `core.containers`): a text file's
+text as decoded, a Word document's (`.docx`) as its view, a pandoc Markdown text whose front matter
+holds the fields' bibliography. A plan is admitted only if the container can say it (`check`), and
+a write puts the container's bytes in the file's place with the same check, backup and atomic
+rename for every container. A package's text is never edited or saved as text (`read_only`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citedesk.assist.judge import what_would_be_judged
+from citedesk.core.containers import TEXT, Container, View, container_named
+from citedesk.core.containers import word as _word  # noqa: F401 - registers the Word container
 from citedesk.core.findings import Finding, Fix, Kind
+from citedesk.core.formats import format_of
 from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
 from citedesk.core.report import Report
@@ -30,7 +33,6 @@ from citedesk.core.reports import format_of_path, jsonl_format, report_format
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.projects import Project, document_project
-from citedesk.desk.word_file import WordFile, is_word
 from citedesk.errors import (
     CiteDeskError,
     InputError,
@@ -40,7 +42,7 @@ from citedesk.errors import (
     StoreError,
     UsageError,
 )
-from citedesk.files import FileStamp, read_stamped, why_not_written, write_bytes_checked, write_checked
+from citedesk.files import FileStamp, read_stamped_bytes, why_not_written, write_bytes_checked
 from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
@@ -144,7 +146,8 @@ class DocumentSession:
         *,
         folder: Path | None = None,
         stamp: FileStamp | None = None,
-        word: WordFile | None = None,
+        container: Container = TEXT,
+        view: View | None = None,
     ) -> None:
         self.desk = desk
         self.path = path.resolve() if path is not None else None
@@ -156,21 +159,21 @@ class DocumentSession:
         self.encoding = encoding
         self.stamp = stamp
         """What the file was when it was read or last written: a write checks it still is."""
-        self.word = word
-        """A Word document's package and view (`text` is the view's text); None for a text file."""
+        self.container = container
+        self.view = view or View(text, encoding)
+        """What the container read (`text` is its text), and what it needs to write an edit back."""
 
     @classmethod
     def read(cls, desk: DeskServices, path: Path) -> DocumentSession:
-        if is_word(path):
-            word, stamp = WordFile.read(path)
-            return cls(desk, path, word.text, stamp=stamp, word=word)
-        decoded, stamp = read_stamped(path)
-        return cls(desk, path, decoded.text, decoded.encoding, stamp=stamp)
+        container = container_named(format_of(path).container)
+        data, stamp = read_stamped_bytes(path)  # bounded by its format's limit (`files.document_limit`)
+        view = container.read(data, path.name)
+        return cls(desk, path, view.text, view.encoding, stamp=stamp, container=container, view=view)
 
     @property
     def read_only(self) -> bool:
         """Whether the text may not be edited as text (a Word document's view: fixes only)."""
-        return self.word is not None
+        return not format_of(self.path).editable
 
     @property
     def key(self) -> str:
@@ -253,8 +256,8 @@ class DocumentSession:
         break a reference or change the prose; for a Word document, also when the package cannot
         say the result, as an added citation)."""
         plan = plan_repairs(report.document, fixes, renumber=renumber)
-        if self.word is not None and plan.changed:
-            self.word.package(plan.result)
+        if plan.changed:
+            self.container.check(self.view, plan.result)
         return plan
 
     def plan_most(
@@ -383,26 +386,23 @@ class DocumentSession:
         that check, when the writer chose to replace the other version). With `backup`, the file
         as it was read is kept as NAME.citedesk-backup first. Returns the backup's path. A Word
         document's package is rewritten for `text` first (RepairError, nothing written, when it
-        cannot be); its text is then the new package's view, as read back."""
+        cannot be: its container's `write`); its text is then the new package's view, as read back."""
         if self.path is None:
             raise UsageError("the document has no file yet; save it under a name first")
         stamp = None if overwrite else self.stamp
-        word = self.word.rewrite(text, self.name) if self.word is not None else None
-        try:  # a FileChangedError (not an OSError) goes to the caller as it is
-            if word is not None:
-                made, self.stamp = write_bytes_checked(self.path, word.data, stamp, backup=backup)
-            else:
-                made, self.stamp = write_checked(self.path, text, self.encoding, stamp, backup=backup)
+        try:  # a FileChangedError or a RepairError (not an OSError) goes to the caller as it is
+            view = self.container.write(self.view, text, self.name)
+            made, self.stamp = write_bytes_checked(self.path, view.data, stamp, backup=backup)
         except (OSError, UnicodeEncodeError) as exc:
             raise OutputError(f"{self.path} could not be written: {why_not_written(exc)}") from exc
-        self.word = word
-        self.text = word.text if word is not None else text
+        self.view = view
+        self.text = view.text
         return made
 
     def save_as(self, text: str, path: Path) -> None:
         """Save under a new name; the document's decisions and attachments move with it. A Word
         document is not saved as text (`export_text` writes its view to another file)."""
-        if self.word is not None:
+        if self.read_only:
             raise UsageError(
                 f"{self.name} is a Word document: fixes are written into it; export its text instead"
             )

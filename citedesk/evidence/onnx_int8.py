@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from citedesk.core.formats import is_format
 from citedesk.evidence.onnx_embed import (
     INPUTS,
     Int8Agreement,
@@ -55,7 +56,9 @@ def bundled_sentences() -> list[str]:
     import pysbd  # noqa: PLC0415 - only when the int8 copy is made
 
     folder = Path(str(files("citedesk.resources"))) / "samples"
-    paths = sorted(folder.glob("*.md")) + sorted((folder / "sources").glob("*"))
+    paths = sorted(p for p in folder.glob("*") if is_format(p, "markdown")) + sorted(
+        (folder / "sources").glob("*")
+    )
     text = "\n\n".join(p.read_text(encoding="utf-8") for p in paths if p.is_file())
     found = [s.strip() for s in pysbd.Segmenter(language="en", clean=False).segment(text)]
     found = [s for s in found if len(s.split()) >= 5]

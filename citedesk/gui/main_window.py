@@ -23,6 +23,7 @@ from pathlib import Path
 from citedesk import __version__
 from citedesk.assets import icon_path, sample_paths
 from citedesk.core.findings import Finding, Fix
+from citedesk.core.formats import matches
 from citedesk.core.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
@@ -32,7 +33,7 @@ from citedesk.desk.background import AuditFailure
 from citedesk.desk.state import DocumentState
 from citedesk.gui.actions import RECENT, SAMPLES, ActionState
 from citedesk.gui.controllers.audit_controller import AuditController, Job
-from citedesk.gui.controllers.document_session import DOCUMENT_SUFFIXES, DocumentController
+from citedesk.gui.controllers.document_session import DocumentController
 from citedesk.gui.controllers.outside_folders import OutsideFolders
 from citedesk.gui.controllers.project_controller import ProjectController
 from citedesk.gui.controllers.review_controller import ReviewController
@@ -357,13 +358,13 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
-        if any(url.toLocalFile().lower().endswith(DOCUMENT_SUFFIXES) for url in event.mimeData().urls()):
+        if any(matches(url.toLocalFile()) for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
         for url in event.mimeData().urls():
             local = url.toLocalFile()
-            if local.lower().endswith(DOCUMENT_SUFFIXES) and self.document.confirm_discard():
+            if matches(local) and self.document.confirm_discard():
                 self.document.load_file(local)
                 event.acceptProposedAction()
                 return

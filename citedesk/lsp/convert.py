@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 
 from citedesk.core.findings import Evidence, Finding, Fix, Severity, TextEdit, judged_line
+from citedesk.core.formats import TEXT_SOURCE_SUFFIXES
 from citedesk.core.report import Report
 from citedesk.lsp.positions import PositionMap
 
@@ -105,7 +106,7 @@ def _local_file(location: str, folder: Path | None) -> Path | None:
 def _text_of(path: Path) -> str | None:
     """A local source's text, when it is plain text of a bounded size (a PDF's offsets are in its
     extracted text, not the file: the evidence is then placed at the file's start)."""
-    if path.suffix.lower() not in (".txt", ".md", ".markdown", ".text", ".rst", ".tex"):
+    if not path.name.lower().endswith(TEXT_SOURCE_SUFFIXES):
         return None
     try:
         if path.stat().st_size > MAX_EVIDENCE_FILE_BYTES:

@@ -16,13 +16,15 @@ from urllib.parse import unquote, urlparse
 
 from citedesk.core.document import Document
 from citedesk.core.findings import Finding
+from citedesk.core.formats import language_ids
 from citedesk.core.report import Report
 from citedesk.desk import AuditOptions, DocumentSession
 from citedesk.desk.state import Staged
 from citedesk.lsp.positions import PositionMap
 
-LANGUAGES = frozenset({"markdown", "quarto", "latex", "tex", "pandoc", "rmd", "rmarkdown", "plaintext"})
-"""The editors' language ids the server audits (others are kept in step, and left alone)."""
+LANGUAGES = language_ids()
+"""The editors' language ids the server audits (`core.formats`; others are kept in step, and left
+alone)."""
 
 
 @dataclass

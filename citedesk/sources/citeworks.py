@@ -38,6 +38,7 @@ from typing import TypeVar
 
 from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
 from citedesk.core.document import Document
+from citedesk.core.formats import is_format
 from citedesk.core.latex_project import bibliography_names, line_of
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.files import not_a_file
@@ -70,16 +71,12 @@ class CitedWorks:
     notices: tuple[str, ...] = ()
 
 
-def is_latex(document: Path | None) -> bool:
-    return document is not None and document.suffix.lower() in (".tex", ".ltx")
-
-
 def named_bibliographies(text: str, document: Path | None, extra: Sequence[Path] = ()) -> list[Path]:
     """The bibliographies a document names: a LaTeX file's `\\bibliography`/`\\addbibresource`
     (one that does not exist is a BibliographyError on the line that names it — unless it is one of
     `extra`: a thesis's chapter names it relative to the main file, whose project gave it), any
     other's front matter."""
-    if not is_latex(document):
+    if not is_format(document, "latex"):
         return front_matter_bibliographies(text, document)
     folder = document.parent if document is not None else Path()
     found: list[Path] = []
@@ -138,7 +135,7 @@ def cited_works(
     """
     named = named_bibliographies(text, document, extra)
     files = bibliography_files(text, document, extra)
-    inline = None if is_latex(document) else front_matter_references(text, document)
+    inline = None if is_format(document, "latex") else front_matter_references(text, document)
     if not files and inline is None:
         return None
     given = {os.path.realpath(path) for path in extra}

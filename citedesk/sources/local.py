@@ -19,7 +19,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-LOCAL_EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+from citedesk.core.formats import SOURCE_SUFFIXES
+
+LOCAL_EXTENSIONS = SOURCE_SUFFIXES
 """What a local source may be, in the order a `--sources` folder is searched for a key."""
 
 

@@ -51,10 +51,10 @@ from citedesk.core.bibliography import BibFormat, field_name, format_for, writte
 from citedesk.core.document import Document
 from citedesk.core.entries import entry_body_start
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
+from citedesk.core.formats import format_of
 from citedesk.core.references import Reference
 from citedesk.core.repair import EditReference, make_fix, remove_everywhere
 from citedesk.core.summaries import RetractionSummary
-from citedesk.core.word import is_word
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
@@ -487,7 +487,7 @@ class _InBibliography(_Cited):
     def in_word_fields(self) -> bool:
         """Whether the entry is an item of a Word document's citation fields (its view's front matter):
         the writer corrects it in the reference manager, not in the document."""
-        return self.in_front_matter and is_word(self.document.path)
+        return self.in_front_matter and not format_of(self.document.path).editable
 
     @property
     def format(self) -> BibFormat | None:

@@ -3,8 +3,9 @@ bibliography; other files as before (the seam the project and CLI side build on)
 
 from __future__ import annotations
 
-from citedesk.core.dialects import dialect_for, dialect_named, is_latex_path
+from citedesk.core.dialects import dialect_for, dialect_named
 from citedesk.core.document import parse_document, parse_structure, structure_without_bibliography
+from citedesk.core.formats import is_format
 
 
 def test_a_tex_path_is_latex_whatever_the_bibliography() -> None:
@@ -15,8 +16,8 @@ def test_a_tex_path_is_latex_whatever_the_bibliography() -> None:
     assert dialect_for(None, "notes.md") is dialect_named("numbered")
     assert dialect_for((), "notes.md") is dialect_named("pandoc")
     assert dialect_for(None) is dialect_named("numbered")
-    assert not is_latex_path("tex")
-    assert not is_latex_path(None)
+    assert not is_format("tex", "latex")
+    assert not is_format(None, "latex")
 
 
 def test_the_path_reaches_parsing() -> None:

@@ -11,8 +11,8 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
+from citedesk.core.formats import format_named, open_filter
 from citedesk.desk import recovery as copies
-from citedesk.gui.controllers.document_session import DOCUMENT_FILTER, LATEX_FILTER
 from citedesk.gui.main_window import MainWindow
 from tests.gui.helpers import settled
 
@@ -35,8 +35,9 @@ def paper(tmp_path: Path) -> Path:
 def test_open_save_as_and_drop_accept_latex_and_save_as_keeps_tex(
     qtbot: QtBot, window: MainWindow, paper: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert "*.tex" in DOCUMENT_FILTER.split(";;")[0]
-    assert LATEX_FILTER in DOCUMENT_FILTER
+    assert "*.tex" in open_filter().split(";;")[0]
+    assert format_named("latex").filter == "LaTeX (*.tex *.ltx)"
+    assert format_named("latex").filter in open_filter()
     offered: list[str] = []
 
     def save_as(_parent: object, _title: str, _start: str, filters: str) -> tuple[str, str]:
@@ -46,7 +47,7 @@ def test_open_save_as_and_drop_accept_latex_and_save_as_keeps_tex(
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_as))
     assert window.load_file(paper)
     assert window.document.save_as_dialog()
-    assert offered[0].startswith(LATEX_FILTER)  # the document's own kind first
+    assert offered[0].startswith(format_named("latex").filter)  # the document's own kind first
     saved = paper.with_name("copy.tex")
     assert saved.read_text(encoding="utf-8") == PAPER
     assert window.document.path == saved.resolve()
@@ -99,8 +100,9 @@ def test_recovery_copies_keep_their_documents_suffix_and_old_md_copies_are_still
     tex = copies.write_copy(tmp_path / "a.tex", "\\cite{x}", "u1", folder)
     md = copies.write_copy(tmp_path / "b.md", "[@x]", "u2", folder)
     untitled = copies.write_copy(None, "\\cite{y}", "u3", folder, kind=".tex")
-    other = copies.write_copy(tmp_path / "c.qmd", "text", "u4", folder)
+    other = copies.write_copy(tmp_path / "c.rst", "text", "u4", folder)  # not a format the window edits
     assert (tex.suffix, md.suffix, untitled.suffix, other.suffix) == (".tex", ".md", ".tex", ".md")
+    assert copies.copy_path(tmp_path / "d.qmd", "u5", folder).suffix == ".qmd"  # the window opens it
     assert {c.copy for c in copies.find_copies(folder)} == {tex, md, untitled, other}
     assert copies.copy_for(tmp_path / "a.tex", folder) is not None
     kept = copies.set_aside(copies.read_copy(tex))

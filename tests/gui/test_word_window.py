@@ -17,10 +17,10 @@ from pytestqt.qtbot import QtBot
 
 from citedesk.assets import sample_word_documents
 from citedesk.core.findings import Kind
+from citedesk.core.formats import matches, open_filter
 from citedesk.core.word import read_docx
 from citedesk.desk import recovery as copies
 from citedesk.files import BACKUP_SUFFIX
-from citedesk.gui.controllers.document_session import DOCUMENT_FILTER, DOCUMENT_SUFFIXES
 from citedesk.gui.controllers.word_document import BANNER_NAME
 from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow
@@ -56,8 +56,8 @@ def banner(window: MainWindow) -> QLabel:
 
 def test_a_docx_opens_read_only_marked_and_listed(qtbot: QtBot, word_window: MainWindow, paper: Path) -> None:
     window = word_window
-    assert ".docx" in DOCUMENT_SUFFIXES  # Open, drag-and-drop, recent files
-    assert "*.docx" in DOCUMENT_FILTER
+    assert matches("paper.docx")  # Open, drag-and-drop, recent files
+    assert "*.docx" in open_filter()
     window.resize(900, 420)  # the front matter alone fills the editor
     audited(qtbot, window, lambda: window.load_file(paper))
     view = read_docx(paper.read_bytes(), "paper.docx").text

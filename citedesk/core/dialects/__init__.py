@@ -16,9 +16,9 @@ from citedesk.core.dialects.base import (
     Reading,
     dialect_for,
     dialect_named,
-    is_latex_path,
     register,
     registered,
+    unregister,
 )
 from citedesk.core.dialects.numbered import notes_only
 
@@ -28,11 +28,11 @@ __all__ = [
     "Reading",
     "dialect_for",
     "dialect_named",
-    "is_latex_path",
     "latex",
     "notes_only",
     "numbered",
     "pandoc",
     "register",
     "registered",
+    "unregister",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from citedesk.core.formats import format_of
 from citedesk.core.markdown import scan_markdown
 
 if TYPE_CHECKING:
@@ -56,6 +57,11 @@ class CitationDialect(Protocol):
         """Whether the works it cites are entries of the document's own reference list (checks point
         at them, repairs remove and renumber them), rather than of a bibliography kept elsewhere
         (never edited: its entries are checked only when cited, found where they are cited)."""
+
+    @property
+    def no_bibliography_notice(self) -> str | None:
+        """What a report says first when the document cites keys but names no bibliography, in
+        its own syntax's words (None: the pandoc notice, whose advice is the front matter's)."""
 
     def layout(self, text: str) -> Layout:
         """Which parts of `text` (line breaks unified) are prose, headings, markup and never read:
@@ -116,6 +122,8 @@ class PlainDialect:
     `works_in_text`, `read`, `label`, `structural_findings` and `edits` (LaTeX's `\\cite{a,b}`
     overrides `group_label` and `layout`)."""
 
+    no_bibliography_notice: str | None = None
+
     def layout(self, text: str) -> Layout:
         return scan_markdown(text)
 
@@ -156,6 +164,11 @@ def register(dialect: CitationDialect) -> CitationDialect:
     return dialect
 
 
+def unregister(name: str) -> None:
+    """Forget the dialect called `name` (a test's own, once it is done)."""
+    _REGISTRY.pop(name, None)
+
+
 def dialect_named(name: str) -> CitationDialect:
     """The registered dialect called `name`; KeyError for one never registered."""
     return _REGISTRY[name]
@@ -165,22 +178,11 @@ def registered() -> tuple[CitationDialect, ...]:
     return tuple(_REGISTRY.values())
 
 
-LATEX_SUFFIXES = (".tex", ".ltx")
-"""File name endings of LaTeX sources: such a file is read as LaTeX whatever its bibliography."""
-
-
-def is_latex_path(path: str | os.PathLike[str] | None) -> bool:
-    """Whether `path` names a LaTeX source (`.tex`, `.ltx`, any case)."""
-    return path is not None and os.fspath(path).lower().endswith(LATEX_SUFFIXES)
-
-
 def dialect_for(
     bibliography: Sequence[BibReference] | None, path: str | os.PathLike[str] | None = None
 ) -> CitationDialect:
-    """The dialect a document is read in. The file's syntax first: a `.tex`/`.ltx` path is LaTeX,
-    with or without a bibliography (without one, every citation is not checked). Otherwise, with a
-    bibliography (even an empty one), pandoc keys of it; without one, numbered markers against its
-    own reference list."""
-    if is_latex_path(path):
-        return _REGISTRY["latex"]
-    return _REGISTRY["pandoc" if bibliography is not None else "numbered"]
+    """The dialect a document is read in: its format's rule (`core.formats`). A format of a fixed
+    syntax (a `.tex`/`.ltx` path is LaTeX) names its dialect with or without a bibliography
+    (without one, every citation is not checked). Otherwise, with a bibliography (even an empty
+    one), pandoc keys of it; without one, numbered markers against its own reference list."""
+    return _REGISTRY[format_of(path).dialect.choose(bibliography is not None)]

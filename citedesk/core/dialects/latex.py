@@ -62,6 +62,13 @@ def _commands(text: str) -> tuple[dict[str, str], str]:
 class LatexDialect(PlainDialect):
     name = "latex"
     works_in_text = False
+    no_bibliography_notice = (
+        "This LaTeX file cites keys (\\cite{key}) but names no bibliography, and no main file that names "
+        "one was found, so none of its citations could be checked: add \\bibliography{refs} or "
+        "\\addbibresource{refs.bib}, point a chapter at its main file with `% !TEX root = ../thesis.tex`, "
+        "or pass --bibliography FILE."
+    )
+    """LaTeX has no front matter, so the pandoc notice's advice does not apply."""
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return dialect_named, (self.name,)  # one instance, across processes too

@@ -8,10 +8,11 @@ changes first?", removes the copies (the one set aside when it was offered too):
 no side file, discarded text never comes back at the next start. Opening a bundled sample opens an
 untitled copy, so Ctrl+S can never overwrite the installed sample.
 
-A document is Markdown (or text) or LaTeX (`.tex`, `.ltx`), by its suffix: the dialogs offer both,
-Save as keeps the kind the document has (a `.tex` is saved as a `.tex`), the editor colours LaTeX
-(`latex_syntax`), recovery copies keep the suffix, and the title says "LaTeX". An untitled copy
-of a sample keeps the kind of the sample it copies.
+A document's kind is its format (`core.formats`: Markdown or text, Quarto, LaTeX, Word …, by its
+suffix): the Open dialog offers every format, Save as keeps the kind the document has (a `.tex` is
+saved as a `.tex`), the editor colours it as its format says (`latex_syntax` for LaTeX), recovery
+copies keep the suffix, and the title names a kind of fixed syntax ("LaTeX"). An untitled copy of
+a sample keeps the kind of the sample it copies.
 
 A Word document (`.docx`) opens read-only (`word_document`): its text is the view the desk audits,
 fixes are written into the .docx, Save has nothing to save, Save as exports the text as Markdown,
@@ -24,13 +25,22 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from citedesk.core.formats import (
+    DocumentFormat,
+    format_of,
+    format_of_filter,
+    formats,
+    is_format,
+    matches,
+    open_filter,
+    save_filters,
+)
 from citedesk.core.report import Report
 from citedesk.core.reports import export_filters, export_path
 from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
-from citedesk.desk.word_file import READ_ONLY_NOTE, WORD_SUFFIXES
 from citedesk.errors import CiteDeskError, DocumentChangedError
-from citedesk.gui.controllers.word_document import show_body, show_read_only
+from citedesk.gui.controllers.word_document import READ_ONLY_NOTE, show_body, show_read_only
 from citedesk.gui.editor.editor import Editor
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (
@@ -44,24 +54,11 @@ from citedesk.gui.qt import (
 )
 
 AUTOSAVE_MS = 20_000
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".txt")
-LATEX_SUFFIXES = (".tex", ".ltx")
-SAVED_SUFFIXES = (*MARKDOWN_SUFFIXES, *LATEX_SUFFIXES)
-"""What the editor's text is saved as (never a .docx: a Word document is written by its fixes)."""
-DOCUMENT_SUFFIXES = (*SAVED_SUFFIXES, *WORD_SUFFIXES)
-"""What Open, drag-and-drop and recent files accept."""
-MARKDOWN_FILTER = "Markdown or text (*.md *.markdown *.txt)"
-LATEX_FILTER = "LaTeX (*.tex *.ltx)"
-WORD_FILTER = "Word (*.docx)"
-DOCUMENT_FILTER = (
-    f"Documents (*.md *.markdown *.txt *.tex *.ltx *.docx);;{MARKDOWN_FILTER};;{LATEX_FILTER};;{WORD_FILTER}"
-)
-SAVE_FILTERS = {False: "Markdown (*.md)", True: f"{LATEX_FILTER};;Markdown (*.md)"}
-"""Save as: the document's own kind first (the dialog's default), so a .tex stays a .tex."""
 
 
-def is_latex(path: str | Path | None) -> bool:
-    return path is not None and str(path).lower().endswith(LATEX_SUFFIXES)
+def editable_formats() -> tuple[DocumentFormat, ...]:
+    """What the editor's text is saved as (never a .docx: a Word document is written by its fixes)."""
+    return tuple(f for f in formats() if f.editable)
 
 
 class DocumentController(QObject):
@@ -112,9 +109,14 @@ class DocumentController(QObject):
         return self.session.path
 
     @property
-    def latex(self) -> bool:
-        """Whether the document is LaTeX (its file's suffix; an untitled copy: its sample's)."""
-        return is_latex(self.path if self.path is not None else self.copied_from)
+    def format(self) -> DocumentFormat:
+        """The document's format (its file's suffix; an untitled copy: its sample's)."""
+        return format_of(self.path if self.path is not None else self.copied_from)
+
+    @property
+    def named_kind(self) -> bool:
+        """Whether the title and messages name the document's kind: one of a fixed syntax (LaTeX)."""
+        return self.format.dialect.is_fixed
 
     def text(self) -> str:
         """The editor's text as the file has it (line endings as they were)."""
@@ -133,8 +135,8 @@ class DocumentController(QObject):
         self.recovered_from = None
         self._show(session.text)
         self._remember_recent(session.path)
-        if self.latex:
-            self.message.emit(f"Opened {session.name} as LaTeX")
+        if self.named_kind:
+            self.message.emit(f"Opened {session.name} as {self.format.label}")
         if session.read_only:
             show_body(self.editor)
             self.message.emit(f"Opened {session.name}. {READ_ONLY_NOTE}.")
@@ -167,7 +169,7 @@ class DocumentController(QObject):
         LaTeX thesis, the Word paper) as a fresh copy of its whole folder, opened from its main
         file there, so that its project, bibliography and fixes work on files of the writer's. A
         Word sample's `sources/` (texts named by citation key) is attached as its sources folder."""
-        if path.suffix.lower() in (".md", ".markdown"):
+        if is_format(path, "markdown"):
             return self.open_copy(path)
         try:
             copy = self.desk.copy_sample(path, self.samples_folder)
@@ -176,7 +178,7 @@ class DocumentController(QObject):
             return False
         if not self.load_file(copy, offer_recovery=False):
             return False
-        if copy.suffix.lower() in WORD_SUFFIXES and (copy.parent / "sources").is_dir():
+        if is_format(copy, "word") and (copy.parent / "sources").is_dir():
             attach_folder(str(copy.parent / "sources"))
         self.message.emit(f"Opened a copy of the {path.parent.name} sample in {copy.parent}: fix it freely")
         return True
@@ -184,7 +186,7 @@ class DocumentController(QObject):
     def open_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name, _ = QFileDialog.getOpenFileName(self.window, "Open a document", "", DOCUMENT_FILTER)
+        name, _ = QFileDialog.getOpenFileName(self.window, "Open a document", "", open_filter())
         if name:
             self.load_file(name)
 
@@ -200,13 +202,13 @@ class DocumentController(QObject):
             and not self.load_file(copy.document, offer_recovery=False)
         ):
             return None
-        if copy.document is None and is_latex(copy.copy):
+        if copy.document is None and format_of(copy.copy) is not format_of(None):
             self.copied_from = copy.copy  # unsaved LaTeX with no file yet: still LaTeX
-            self.editor.highlighter.set_latex(True, repaint=False)  # _offer sets the text
+            self.editor.highlighter.set_syntax(self.format.syntax, repaint=False)  # _offer sets the text
         if not self._offer(copy):
             if copy.document is None:
                 self.copied_from = None
-                self.editor.highlighter.set_latex(False)
+                self.editor.highlighter.set_syntax(self.format.syntax)
             return None
         self.when_store_ready(self.recovered.emit)  # the file's own text was opened (and audited) first
         return copy
@@ -246,7 +248,7 @@ class DocumentController(QObject):
         return accepted
 
     def _show(self, text: str) -> None:
-        self.editor.highlighter.set_latex(self.latex, repaint=False)  # setPlainText paints it all
+        self.editor.highlighter.set_syntax(self.format.syntax, repaint=False)  # setPlainText paints it all
         show_read_only(self.editor, self.session.read_only)
         self.editor.setPlainText(text.replace("\r\n", "\n"))
         self.editor.document().setModified(False)
@@ -266,7 +268,7 @@ class DocumentController(QObject):
         if self.session.read_only:
             return self.export_text_dialog()
         name, chosen = QFileDialog.getSaveFileName(
-            self.window, "Save as", str(self.path or ""), SAVE_FILTERS[self.latex]
+            self.window, "Save as", str(self.path or ""), save_filters(self.format)
         )
         return self.save_to(self.named(name, chosen)) if name else False
 
@@ -275,9 +277,9 @@ class DocumentController(QObject):
         """The path typed in Save as, with the chosen kind's suffix when it has none of ours
         (`thesis` saved as LaTeX is `thesis.tex`)."""
         path = Path(name)
-        if path.suffix.lower() in SAVED_SUFFIXES:
+        if matches(path, editable_formats()):
             return path
-        return path.with_name(path.name + (".tex" if chosen_filter.startswith("LaTeX") else ".md"))
+        return path.with_name(path.name + format_of_filter(chosen_filter).suffixes[0])
 
     def save_to(self, path: Path) -> bool:
         old = self.path
@@ -296,7 +298,7 @@ class DocumentController(QObject):
         copies.discard(old, self.untitled_id, self.recovery_folder)
         self.forget_copies()
         self.copied_from = None
-        self.editor.highlighter.set_latex(self.latex)  # saved as another kind: coloured as that one
+        self.editor.highlighter.set_syntax(self.format.syntax)  # saved as another kind: coloured so
         self.editor.document().setModified(False)
         self._saved_text = self.text()
         self._remember_recent(self.path)
@@ -328,9 +330,10 @@ class DocumentController(QObject):
     def export_text_dialog(self) -> bool:
         """Save as, for a Word document: its text written as Markdown to another file (the .docx
         unchanged, still the document open here)."""
-        suggested = self.path.with_suffix(".md") if self.path is not None else Path("document.md")
+        markdown = format_of(None)
+        suggested = (self.path or Path("document")).with_suffix(markdown.suffixes[0])
         name, chosen = QFileDialog.getSaveFileName(
-            self.window, "Export the text as Markdown", str(suggested), SAVE_FILTERS[False]
+            self.window, "Export the text as Markdown", str(suggested), save_filters(markdown)
         )
         return self.export_text(self.named(name, chosen)) if name else False
 
@@ -365,7 +368,7 @@ class DocumentController(QObject):
 
     # never losing text ----------------------------------------------------------------------------------
     def recovery_path(self) -> Path:
-        kind = ".tex" if self.latex else None
+        kind = self.format.suffixes[0]
         return copies.copy_path(self.path, self.untitled_id, self.recovery_folder, kind=kind)
 
     def unsaved(self) -> bool:
@@ -380,7 +383,7 @@ class DocumentController(QObject):
         drops the copy, so an undone change is never offered back. A Word document has none: a fix
         shown before it is written is the file's, or is taken back."""
         if self.unsaved():
-            kind = ".tex" if self.latex else None  # an untitled LaTeX copy's copy is .tex too
+            kind = self.format.suffixes[0]  # an untitled LaTeX copy's copy is .tex too
             copies.write_copy(self.path, self.text(), self.untitled_id, self.recovery_folder, kind=kind)
         elif not self.session.read_only:
             copies.drop_copy(self.path, self.untitled_id, self.recovery_folder)
@@ -434,7 +437,9 @@ class DocumentController(QObject):
     # the title and recent files -------------------------------------------------------------------------
     def _title(self) -> None:
         star = "*" if self.editor.document().isModified() else ""
-        kind = " (LaTeX)" if self.latex else " (Word, read-only)" if self.session.read_only else ""
+        fmt = self.format
+        kind = f" ({fmt.label}, read-only)" if self.session.read_only else ""
+        kind = f" ({fmt.label})" if self.named_kind and not kind else kind
         self.title_changed.emit(f"{star}{self.session.name}{kind} — CiteDesk")
 
     def recent(self) -> list[str]:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from citedesk.core.batch import FileAudit
+from citedesk.core.formats import is_format
 from citedesk.core.text import LineIndex
 from citedesk.desk.projects import Project, document_project, latex_build_notices
 from citedesk.errors import CiteDeskError
@@ -64,7 +65,7 @@ class ProjectController(QObject):
         """Read the open document's project, if it is a `.tex` with a file, and show it."""
         path = self.document.path
         self._asked = path
-        if path is None or not self.document.latex:
+        if path is None or not is_format(path, "latex"):
             self._show(None, None)
             return
         allowed = tuple(self.allowed())

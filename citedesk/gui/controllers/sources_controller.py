@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from citedesk.core.formats import SOURCE_SUFFIXES
 from citedesk.core.report import Report
 from citedesk.desk import DocumentSession
 from citedesk.desk.attach import match_files
 from citedesk.errors import CiteDeskError
 from citedesk.gui.ops import run_op
-from citedesk.gui.panels.sources_panel import SOURCE_SUFFIXES, SourcesPanel
+from citedesk.gui.panels.sources_panel import SourcesPanel
 from citedesk.gui.qt import QDesktopServices, QFileDialog, QObject, QUrl, QWidget, Signal
 
 

@@ -1,6 +1,6 @@
 """A Word document in the window: its text shown read-only, its fixes written into the .docx.
 
-The editor shows a .docx's view (`desk.word_file`: a pandoc Markdown text of its paragraphs, with
+The editor shows a .docx's view (`core.containers.word`: a pandoc Markdown text of its paragraphs, with
 each citation field as `[@key; …]`), marked, carded and listed like any document, but the writer
 cannot type in it: the .docx is the writer's, edited in Word. A banner above the editor says so.
 
@@ -16,13 +16,13 @@ text of the file as it is, and the message says why.
 from __future__ import annotations
 
 from citedesk.core.plan import RepairPlan
-from citedesk.desk.word_file import READ_ONLY_NOTE
 from citedesk.errors import CiteDeskError, DocumentChangedError
 from citedesk.gui.controllers.fix_controller import FixController
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import QLabel, QPlainTextEdit, Qt, QTextCursor
 
 BANNER_NAME = "wordBanner"
+READ_ONLY_NOTE = "Word document: read-only here; fixes are written into the .docx"
 
 
 def show_read_only(editor: QPlainTextEdit, read_only: bool) -> None:

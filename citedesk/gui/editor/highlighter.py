@@ -53,6 +53,8 @@ class Style:
     """How the legend describes the line."""
 
 
+LATEX_SYNTAX = "latex"
+"""The editor syntax (`core.formats.DocumentFormat.syntax`) coloured by `latex_syntax`."""
 WAVE = QTextCharFormat.UnderlineStyle.WaveUnderline
 DASH = QTextCharFormat.UnderlineStyle.DashUnderline
 DOT = QTextCharFormat.UnderlineStyle.DotLine
@@ -213,6 +215,11 @@ class FindingHighlighter(QSyntaxHighlighter):
     def latex(self) -> bool:
         """Whether the text is coloured as LaTeX."""
         return self._latex
+
+    def set_syntax(self, syntax: str, *, repaint: bool = True) -> None:
+        """Colour the text as a document format's editor syntax says (`core.formats`): LaTeX's
+        colours for `latex`, none but the marks for any other."""
+        self.set_latex(syntax == LATEX_SYNTAX, repaint=repaint)
 
     def set_latex(self, latex: bool, *, repaint: bool = True) -> None:
         """Colour the text as LaTeX (or not). The theme is read from the editor's palette, now and

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citedesk.core.coverage import reason_words
+from citedesk.core.formats import SOURCE_SUFFIXES
 from citedesk.core.summaries import ReferenceTruth, SourceSummary
 from citedesk.gui.qt import (
     QAbstractItemView,
@@ -40,7 +41,6 @@ from citedesk.gui.qt import (
     SignalInstance,
 )
 
-SOURCE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 COLUMNS = ("Ref", "Status", "Quality", "Source")
 STATUS_WORDS = {
     "local": "local file",
