@@ -21,29 +21,11 @@ MAX_MODULE_LINES = 600
 OVER_THE_LIMIT: dict[str, int] = {}
 """Modules not split yet, each at most its length when the limit came: they may shrink, never
 grow. None now (gather.py's data model moved to sources/resolved.py)."""
-KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset(
-        {
-            "citedesk.core.checks",
-            "citedesk.core.citekey_checks",
-            "citedesk.core.citekey_repair",
-            "citedesk.core.dialects",
-            "citedesk.core.dialects.base",
-            "citedesk.core.dialects.latex",
-            "citedesk.core.dialects.numbered",
-            "citedesk.core.dialects.pandoc",
-            "citedesk.core.document",
-            "citedesk.core.entries",
-            "citedesk.core.latex_checks",
-            "citedesk.core.latex_repair",
-            "citedesk.core.marker_repair",
-            "citedesk.core.repair",
-        }
-    ),
-}
-"""Import circles not broken yet, each the set of modules that reach one another (issue 39): the
-list may only shrink. A new circle fails `test_no_import_cycle`, and so does a listed one that is
-gone (take it off the list)."""
+KNOWN_CYCLES: set[frozenset[str]] = set()
+"""Import circles not broken yet, each the set of modules that reach one another: the list may only
+shrink. None now (issue 39 broke the last two: the document model no longer chooses its dialect,
+`core.reading` does, above both; the judge registry loads `evidence.local_models`, below the model
+catalogue). A new circle fails `test_no_import_cycle`, and so does a listed one that is gone."""
 MAX_FUNCTION_LINES = 120
 LONG_FUNCTIONS = {"cli/parser.py::build_parser"}
 """Functions allowed over `MAX_FUNCTION_LINES`: the CLI's parser is one flat list of arguments."""

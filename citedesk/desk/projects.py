@@ -34,7 +34,6 @@ from pathlib import Path
 
 from citedesk.config import find_upwards
 from citedesk.core.bibliography import BibliographyError
-from citedesk.core.document import parse_document
 from citedesk.core.latex_bounds import naming
 from citedesk.core.latex_project import (
     Named,
@@ -57,6 +56,7 @@ from citedesk.core.projects import (
     read_quarto,
     resolve,
 )
+from citedesk.core.reading import parse_document
 from citedesk.core.text import DocumentError
 from citedesk.errors import InputError
 from citedesk.files import (

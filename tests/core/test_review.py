@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.report import FailPolicy, Report, render_json, render_markdown
 from citedesk.core.review import Decision, document_key, review_key
 from citedesk.errors import UsageError
