@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from tests.test_trust import LOCAL, SWAP_AND_ORPHAN, report_of, write
 
 

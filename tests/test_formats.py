@@ -31,12 +31,8 @@ ALLOWED = {
     ("assets.py", "*.md"): "the shipped samples: `assets` may import nothing of CiteDesk (the import graph)",
     ("assets.py", "*/*.tex"): "the shipped LaTeX sample, as above",
     ("assets.py", "*/*.docx"): "the shipped Word sample, as above",
-    ("desk/session.py", ".md"): "a report's output format (Markdown), not a document",
-    ("desk/session.py", ".txt"): "a report's output format (text), not a document",
-    (
-        "gui/controllers/document_session.py",
-        "HTML (*.html);;Markdown (*.md);;JSON (*.json)",
-    ): "the report's output formats, not documents",
+    ("core/reports/markdown_format.py", ".md"): "a report's output format (Markdown), not a document",
+    ("core/reports/text_format.py", ".txt"): "a report's output format (text), not a document",
 }
 """(module, literal) → why it is not a document format's suffix."""
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.core.repair import prose_of
 
 SWAP_AND_ORPHAN = """# Cool streets

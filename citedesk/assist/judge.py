@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.errors import AssistError, UsageError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judge, Judgement, Pair
 from citedesk.evidence.judges.registry import JudgeContext, JudgeKind, JudgeSpec, register

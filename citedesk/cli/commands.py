@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from citedesk import config
-from citedesk.cli.batch import batch_command
+from citedesk.cli.corpus_command import batch_command
 from citedesk.cli.index import index_command
 from citedesk.cli.models import models_command
 from citedesk.cli.output import printable
@@ -546,7 +546,7 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    """`citedesk batch` (cli/batch.py), with the settings and the desk as `audit` makes them."""
+    """`citedesk batch` (cli/corpus_command.py), with the settings and the desk as `audit` makes them."""
     configuration = _configuration(args, Path(args.paths[0]))
     return batch_command(args, configuration, _desk(configuration, args))
 

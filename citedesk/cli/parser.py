@@ -233,7 +233,7 @@ def _add_index(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _add_batch(commands: argparse._SubParsersAction[_Parser]) -> None:
-    """`citedesk batch` (cli/batch.py): a corpus, each document audited on its own."""
+    """`citedesk batch` (cli/corpus_command.py): a corpus, each document audited on its own."""
     batch = commands.add_parser(
         "batch",
         help="audit every document under folders (a corpus) into a folder of reports, a table and an overview",

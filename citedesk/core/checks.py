@@ -1,208 +1,22 @@
-"""Findings that need no source and no model: fabricated, orphan, duplicate, uncited, malformed.
+"""Findings that need no source and no model, in every dialect: the dialect's own checks, and the
+sentences that need a citation and have none.
 
 `structural_findings` asks the document's dialect for the checks specific to it (a numbered
-document's are the ones here: fabricated, malformed, orphan and duplicate markers and entries;
-a pandoc document's are in `core.citekey_checks`) and adds uncited claims, which every dialect
-shares."""
+document's are `core.marker_checks`: fabricated, malformed, orphan and duplicate markers and
+entries; a pandoc document's `core.citekey_checks`; a LaTeX document's `core.latex_checks`) and adds
+uncited claims, which every dialect shares."""
 
 from __future__ import annotations
 
 import bisect
-import re
 
 from citedesk.core.document import Document
-from citedesk.core.findings import Finding, Fix, Kind, make_finding
-from citedesk.core.marker_repair import render_marker
-from citedesk.core.markers import MalformedMarker, Marker, find_markers, format_numeric
-from citedesk.core.references import Reference, normalise_doi, normalise_url
-from citedesk.core.repair import (
-    FixMalformed,
-    MergeReference,
-    RemoveCitation,
-    RemoveReference,
-    make_fix,
-)
-from citedesk.core.spans import SpanSet
+from citedesk.core.findings import Finding, Kind, make_finding
 
 
 def structural_findings(document: Document) -> list[Finding]:
     findings = [*document.dialect.structural_findings(document), *uncited_claims(document)]
     return sorted(findings, key=lambda f: (f.start, f.kind.value))
-
-
-def fabricated_markers(document: Document) -> list[Finding]:
-    known = document.entry_by_key
-    entries = _entry_names(document) if document.entries else ""  # the same for every missing key
-    findings: list[Finding] = []
-    for index, marker in enumerate(document.markers):
-        for key in marker.keys:
-            if key in known:
-                continue
-            claim = document.claim_by_marker.get(index)
-            label = _label(marker, key)
-            message = f"{label} cites a reference that does not exist: " + (
-                f"the reference list has no entry {key} (its entries: {entries})."
-                if document.entries
-                else "the document has no reference list."
-            )
-            fix = make_fix(f"Remove {label}", document, [RemoveCitation(index, key)])
-            fixes = (fix,) if fix else ()
-            findings.append(
-                make_finding(
-                    Kind.FABRICATED,
-                    marker.span_of(key),
-                    message,
-                    reference=key,
-                    claim_id=claim.id if claim else None,
-                    fixes=fixes,
-                )
-            )
-    return findings
-
-
-def malformed_markers(document: Document) -> list[Finding]:
-    """Markers that are not well formed, rewritten when their intent is clear. The rewrite keeps
-    every reference the marker cites that exists, and drops (and names) those that do not — so
-    the fix never turns one malformed marker into fabricated citations."""
-    findings: list[Finding] = []
-    known = document.entry_by_key
-    for bad in document.malformed:
-        raw = document.text[bad.start : bad.end]
-        message = f"{raw} is not a valid marker: {bad.reason}."
-        fixes: tuple[Fix, ...] = ()
-        repaired = repair_malformed(bad, raw)
-        marker = _one_marker(repaired) if repaired is not None else None
-        if marker is not None:
-            existing = [k for k in marker.keys if k in known]
-            missing = [k for k in marker.keys if k not in known]
-            if missing:
-                names = ", ".join(f"[{k}]" for k in missing)
-                message += f" It cites {names}, which the reference list does not have."
-            if existing:
-                rewrite = render_marker(marker, existing)
-                fixes = _present(
-                    make_fix(f"Rewrite as {rewrite}", document, [FixMalformed(bad.start, bad.end, rewrite)])
-                )
-        findings.append(make_finding(Kind.MALFORMED_MARKER, (bad.start, bad.end), message, fixes=fixes))
-    return findings
-
-
-def _one_marker(text: str) -> Marker | None:
-    found, _ = find_markers(text, [(0, len(text))], SpanSet.of([]))
-    return found[0] if len(found) == 1 else None
-
-
-def intended_keys(document: Document) -> set[str]:
-    """The keys that malformed markers cite by their clear intent (`[2,,3]` → 2 and 3)."""
-    keys: set[str] = set()
-    for bad in document.malformed:
-        repaired = repair_malformed(bad, document.text[bad.start : bad.end])
-        if repaired:
-            found, _ = find_markers(repaired, [(0, len(repaired))], SpanSet.of([]))
-            keys.update(k for m in found for k in m.keys)
-    return keys
-
-
-def repair_malformed(bad: MalformedMarker, raw: str) -> str | None:
-    """A well-formed rewrite of a malformed marker when its intent is unambiguous."""
-    if raw.startswith("[^"):
-        key = re.match(r"\[\^([A-Za-z0-9_.:-]+)", raw)
-        return f"[^{key.group(1)}]" if key and not raw.endswith("]") else None
-    if "backwards" in bad.reason:
-        return re.sub(
-            r"(\d+)(\s*[-–—]\s*)(\d+)",
-            lambda m: f"{min(int(m[1]), int(m[3]))}{m[2]}{max(int(m[1]), int(m[3]))}",
-            raw,
-        )
-    if "range" in bad.reason:
-        return None
-    numbers = [int(n) for n in re.findall(r"\d+", raw)]
-    if not numbers:
-        return None
-    return (
-        "["
-        + format_numeric(sorted(dict.fromkeys(numbers)) if numbers == sorted(numbers) else numbers, ", ", "")
-        + "]"
-    )
-
-
-def orphan_references(document: Document) -> list[Finding]:
-    """Entries no marker cites. A malformed marker whose intent is clear (`[2,,3]`) cites what it
-    means: its references are not orphans (its own finding rewrites it)."""
-    cited = {key for marker in document.markers for key in marker.keys} | intended_keys(document)
-    findings: list[Finding] = []
-    seen: set[str] = set()
-    for entry in document.entries:
-        if entry.key in cited or entry.key in seen:
-            continue
-        seen.add(entry.key)
-        # renumbering is one action on the whole list (`fix --renumber`, the window's Renumber),
-        # not a variant of every orphan's fix: that would make each fix touch every entry
-        fixes = _present(make_fix(f"Remove reference {_name(entry)}", document, [RemoveReference(entry.key)]))
-        findings.append(
-            make_finding(
-                Kind.ORPHAN_REFERENCE,
-                (entry.start, entry.end),
-                f"Reference {_name(entry)} is never cited in the text.",
-                reference=entry.key,
-                fixes=fixes,
-            )
-        )
-    return findings
-
-
-def duplicate_references(document: Document) -> list[Finding]:
-    findings: list[Finding] = []
-    first_by_id: dict[str, Reference] = {}
-    first_by_key: dict[str, Reference] = {}
-    for entry in document.entries:
-        if entry.key in first_by_key:
-            findings.append(
-                make_finding(
-                    Kind.DUPLICATE_REFERENCE,
-                    (entry.start, entry.end),
-                    f"Two reference entries are numbered {entry.key}; markers can only reach the first.",
-                    reference=entry.key,
-                )
-            )
-            continue
-        first_by_key[entry.key] = entry
-        for ident in identities(entry):
-            original = first_by_id.get(ident)
-            if original is None:
-                first_by_id[ident] = entry
-                continue
-            what = "DOI" if ident.startswith("doi:") else "URL" if ident.startswith("url:") else "arXiv id"
-            fixes = _present(
-                make_fix(
-                    f"Merge {_name(entry)} into {_name(original)}",
-                    document,
-                    [MergeReference(entry.key, original.key)],
-                )
-            )
-            findings.append(
-                make_finding(
-                    Kind.DUPLICATE_REFERENCE,
-                    (entry.start, entry.end),
-                    f"Reference {_name(entry)} has the same {what} as reference {_name(original)}.",
-                    reference=entry.key,
-                    fixes=fixes,
-                    details={"duplicate_of": original.key},
-                )
-            )
-            break
-    return findings
-
-
-def identities(entry: Reference) -> list[str]:
-    found: list[str] = []
-    if entry.doi:
-        found.append("doi:" + normalise_doi(entry.doi))
-    if entry.arxiv:
-        found.append("arxiv:" + re.sub(r"v\d+$", "", entry.arxiv.lower()))
-    if entry.url and not entry.doi:
-        found.append("url:" + normalise_url(entry.url))
-    return found
 
 
 def uncited_claims(document: Document) -> list[Finding]:
@@ -226,34 +40,7 @@ def uncited_claims(document: Document) -> list[Finding]:
     return findings
 
 
-def _present(*fixes: Fix | None) -> tuple[Fix, ...]:
-    return tuple(f for f in fixes if f is not None)
-
-
 def _join(reasons: tuple[str, ...]) -> str:
     if len(reasons) == 1:
         return reasons[0]
     return ", ".join(reasons[:-1]) + " and " + reasons[-1]
-
-
-def _label(marker: Marker, key: str) -> str:
-    return f"[^{key}]" if marker.style.value == "footnote" else f"[{key}]"
-
-
-def _name(entry: Reference) -> str:
-    return f"[^{entry.key}]" if entry.style.value == "footnote" else f"[{entry.key}]"
-
-
-def _entry_names(document: Document) -> str:
-    """The list's keys, numbers as ranges: "1–9, 11"; a long list of names ends in "…"."""
-    keys = list(dict.fromkeys(entry.key for entry in document.entries))
-    if not all(key.isdecimal() for key in keys):
-        return ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
-    numbers = sorted({int(key) for key in keys})
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)

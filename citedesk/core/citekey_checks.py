@@ -39,7 +39,8 @@ from citedesk.core.citekeys import is_cross_reference
 from citedesk.core.document import Document
 from citedesk.core.findings import Applicability, Finding, Fix, Kind, make_finding
 from citedesk.core.near_keys import NearKey, near_keys
-from citedesk.core.repair import MergeReference, RemoveCitation, RetargetCitation, make_fix
+from citedesk.core.operations import MergeReference, RemoveCitation, RetargetCitation
+from citedesk.core.repair import make_fix
 from citedesk.core.safeload import safe_yaml
 
 _NOCITE_KEY = re.compile(r"(?<![\w.])@(?:\{([^{}\s]+)\}|([\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*))")

@@ -21,17 +21,15 @@ from dataclasses import dataclass
 from citedesk.core.citekeys import CitationGroup, CiteItem, render_key
 from citedesk.core.document import Structure
 from citedesk.core.findings import TextEdit
-from citedesk.core.repair import (
+from citedesk.core.operations import (
     AddCitation,
     MergeReference,
     Operation,
     RemoveCitation,
     RemoveMarker,
     RetargetCitation,
-    exposes_structure,
-    normalise_edits,
-    removal_edit,
 )
+from citedesk.core.repair import exposes_structure, normalise_edits, removal_edit
 from citedesk.errors import RepairError
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from citedesk.core.citekeys import CitationGroup
 from citedesk.core.claims import Claim, make_claims
@@ -28,7 +28,94 @@ from citedesk.core.text import LineIndex, unify_line_breaks
 from citedesk.core.works import BibReference, CitedEntry
 
 if TYPE_CHECKING:
-    from citedesk.core.dialects import CitationDialect
+    from citedesk.core.findings import Finding, TextEdit
+    from citedesk.core.operations import Operation
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a dialect finds in a document's text, every offset exact: its citations as markers (one
+    item per cited key), the malformed ones, its reference list (empty when its works are kept
+    elsewhere), the blocks that are prose, and the bibliography read with it (None when none)."""
+
+    markers: tuple[Marker, ...]
+    malformed: tuple[MalformedMarker, ...]
+    references: ReferenceList
+    prose_blocks: tuple[tuple[int, int], ...]
+    citations: tuple[CitationGroup, ...] = ()
+    """Citation groups in pandoc's sense, at the same index as their markers (pandoc only)."""
+    bibliography: tuple[BibReference, ...] | None = None
+
+
+class CitationDialect(Protocol):
+    """One citation syntax: how citations are found, what the checks specific to it are, and how
+    the repair plan's dialect-neutral operations (`core.operations.Operation`) are written in it."""
+
+    @property
+    def name(self) -> str:
+        """The registry's name for it (`numbered`, `pandoc`); also how messages name documents."""
+
+    @property
+    def works_in_text(self) -> bool:
+        """Whether the works it cites are entries of the document's own reference list (checks point
+        at them, repairs remove and renumber them), rather than of a bibliography kept elsewhere
+        (never edited: its entries are checked only when cited, found where they are cited)."""
+
+    @property
+    def no_bibliography_notice(self) -> str | None:
+        """What a report says first when the document cites keys but names no bibliography, in
+        its own syntax's words (None: the pandoc notice, whose advice is the front matter's)."""
+
+    def layout(self, text: str) -> Layout:
+        """Which parts of `text` (line breaks unified) are prose, headings, markup and never read:
+        Markdown's reading for the Markdown dialects, LaTeX's for `.tex`. `parse_structure` asks it
+        before `read`, so every later step (sentences, claims, titles) works on one `Layout`."""
+
+    def read(self, text: str, layout: Layout, bibliography: tuple[BibReference, ...] | None) -> Reading:
+        """The citations and reference list of `text` (line breaks unified, `layout` scanned)."""
+
+    def label(self, structure: Structure, key: str) -> str:
+        """How a citation of `key` is written in messages: `[3]`, `[^note]`, `@doe99`."""
+
+    def group_label(self, structure: Structure, keys: Sequence[str]) -> str:
+        """How a citation of several keys is written in messages: `[2, 3]`, `[@a; @b]`."""
+
+    def is_citation(self, structure: Structure, key: str) -> bool:
+        """Whether a key one of its markers holds cites a work (not a cross-reference, `@fig-map`)."""
+
+    def in_text(self, structure: Structure, marker: int) -> bool:
+        """Whether marker number `marker` is a word of its sentence (`@doe99 says`), not where
+        citations go."""
+
+    def not_words(self, structure: Structure, text: str) -> list[tuple[int, int]]:
+        """Spans of the prose that are no words of a sentence, besides markers and markup."""
+
+    def spoken(self, structure: Structure) -> list[tuple[int, int, str]]:
+        """Markers that are read aloud as words of their sentence: (start, end, what is heard)."""
+
+    def structural_findings(self, document: Document) -> list[Finding]:
+        """The findings that need no source and are specific to it (fabricated, malformed, orphan,
+        duplicate …); uncited claims are the same in every dialect and not its business."""
+
+    def edits(self, structure: Structure, operations: Sequence[Operation]) -> list[TextEdit]:
+        """The operations written as one consistent, sorted list of text edits; RepairError for one
+        it cannot make safely (or that does not apply to it: a bibliography is never edited)."""
+
+    def note_links(self, structure: Structure) -> list[tuple[int, int]]:
+        """(where a note is called in the prose, where its text begins): a note-style citation
+        (`Claim.[^1]` … `[^1]: See [@smith2020].`) cites for the sentence that calls it
+        (`core.notes.attach_notes`)."""
+
+    def listed(self, structure: Structure) -> dict[str, tuple[int, int]]:
+        """The works the document lists without citing them (pandoc's `nocite:`, LaTeX's `\\nocite`):
+        key → where it is listed (`@*`/`{*}`: every work of the bibliography, at the star). They are
+        printed in the bibliography, so their truth is checked as a cited work's is."""
+
+    def removal(self, text: str, edit: TextEdit) -> TextEdit:
+        """How a run of markers is removed in it, given the removal `core.repair.removal_edit`
+        makes (`edit`): what the prose is read as (`core.repair.prose_of`), so its own removals
+        must end the same way (LaTeX also takes the line break before a command that began its line
+        and was followed by punctuation: one line break is a space there)."""
 
 
 @dataclass(frozen=True)
@@ -148,22 +235,14 @@ class Document(Structure):
         return {m: claim for claim in self.claims for m in claim.sentence.markers}
 
 
-def parse_structure(
-    text: str,
-    bibliography: Sequence[BibReference] | None = None,
-    *,
-    dialect: CitationDialect | None = None,
-    path: str | None = None,
+def read_structure(
+    text: str, dialect: CitationDialect, bibliography: Sequence[BibReference] | None = None
 ) -> Structure:
-    """Markers and references of `text`; the scanners read it with every line break as LF or CRLF
+    """Markers and references of `text` read in `dialect` (with `bibliography`'s entries, where it
+    cites a bibliography); the scanners read it with every line break as LF or CRLF
     (`unify_line_breaks`, same length), so a lone CR ends a line and offsets stay offsets into `text`.
-    It is read in `dialect`, or the one `core.dialects.dialect_for` chooses from the file's `path`
-    (`.tex` is LaTeX) and the `bibliography` (with one, even an empty one, a pandoc document). The
-    dialect says which parts are prose (`layout`: Markdown's reading, or LaTeX's)."""
-    if dialect is None:
-        from citedesk.core.dialects import dialect_for  # noqa: PLC0415 - the dialects build on this module
-
-        dialect = dialect_for(bibliography, path)
+    The dialect says which parts are prose (`layout`: Markdown's reading, or LaTeX's). Which dialect
+    a file is read in is chosen above the model (`core.reading`)."""
     scanned = unify_line_breaks(text)
     layout = dialect.layout(scanned)
     found = dialect.read(scanned, layout, tuple(bibliography) if bibliography is not None else None)
@@ -183,17 +262,7 @@ def parse_structure(
 def reparse(structure: Structure, text: str) -> Structure:
     """`text` read the way `structure` was read (in its dialect, with the same bibliography):
     how a repair's result is checked."""
-    return parse_structure(text, structure.bibliography, dialect=structure.dialect)
-
-
-def parse_document(
-    text: str,
-    path: str | None = None,
-    bibliography: Sequence[BibReference] | None = None,
-    *,
-    dialect: CitationDialect | None = None,
-) -> Document:
-    return document_of(parse_structure(text, bibliography, dialect=dialect, path=path), path)
+    return read_structure(text, structure.dialect, structure.bibliography)
 
 
 def document_of(structure: Structure, path: str | None = None) -> Document:
@@ -231,23 +300,3 @@ def document_of(structure: Structure, path: str | None = None) -> Document:
         sentences=tuple(sentences),
         claims=tuple(make_claims(sentences)),
     )
-
-
-def structure_without_bibliography(text: str, path: str | None = None) -> Structure:
-    """How a document that names no bibliography is read. A LaTeX file (by its `path`) is LaTeX,
-    every citation not checked. Otherwise numbered — unless it cites pandoc keys
-    (`[@doe99]`) and has no numbered citations or reference list of its own (footnotes aside, when
-    a key is cited in brackets: `dialects.notes_only`); then as a pandoc document whose citations
-    are all not checked, instead of a numbered one with nothing to check. Each reading is parsed once."""
-    from citedesk.core.dialects import dialect_for, notes_only  # noqa: PLC0415 - the dialects build on this module
-
-    if dialect_for(None, path) is not dialect_for(None):  # the file's syntax decides (`.tex`)
-        return parse_structure(text, None, path=path)
-    numbered = parse_structure(text)
-    if not (numbered.markers or numbered.references.entries):
-        keys = parse_structure(text, ())
-        return keys if keys.markers else numbered
-    if not notes_only(numbered):
-        return numbered
-    keys = parse_structure(text, ())
-    return keys if any(group.bracket is not None for group in keys.citations) else numbered

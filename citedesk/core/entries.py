@@ -2,7 +2,7 @@
 
 An entry's span (`Reference.start`…`end`) includes its label (`[3]`, `3.`, `[^k]:`); its text
 (`Reference.text`, whitespace collapsed) is what follows. Edits to an entry's details
-(`repair.EditReference`) must lie in that text, never on the label.
+(`operations.EditReference`) must lie in that text, never on the label.
 """
 
 from __future__ import annotations

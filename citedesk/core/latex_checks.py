@@ -23,7 +23,8 @@ from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.latex import read_latex
 from citedesk.core.latex_cites import Cite
 from citedesk.core.near_keys import near_keys
-from citedesk.core.repair import FixMalformed, make_fix
+from citedesk.core.operations import FixMalformed
+from citedesk.core.repair import make_fix
 from citedesk.core.text import unify_line_breaks
 
 

@@ -24,7 +24,7 @@ from citedesk.core.document import Structure
 from citedesk.core.findings import TextEdit
 from citedesk.core.latex import read_latex
 from citedesk.core.latex_cites import Cite, CiteKey, KeyGroup
-from citedesk.core.repair import (
+from citedesk.core.operations import (
     AddCitation,
     FixMalformed,
     MergeReference,
@@ -32,9 +32,8 @@ from citedesk.core.repair import (
     RemoveCitation,
     RemoveMarker,
     RetargetCitation,
-    normalise_edits,
-    removal_edit,
 )
+from citedesk.core.repair import normalise_edits, removal_edit
 from citedesk.core.text import unify_line_breaks
 from citedesk.errors import RepairError
 

@@ -17,8 +17,7 @@ from citedesk.core.document import Structure
 from citedesk.core.entries import entry_holding
 from citedesk.core.findings import TextEdit
 from citedesk.core.markers import Marker, MarkerStyle, find_markers, format_numeric
-from citedesk.core.references import Reference
-from citedesk.core.repair import (
+from citedesk.core.operations import (
     AddCitation,
     EditReference,
     FixMalformed,
@@ -29,11 +28,9 @@ from citedesk.core.repair import (
     RemoveReference,
     Renumber,
     RetargetCitation,
-    entry_removal_span,
-    exposes_structure,
-    normalise_edits,
-    removal_edit,
 )
+from citedesk.core.references import Reference
+from citedesk.core.repair import entry_removal_span, exposes_structure, normalise_edits, removal_edit
 from citedesk.core.spans import SpanSet
 from citedesk.errors import RepairError
 

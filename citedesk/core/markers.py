@@ -228,3 +228,26 @@ def format_numeric(numbers: list[int], separator: str = ", ", dash: str = "–")
             parts.extend(str(k) for k in numbers[i : j + 1])
         i = j + 1
     return separator.join(parts)
+
+
+def repair_malformed(bad: MalformedMarker, raw: str) -> str | None:
+    """A well-formed rewrite of a malformed marker when its intent is unambiguous."""
+    if raw.startswith("[^"):
+        key = re.match(r"\[\^([A-Za-z0-9_.:-]+)", raw)
+        return f"[^{key.group(1)}]" if key and not raw.endswith("]") else None
+    if "backwards" in bad.reason:
+        return re.sub(
+            r"(\d+)(\s*[-–—]\s*)(\d+)",
+            lambda m: f"{min(int(m[1]), int(m[3]))}{m[2]}{max(int(m[1]), int(m[3]))}",
+            raw,
+        )
+    if "range" in bad.reason:
+        return None
+    numbers = [int(n) for n in re.findall(r"\d+", raw)]
+    if not numbers:
+        return None
+    return (
+        "["
+        + format_numeric(sorted(dict.fromkeys(numbers)) if numbers == sorted(numbers) else numbers, ", ", "")
+        + "]"
+    )

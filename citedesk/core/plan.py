@@ -34,13 +34,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citedesk.core.checks import repair_malformed
 from citedesk.core.document import Structure, reparse
 from citedesk.core.entries import entry_body_start, entry_holding
 from citedesk.core.findings import Finding, Fix, TextEdit
-from citedesk.core.markers import find_markers
-from citedesk.core.references import Reference
-from citedesk.core.repair import (
+from citedesk.core.markers import find_markers, repair_malformed
+from citedesk.core.operations import (
     AddCitation,
     EditReference,
     FixMalformed,
@@ -51,11 +49,9 @@ from citedesk.core.repair import (
     RemoveReference,
     Renumber,
     RetargetCitation,
-    apply_edits,
-    build_edits,
-    prose_of,
-    prose_offsets,
 )
+from citedesk.core.references import Reference
+from citedesk.core.repair import apply_edits, build_edits, prose_of, prose_offsets
 from citedesk.core.spans import SpanSet
 from citedesk.errors import RepairError
 

@@ -1,7 +1,7 @@
 """Repairs as operations, turned into pure text edits, with proof that prose is unchanged.
 
-A fix is a list of operations (remove a citation, drop a reference entry, renumber, correct a field
-inside an entry …). Operations are the same in every citation dialect (`core.dialects`):
+A fix is a list of operations (`core.operations`: remove a citation, drop a reference entry,
+renumber, correct a field inside an entry …). Operations are the same in every citation dialect (`core.dialects`):
 `build_edits` asks the document's dialect to write them — a numbered document's in markers and
 reference entries (`core.marker_repair`), a pandoc document's in citation syntax
 (`core.citekey_repair`) — and operations from many fixes merge into one consistent set of edits,
@@ -15,101 +15,23 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from citedesk.core.document import Structure, parse_structure, reparse
+from citedesk.core.document import Structure, reparse
 from citedesk.core.findings import Fix, TextEdit
+from citedesk.core.operations import (
+    AddCitation,
+    EditReference,
+    FixMalformed,
+    MergeReference,
+    Operation,
+    RemoveCitation,
+    RemoveReference,
+    Renumber,
+)
 from citedesk.core.references import Reference
 from citedesk.core.sentences import Sentence
 from citedesk.core.text import line_end, line_start, next_line_start
 from citedesk.errors import RepairError
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveCitation:
-    """Take `key` out of marker number `marker`; the marker goes entirely if nothing is left."""
-
-    marker: int
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveMarker:
-    marker: int
-
-
-@dataclass(frozen=True, slots=True)
-class RetargetCitation:
-    """In marker number `marker`, cite `new` instead of `old` (swap to the right source).
-
-    A swap cites *another work*: a locator written for the old one (`[@a, p. 45]`) would then
-    point into the wrong book, so a dialect refuses a swap whose citation carries one (RepairError:
-    the writer moves it by hand). `same_work`: `new` names the work `old` meant (a typo in a key,
-    a duplicate entry merged): the locator stays."""
-
-    marker: int
-    old: str
-    new: str
-    same_work: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class AddCitation:
-    """Cite `key` at `offset` (the end of a sentence); joins a marker that already ends there."""
-
-    offset: int
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveReference:
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class MergeReference:
-    """Point every citation of `duplicate` at `into`, then drop the duplicate's entry."""
-
-    duplicate: str
-    into: str
-
-
-@dataclass(frozen=True, slots=True)
-class FixMalformed:
-    """Rewrite a malformed marker at [start, end) as `replacement`."""
-
-    start: int
-    end: int
-    replacement: str
-
-
-@dataclass(frozen=True, slots=True)
-class Renumber:
-    """Number the reference list 1…n in its order and rewrite every marker to match."""
-
-
-@dataclass(frozen=True, slots=True)
-class EditReference:
-    """Replace text[start:end] — inside one reference entry's text, after its label — with
-    `replacement` (one line): a wrong year, name or DOI corrected, a DOI added. The reference list
-    is not prose, so the prose stays identical; the plan checks that too."""
-
-    start: int
-    end: int
-    replacement: str
-
-
-Operation = (
-    RemoveCitation
-    | RemoveMarker
-    | RetargetCitation
-    | AddCitation
-    | RemoveReference
-    | MergeReference
-    | FixMalformed
-    | Renumber
-    | EditReference
-)
 
 
 def make_fix(title: str, structure: Structure, operations: Sequence[Operation]) -> Fix | None:
@@ -414,17 +336,13 @@ def apply_checked(
     text: str,
     edits: Sequence[TextEdit],
     *,
+    like: Structure,
     allow_prose_change: bool = False,
-    like: Structure | None = None,
 ) -> str:
     """Apply edits, refusing (RepairError) any result whose prose differs from the original's; both
-    are read the way `like` was (its dialect and bibliography), or as numbered documents."""
+    are read the way `like` was (its dialect and bibliography)."""
     result = apply_edits(text, edits)
-    before, after = (
-        (reparse(like, text), reparse(like, result))
-        if like
-        else (parse_structure(text), parse_structure(result))
-    )
+    before, after = reparse(like, text), reparse(like, result)
     if not allow_prose_change and prose_of(after) != prose_of(before):
         raise RepairError("this repair would change the prose, so it was not applied")
     return result

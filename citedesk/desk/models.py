@@ -1,6 +1,6 @@
 """The NLI models the judge can use: what is installed, what is recommended, and managing them.
 
-A thin door over `evidence.models` for the front ends (they never import the evidence package):
+A thin door over `evidence.models` and `evidence.local_models` for the front ends (they never import the evidence package):
 typed rows to show, and the jobs — import, download, verify, remove, choose the default.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 from types import ModuleType
 
 from citedesk.errors import UsageError
-from citedesk.evidence import models
+from citedesk.evidence import local_models, models
+from citedesk.evidence.catalogue import recommended as offered
 from citedesk.evidence.judges import registry as judges
-from citedesk.evidence.registry import recommended as offered
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ class VerifyOutcome:
 
 
 def models_dir() -> Path:
-    return models.models_dir()
+    return local_models.models_dir()
 
 
 def installed() -> list[InstalledModel]:
-    default = models.default_model()
+    default = local_models.default_model()
     return [
         InstalledModel(
             path.name,
@@ -53,7 +53,7 @@ def installed() -> list[InstalledModel]:
             default is not None and path == default,
             models.speed_line(path),
         )
-        for path in models.installed()
+        for path in local_models.installed()
     ]
 
 
@@ -131,7 +131,7 @@ def pull_model(
         result.downloaded / 1e6,
         result.right,
         result.pairs,
-        download.judged_with(models.find_model(result.entry.name)),
+        download.judged_with(local_models.find_model(result.entry.name)),
     )
 
 
@@ -140,14 +140,14 @@ def remove_model(name: str) -> None:
 
 
 def set_default(name: str) -> str:
-    chosen = models.find_model(name).name
-    models.set_default(chosen)
+    chosen = local_models.find_model(name).name
+    local_models.set_default(chosen)
     return chosen
 
 
 def verify(name: str) -> VerifyOutcome:
     """Run the known pairs through the model (loads it: torch)."""
-    path = models.find_model(name)
+    path = local_models.find_model(name)
     result = models.verify(models.judge_for(path))
     return VerifyOutcome(path.name, result.correct, result.total, result.rows)
 

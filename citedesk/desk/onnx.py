@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from citedesk.evidence import download, models
+from citedesk.evidence import download, local_models
 from citedesk.evidence.onnx_embed import onnx_enabled
 
 
@@ -34,7 +34,7 @@ def prepare_model(name: str, *, again: bool = False) -> PreparedModel:
     ModelError (a CiteDeskError) when no such model is installed; a model that cannot be exported
     is no error: it stays on torch, and the description says why.
     """
-    folder = models.find_model(name)
+    folder = local_models.find_model(name)
     started = time.perf_counter()
     prepared = download.prepare_onnx(folder, again=again)
     return PreparedModel(
@@ -44,4 +44,4 @@ def prepare_model(name: str, *, again: bool = False) -> PreparedModel:
 
 def model_onnx_state(name: str) -> str:
     """What an installed model judges with now (nothing is exported), in one line."""
-    return download.judged_with(models.find_model(name))
+    return download.judged_with(local_models.find_model(name))

@@ -34,7 +34,6 @@ from pathlib import Path
 
 from citedesk.config import find_upwards
 from citedesk.core.bibliography import BibliographyError
-from citedesk.core.document import parse_document
 from citedesk.core.formats import MAX_LATEX_BYTES, is_format
 from citedesk.core.latex_bounds import naming
 from citedesk.core.latex_project import (
@@ -58,6 +57,7 @@ from citedesk.core.projects import (
     read_quarto,
     resolve,
 )
+from citedesk.core.reading import parse_document
 from citedesk.core.text import DocumentError
 from citedesk.errors import InputError
 from citedesk.files import (

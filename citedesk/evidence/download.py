@@ -1,4 +1,4 @@
-"""Downloading a registry model from the Hugging Face Hub: progress, cancel, and nothing half-installed.
+"""Downloading a catalogue model from the Hugging Face Hub: progress, cancel, and nothing half-installed.
 
 `pull` asks the Hub (through huggingface_hub, which honours `HF_ENDPOINT` for a mirror) for
 the repository's files at one commit, downloads only what the judge needs (config, tokenizer, one
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from citedesk.evidence import onnx_judge
+from citedesk.evidence.catalogue import CatalogueEntry, find_entry
 from citedesk.evidence.judges.nli import (
     DEFAULT_MAX_LENGTH,
     InputFormat,
@@ -36,9 +37,9 @@ from citedesk.evidence.judges.nli import (
 )
 from citedesk.evidence.judges.registry import model_judge
 from citedesk.evidence.judges.spec import JudgeKind
-from citedesk.evidence.models import model_kind, models_dir, verify
+from citedesk.evidence.local_models import model_kind, models_dir
+from citedesk.evidence.models import verify
 from citedesk.evidence.onnx_embed import onnx_enabled, runtime_installed
-from citedesk.evidence.registry import RegistryEntry, find_entry
 
 Progress = Callable[[int, int], None]
 """(bytes done, bytes in all) — called from the downloading thread."""
@@ -92,7 +93,7 @@ class DownloadCancelled(DownloadError):
 @dataclass(frozen=True)
 class PullResult:
     path: Path
-    entry: RegistryEntry
+    entry: CatalogueEntry
     commit: str
     downloaded: int
     """Bytes fetched."""
@@ -155,7 +156,7 @@ def hub_reachable(timeout: float = 3.0, endpoint: str | None = None) -> bool:
 
 
 def pull(
-    name: str | RegistryEntry,
+    name: str | CatalogueEntry,
     *,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
@@ -169,7 +170,7 @@ def pull(
     `DownloadCancelled` or `ModelError` (already installed, custom code, a model that fails the
     check); in every case nothing is left behind.
     """
-    entry = name if isinstance(name, RegistryEntry) else _entry_for(name)
+    entry = name if isinstance(name, CatalogueEntry) else _entry_for(name)
     if not entry.offered:
         raise ModelError(
             f"{entry.name} ({entry.hub_id}) is not offered for download: {entry.why_not_offered}"
@@ -272,7 +273,7 @@ def _sweep(root: Path) -> None:
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def _entry_for(name: str) -> RegistryEntry:
+def _entry_for(name: str) -> CatalogueEntry:
     entry = find_entry(name)
     if entry is not None:
         return entry
@@ -281,7 +282,7 @@ def _entry_for(name: str) -> RegistryEntry:
             f"no model {name!r} in the registry (`citedesk models list`); a Hub model is named owner/name"
         )
     # any other Hub model: read as a sentence pair with its own labels, and checked like the rest
-    return RegistryEntry(
+    return CatalogueEntry(
         name.replace("/", "--"),
         name,
         0,
@@ -293,7 +294,7 @@ def _entry_for(name: str) -> RegistryEntry:
     )
 
 
-def _listing(entry: RegistryEntry, endpoint: str, timeout: float) -> tuple[str, list[tuple[str, int]]]:
+def _listing(entry: CatalogueEntry, endpoint: str, timeout: float) -> tuple[str, list[tuple[str, int]]]:
     """The commit and the files to fetch with their sizes, from the Hub's model info."""
     from huggingface_hub import HfApi  # noqa: PLC0415
 
@@ -327,7 +328,7 @@ def _check_space(root: Path, total: int) -> None:
 
 
 def _fetch(
-    entry: RegistryEntry,
+    entry: CatalogueEntry,
     filename: str,
     commit: str,
     staging: Path,
@@ -349,7 +350,7 @@ def _fetch(
     )
 
 
-def _check(staging: Path, entry: RegistryEntry) -> tuple[int, int]:
+def _check(staging: Path, entry: CatalogueEntry) -> tuple[int, int]:
     """Load the download as the judge will, and run the known pairs: labels the wrong way round, or
     a model that answers everything alike, fail here instead of misjudging every citation."""
     runner = model_judge(entry.kind)  # `pull` offers only models a registered judge runs
@@ -440,7 +441,7 @@ def _plain_http() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _translated(entry: RegistryEntry, endpoint: str, root: Path) -> Iterator[None]:
+def _translated(entry: CatalogueEntry, endpoint: str, root: Path) -> Iterator[None]:
     """huggingface_hub's and httpx2's exceptions as CiteDesk's typed download errors."""
     import httpx2  # noqa: PLC0415
     from huggingface_hub import errors  # noqa: PLC0415

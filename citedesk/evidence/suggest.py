@@ -41,15 +41,8 @@ from citedesk.core.findings import (
     VerdictLabel,
     make_finding,
 )
-from citedesk.core.repair import (
-    AddCitation,
-    RemoveCitation,
-    RetargetCitation,
-    citation_offset,
-    cite_sentence,
-    make_fix,
-    try_fix,
-)
+from citedesk.core.operations import AddCitation, RemoveCitation, RetargetCitation
+from citedesk.core.repair import citation_offset, cite_sentence, make_fix, try_fix
 from citedesk.evidence.body import not_body
 from citedesk.evidence.figures import number_mismatches, unsupported_figures
 from citedesk.evidence.judges.base import Judge

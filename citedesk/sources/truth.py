@@ -24,7 +24,7 @@ the work (`_Cited`):
 | `not_found` | `not_found` (warning): check that it exists — never "fabricated" | the entry / the first citation | — |
 | `not_checked` | none (offline, unreachable, out of time: never a finding) | | |
 
-Every fix to a list entry edits the entry only (`repair.EditReference`), so the prose stays
+Every fix to a list entry edits the entry only (`operations.EditReference`), so the prose stays
 identical; fixes go through the checked plan like every other.
 
 A pandoc document has no reference list: what is checked are the bibliography entries it cites
@@ -52,8 +52,9 @@ from citedesk.core.document import Document
 from citedesk.core.entries import entry_body_start
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.formats import format_of
+from citedesk.core.operations import EditReference
 from citedesk.core.references import Reference
-from citedesk.core.repair import EditReference, make_fix, remove_everywhere
+from citedesk.core.repair import make_fix, remove_everywhere
 from citedesk.core.summaries import RetractionSummary
 from citedesk.core.works import BibReference, CitedEntry
 from citedesk.sources.fetch import FetchPolicy

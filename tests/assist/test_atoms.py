@@ -15,8 +15,8 @@ import pytest
 from citedesk.assist.atoms import atoms_from_answer, decomposition_requests, locate
 from citedesk.cli import main
 from citedesk.core.claims import Atom
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind
+from citedesk.core.reading import parse_document
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
 from citedesk.evidence.lexical import content_stems
 from citedesk.evidence.suggest import assess_evidence

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from citedesk.evidence.registry import recommended
+from citedesk.evidence.catalogue import recommended
 
 REFERENCE = ("bert", {"hidden_size": 384, "num_hidden_layers": 6, "num_attention_heads": 12,
                       "intermediate_size": 1536, "vocab_size": 30522})  # fmt: skip

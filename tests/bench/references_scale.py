@@ -15,8 +15,8 @@ import sys
 import time
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import parse_document
 from citedesk.core.plan import plan_repairs
+from citedesk.core.reading import parse_document
 
 
 def document(n: int) -> str:

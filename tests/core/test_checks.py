@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from citedesk.core.checks import fabricated_markers, structural_findings
-from citedesk.core.document import parse_document
+from citedesk.core.checks import structural_findings
 from citedesk.core.findings import Kind, Severity
+from citedesk.core.marker_checks import fabricated_markers
 from citedesk.core.plan import plan_repairs
+from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_checked
 
 REFS = "\n\n## References\n\n[1] Alpha (2020). https://a.example/one\n[2] Beta (2021). https://b.example/two\n[3] Gamma (2022). https://c.example/three\n"
@@ -29,7 +30,7 @@ def test_fabricated_without_reference_list_says_so() -> None:
     assert finding.kind is Kind.FABRICATED
     assert finding.severity is Severity.ERROR
     assert "no reference list" in finding.message
-    assert apply_checked(doc.text, finding.fixes[0].edits) == "Sea levels rose 20 cm since 1900."
+    assert apply_checked(doc.text, finding.fixes[0].edits, like=doc) == "Sea levels rose 20 cm since 1900."
 
 
 def test_orphan_and_its_fixes() -> None:
@@ -37,7 +38,7 @@ def test_orphan_and_its_fixes() -> None:
     doc = parse_document(text)
     (orphan,) = [f for f in structural_findings(doc) if f.kind is Kind.ORPHAN_REFERENCE]
     assert orphan.reference == "2"
-    removed = apply_checked(text, orphan.fixes[0].edits)
+    removed = apply_checked(text, orphan.fixes[0].edits, like=doc)
     assert "Beta" not in removed
     assert "[3] Gamma" in removed
     assert "in 2019 [3]." in removed
@@ -73,8 +74,10 @@ def test_malformed_marker_fixes() -> None:
     doc = parse_document(text)
     found = {text[f.start : f.end]: f for f in structural_findings(doc) if f.kind is Kind.MALFORMED_MARKER}
     assert set(found) == {"[1,,2]", "[3-1]", "[^foo"}
-    assert apply_checked(text, found["[1,,2]"].fixes[0].edits).startswith("Rates rose in 2020 [1, 2].")
-    assert "in 2021 [1-3]." in apply_checked(text, found["[3-1]"].fixes[0].edits)
+    assert apply_checked(text, found["[1,,2]"].fixes[0].edits, like=doc).startswith(
+        "Rates rose in 2020 [1, 2]."
+    )
+    assert "in 2021 [1-3]." in apply_checked(text, found["[3-1]"].fixes[0].edits, like=doc)
 
 
 def test_clean_sample_has_no_findings(samples: object) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from citedesk.core.claims import assess
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 
 MUST: dict[str, list[str]] = {
     "states a figure": [

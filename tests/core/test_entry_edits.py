@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import parse_structure
 from citedesk.core.findings import Fix, TextEdit
+from citedesk.core.operations import EditReference, RemoveReference
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import EditReference, RemoveReference, make_fix, prose_of
+from citedesk.core.reading import parse_structure
+from citedesk.core.repair import make_fix, prose_of
 from citedesk.errors import RepairError
 
 TEXT = (

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind
 from citedesk.core.markdown import scan_markdown
 from citedesk.core.plan import plan_repairs
+from citedesk.core.reading import parse_document
 from citedesk.core.works import BibReference
 
 BIB = [

@@ -4,8 +4,8 @@ bibliography; other files as before (the seam the project and CLI side build on)
 from __future__ import annotations
 
 from citedesk.core.dialects import dialect_for, dialect_named
-from citedesk.core.document import parse_document, parse_structure, structure_without_bibliography
 from citedesk.core.formats import is_format
+from citedesk.core.reading import parse_document, parse_structure, structure_without_bibliography
 
 
 def test_a_tex_path_is_latex_whatever_the_bibliography() -> None:

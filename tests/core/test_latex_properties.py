@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 
 WORDS = st.sampled_from(["heat", "trees", "cool", "streets", "by", "2~C", "50\\%", "\\emph{fast}", "--", "."])
 KEYS = st.lists(st.from_regex(r"[a-z][a-z0-9:_-]{0,8}", fullmatch=True), min_size=1, max_size=3)

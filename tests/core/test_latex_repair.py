@@ -8,10 +8,12 @@ from collections.abc import Sequence
 
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import Document, document_of, parse_document, reparse
+from citedesk.core.document import Document, document_of, reparse
 from citedesk.core.findings import Fix, Kind
+from citedesk.core.operations import RemoveCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import RemoveCitation, RetargetCitation, cite_sentence, make_fix, prose_of
+from citedesk.core.reading import parse_document
+from citedesk.core.repair import cite_sentence, make_fix, prose_of
 from citedesk.core.works import BibReference
 
 BIBLIOGRAPHY = tuple(

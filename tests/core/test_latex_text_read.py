@@ -4,7 +4,7 @@ written as commands (`\\SI{2.5}{\\celsius}`, `2.5~\\textdegree C`) are read as a
 
 from __future__ import annotations
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 
 HEAD = "\\documentclass{article}\n\\usepackage{siunitx}\n\\begin{document}\n"
 TAIL = "\n\\end{document}\n"

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes
 from citedesk.core.text import LineIndex, iter_lines, line_end, line_start, next_line_start
 from citedesk.errors import RepairError
@@ -113,7 +114,7 @@ def test_fixes_keep_every_line_ending(lf: str, endings: list[str]) -> None:
             assert _is_subsequence(after, before), fix.title
             assert set(after) <= set(before) | {""}
     try:
-        fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in findings if f.fixes]))
+        fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in findings if f.fixes]), like=doc)
     except RepairError:
         return
     assert _is_subsequence(_endings(fixed), before)
@@ -150,7 +151,7 @@ def test_fixing_a_mixed_ending_document_keeps_its_valid_citations() -> None:
     doc = parse_document(text)
     findings = structural_findings(doc)
     assert [(f.kind, f.reference) for f in findings] == [(Kind.FABRICATED, "9")]
-    fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in findings]))
+    fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in findings]), like=doc)
     assert fixed == text.replace(" [9]", "")
 
 
@@ -159,7 +160,7 @@ def test_removing_an_entry_takes_its_own_ending_only() -> None:
     doc = parse_document(text)
     orphans = [f for f in structural_findings(doc) if f.kind is Kind.ORPHAN_REFERENCE]
     assert [f.reference for f in orphans] == ["2", "3"]
-    fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in orphans]))
+    fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in orphans]), like=doc)
     assert fixed == "A claim [1].\r\rReferences\r----------\r1. Cited. https://a.example\r"
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 
 
 def sentence_texts(text: str) -> list[str]:
@@ -76,7 +76,7 @@ def test_crlf_documents_keep_offsets() -> None:
 
 def test_control_characters_do_not_crash_sentence_splitting() -> None:
     # found by Hypothesis: pysbd's list-item rules raise on "0\x1f0. "
-    from citedesk.core.document import parse_document
+    from citedesk.core.reading import parse_document
 
     document = parse_document("0\x1f0. The survey found 40% gains [1].\n\n## References\n\n[1] A.\n")
     assert [s.text for s in document.sentences][-1] == "The survey found 40% gains."

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import parse_document
 from citedesk.core.markers import MarkerStyle
+from citedesk.core.reading import parse_document
 from tests.helpers.docs import marker_texts
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
 from citedesk.core.citekey_checks import nocite
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Finding, Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.works import BibReference
 
 HALE = BibEntry("hale2019", "article", title="Roof gardens", year="2019", doi="10.1/roof")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.word import read_docx
 from citedesk.core.works import BibReference
 from citedesk.sources.citeworks import cited_works

@@ -10,20 +10,13 @@ from citedesk.core.checks import structural_findings
 from citedesk.core.citekey_repair import citation_prose
 from citedesk.core.citekeys import find_citations
 from citedesk.core.coverage import coverage_of
-from citedesk.core.document import parse_document, parse_structure, reparse
+from citedesk.core.document import reparse
 from citedesk.core.findings import Kind
 from citedesk.core.markers import MarkerStyle
+from citedesk.core.operations import AddCitation, RemoveReference, Renumber, RetargetCitation
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import (
-    AddCitation,
-    RemoveReference,
-    Renumber,
-    RetargetCitation,
-    build_edits,
-    cite_sentence,
-    make_fix,
-    prose_of,
-)
+from citedesk.core.reading import parse_document, parse_structure
+from citedesk.core.repair import build_edits, cite_sentence, make_fix, prose_of
 from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 

@@ -13,10 +13,12 @@ from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
 from citedesk.core.citekey_repair import citation_prose
 from citedesk.core.citekeys import find_citations
-from citedesk.core.document import parse_document, reparse
+from citedesk.core.document import reparse
 from citedesk.core.findings import Fix
+from citedesk.core.operations import AddCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import AddCitation, RetargetCitation, cite_sentence, make_fix, prose_of
+from citedesk.core.reading import parse_document
+from citedesk.core.repair import cite_sentence, make_fix, prose_of
 from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import parse_document, parse_structure
 from citedesk.core.markers import format_numeric
+from citedesk.core.reading import parse_document, parse_structure
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes, prose_of
 from citedesk.errors import RepairError
 
@@ -113,7 +113,7 @@ def test_every_fix_keeps_prose_identical(text: str) -> None:
     all_fixes = [f.fixes[0] for f in findings if f.fixes]
     try:
         edits = merge_fixes(doc, all_fixes)
-        fixed = apply_checked(text, edits)
+        fixed = apply_checked(text, edits, like=doc)
     except RepairError:
         # together they may expose structure each alone did not ("[1][1]" above a bold "Sources"
         # line): then "fix all" is refused as a whole (nothing applied), never half-applied
@@ -129,7 +129,7 @@ def test_fixing_fabricated_markers_removes_them(text: str) -> None:
     if not fabricated:
         return
     try:
-        fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in fabricated]))
+        fixed = apply_checked(text, merge_fixes(doc, [f.fixes[0] for f in fabricated]), like=doc)
     except RepairError:
         # refused because removing the marker would turn what follows into Markdown structure
         # (`[1]## References` → a heading): the check did its job; prose is the priority
@@ -198,8 +198,7 @@ def _structural(text: str) -> int:
 def _missing(text: str) -> int:
     """Citations of a reference that does not exist: by markers, and by malformed markers' clear
     intent (`[1,,9]` cites 9 whether or not it is rewritten)."""
-    from citedesk.core.checks import repair_malformed
-    from citedesk.core.markers import find_markers
+    from citedesk.core.markers import find_markers, repair_malformed
     from citedesk.core.spans import SpanSet
 
     doc = parse_document(text)
@@ -217,8 +216,9 @@ def test_a_plan_of_any_offered_fixes_never_breaks_a_reference_or_the_prose(
     text: str, data: st.DataObject
 ) -> None:
     from citedesk.core.findings import Fix
+    from citedesk.core.operations import RetargetCitation
     from citedesk.core.plan import plan_repairs
-    from citedesk.core.repair import RetargetCitation, cite_sentence, make_fix
+    from citedesk.core.repair import cite_sentence, make_fix
 
     doc = parse_document(text)
     offered: list[Fix] = [fix for f in structural_findings(doc) for fix in f.fixes]

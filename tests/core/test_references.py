@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.core.references import LabelStyle, normalise_url
 
 

@@ -2,19 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import parse_document, parse_structure
 from citedesk.core.findings import TextEdit
-from citedesk.core.repair import (
-    AddCitation,
-    RemoveCitation,
-    RemoveReference,
-    Renumber,
-    RetargetCitation,
-    apply_checked,
-    apply_edits,
-    build_edits,
-    prose_of,
-)
+from citedesk.core.operations import AddCitation, RemoveCitation, RemoveReference, Renumber, RetargetCitation
+from citedesk.core.reading import parse_document, parse_structure
+from citedesk.core.repair import apply_checked, apply_edits, build_edits, prose_of
 from citedesk.errors import RepairError
 
 REFS = "\n\n## References\n\n[1] A. https://a.example\n[2] B. https://b.example\n[3] C. https://c.example\n[4] D. https://d.example\n"
@@ -23,7 +14,7 @@ REFS = "\n\n## References\n\n[1] A. https://a.example\n[2] B. https://b.example\
 def run(body: str, *ops: object) -> str:
     text = body + REFS
     doc = parse_structure(text)
-    result = apply_checked(text, build_edits(doc, ops))  # type: ignore[arg-type]
+    result = apply_checked(text, build_edits(doc, ops), like=doc)  # type: ignore[arg-type]
     return result[: result.index("\n\n## References")] if "## References" in result else result
 
 
@@ -67,7 +58,7 @@ def test_remove_number_from_group(body: str, key: str, expected: str) -> None:
 def test_prune_and_renumber_everything_consistently() -> None:
     text = "One [1]. Three [3]. Four [4]. Both [1, 3–4]. Foot [^3]." + REFS
     doc = parse_structure(text)
-    result = apply_checked(text, build_edits(doc, [RemoveReference("2"), Renumber()]))
+    result = apply_checked(text, build_edits(doc, [RemoveReference("2"), Renumber()]), like=doc)
     assert result.startswith("One [1]. Three [2]. Four [3]. Both [1–3]. Foot [^2].")
     assert result.endswith("[1] A. https://a.example\n[2] C. https://c.example\n[3] D. https://d.example\n")
 
@@ -75,7 +66,9 @@ def test_prune_and_renumber_everything_consistently() -> None:
 def test_renumber_keeps_fabricated_markers_fabricated() -> None:
     text = "One [1]. Two [2]. Three [3]. Nine [9]." + REFS
     doc = parse_structure(text)
-    result = apply_checked(text, build_edits(doc, [RemoveReference("2"), RemoveCitation(1, "2"), Renumber()]))
+    result = apply_checked(
+        text, build_edits(doc, [RemoveReference("2"), RemoveCitation(1, "2"), Renumber()]), like=doc
+    )
     assert result.startswith("One [1]. Two. Three [2]. Nine [4].")
 
 
@@ -96,10 +89,12 @@ def test_retarget_and_add_citation() -> None:
 
 def test_a_change_to_prose_is_refused() -> None:
     text = "Claim one [1]." + REFS
+    structure = parse_structure(text)
     with pytest.raises(RepairError, match="change the prose"):
-        apply_checked(text, [TextEdit(0, 5, "Clams")])
+        apply_checked(text, [TextEdit(0, 5, "Clams")], like=structure)
+    edit = TextEdit(text.index("[1]"), text.index("[1]") + 3, "[1] and more")
     with pytest.raises(RepairError, match="change the prose"):
-        apply_checked(text, [TextEdit(text.index("[1]"), text.index("[1]") + 3, "[1] and more")])
+        apply_checked(text, [edit], like=structure)
 
 
 def test_overlapping_edits_are_refused() -> None:
@@ -129,7 +124,7 @@ def test_removing_a_footnote_removes_all_its_paragraphs(newline: str) -> None:
         ]
     )
     doc = parse_document(text)
-    result = apply_checked(text, build_edits(doc, [RemoveReference("orphan")]))
+    result = apply_checked(text, build_edits(doc, [RemoveReference("orphan")]), like=doc)
     assert "second paragraph" not in result  # not left behind as part of [^a]
     assert result == newline.join(
         [

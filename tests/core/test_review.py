@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
 from citedesk.core.findings import Finding, Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.report import FailPolicy, Report
 from citedesk.core.reports.json_format import render_json
 from citedesk.core.reports.markdown_format import render_markdown

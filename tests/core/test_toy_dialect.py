@@ -12,18 +12,15 @@ import pytest
 from citedesk.core.bibliography import BibEntry
 from citedesk.core.checks import structural_findings
 from citedesk.core.dialects import PlainDialect, Reading, dialect_for, dialect_named, register, registered
-from citedesk.core.document import Document, Structure, document_of, parse_document, reparse
+from citedesk.core.document import Document, Structure, document_of, reparse
 from citedesk.core.findings import Finding, Kind, TextEdit, make_finding
 from citedesk.core.markdown import Layout
 from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
+from citedesk.core.operations import AddCitation, Operation, RemoveCitation, RemoveMarker, RetargetCitation
 from citedesk.core.plan import plan_repairs
+from citedesk.core.reading import parse_document
 from citedesk.core.references import ReferenceList
 from citedesk.core.repair import (
-    AddCitation,
-    Operation,
-    RemoveCitation,
-    RemoveMarker,
-    RetargetCitation,
     apply_checked,
     cite_sentence,
     make_fix,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citedesk.core.checks import uncited_claims
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "uncited"
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import docx
 
-from citedesk.core.document import parse_document
+from citedesk.core.operations import Operation, RemoveCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import Operation, RemoveCitation, RetargetCitation, try_fix
+from citedesk.core.reading import parse_document
+from citedesk.core.repair import try_fix
 from citedesk.core.word import read_docx, write_docx
 from citedesk.sources.citeworks import cited_works
 from tests.helpers.docx_build import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.core.word import read_docx, write_docx
 from citedesk.errors import RepairError
 from citedesk.sources.citeworks import cited_works

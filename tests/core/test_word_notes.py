@@ -19,9 +19,11 @@ import pytest
 from lxml import etree  # type: ignore[import-untyped]
 
 from citedesk.cli import main
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
+from citedesk.core.operations import RemoveCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
-from citedesk.core.repair import RemoveCitation, RetargetCitation, try_fix
+from citedesk.core.reading import parse_document
+from citedesk.core.repair import try_fix
 from citedesk.core.text import DocumentError
 from citedesk.core.word import WordView, read_docx, write_docx
 from citedesk.errors import RepairError

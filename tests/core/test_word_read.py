@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.core.text import DocumentError
 from citedesk.core.word import read_docx
 from citedesk.core.word_package import OLE2_MAGIC

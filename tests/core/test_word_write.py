@@ -16,9 +16,11 @@ import docx
 import pytest
 from lxml import etree  # type: ignore[import-untyped]
 
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
+from citedesk.core.operations import AddCitation, Operation, RemoveCitation, RetargetCitation
 from citedesk.core.plan import RepairPlan, plan_repairs
-from citedesk.core.repair import AddCitation, Operation, RemoveCitation, RetargetCitation, try_fix
+from citedesk.core.reading import parse_document
+from citedesk.core.repair import try_fix
 from citedesk.core.word import WordView, read_docx, write_docx
 from citedesk.errors import RepairError
 from citedesk.sources.citeworks import cited_works

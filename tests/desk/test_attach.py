@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.desk.attach import match_file, match_files
 
 NUMBERED = parse_document(

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Applicability, Fix, Kind, Severity, TextEdit, make_finding
+from citedesk.core.reading import parse_document
 from citedesk.core.report import Report
 from citedesk.desk.background import (
     STILL_CHECKING,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.core.findings import Fix, Kind
-from citedesk.core.repair import RetargetCitation
+from citedesk.core.operations import RetargetCitation
 from citedesk.desk import AuditOptions, Desk
 from citedesk.errors import RepairError
 

@@ -12,7 +12,8 @@ import docx
 import pytest
 
 from citedesk.core.findings import Fix
-from citedesk.core.repair import AddCitation, RemoveCitation, RetargetCitation, make_fix
+from citedesk.core.operations import AddCitation, RemoveCitation, RetargetCitation
+from citedesk.core.repair import make_fix
 from citedesk.core.word import read_docx
 from citedesk.desk import AuditOptions, Desk
 from citedesk.errors import RepairError, UsageError

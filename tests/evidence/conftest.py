@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from citedesk.evidence.catalogue import MINICHECK_FORMAT
 from citedesk.evidence.models import VERIFY_PAIRS
-from citedesk.evidence.registry import MINICHECK_FORMAT
 from tests.conftest import SAMPLES
 from tests.helpers.models import build_trained_nli
 

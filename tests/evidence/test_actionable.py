@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Evidence, Kind, Severity, Verdict, VerdictLabel
+from citedesk.core.reading import parse_document
 from citedesk.core.repair import prose_of
 from citedesk.evidence.body import not_body
 from citedesk.evidence.judges import heuristic

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Verdict, VerdictLabel
+from citedesk.core.reading import parse_document
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
 from citedesk.evidence.suggest import assess_evidence, claude_offer

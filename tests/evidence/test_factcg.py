@@ -14,12 +14,12 @@ import pytest
 
 from citedesk.core.findings import VerdictLabel
 from citedesk.evidence import models
+from citedesk.evidence.catalogue import FACTCG_FORMAT, FACTCG_TEMPLATE, find_entry, recommended
 from citedesk.evidence.judges.base import Pair
 from citedesk.evidence.judges.nli import NliJudge, onnx_layout, read_format, words, write_format
 from citedesk.evidence.judges.registry import resolve
 from citedesk.evidence.onnx_embed import ONNX_ENV
 from citedesk.evidence.onnx_judge import export_judge
-from citedesk.evidence.registry import FACTCG_FORMAT, FACTCG_TEMPLATE, find_entry, recommended
 from tests.helpers.models import _SPECIALS, WORDS, _save_tokenizer
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.evidence import models
+from citedesk.evidence import local_models, models
+from citedesk.evidence.catalogue import CATALOGUE, MINICHECK_FORMAT, find_entry, recommended
 from citedesk.evidence.judges.base import Pair
 from citedesk.evidence.judges.nli import (
     FORMAT_FILE,
@@ -21,7 +22,6 @@ from citedesk.evidence.judges.nli import (
     write_format,
 )
 from citedesk.evidence.models import VERIFY_PAIRS, verify
-from citedesk.evidence.registry import MINICHECK_FORMAT, REGISTRY, find_entry, recommended
 from tests.helpers.models import build_tiny_nli
 
 THREE_WAY = {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"}
@@ -135,7 +135,7 @@ def test_a_registry_model_is_recognised_on_import(
 def test_an_unrecognised_minicheck_folder_can_be_named_on_import(grounding_model: Path) -> None:
     with pytest.raises(ModelError, match="import it naming which"):
         models.import_model(grounding_model, "anonymous")
-    assert not (models.models_dir() / "anonymous").exists()
+    assert not (local_models.models_dir() / "anonymous").exists()
     installed = models.import_model(grounding_model, "named", registry_name="minicheck-deberta-large")
     assert read_format(installed) == MINICHECK_FORMAT
     assert verify(NliJudge(installed, shared=False)).correct == 6
@@ -146,7 +146,7 @@ def test_an_unrecognised_minicheck_folder_can_be_named_on_import(grounding_model
 def test_the_registry_states_figures_sources_and_formats() -> None:
     offered = recommended()
     assert [e.name for e in offered][:2] == ["minicheck-roberta-large", "minicheck-deberta-large"]
-    for entry in REGISTRY:
+    for entry in CATALOGUE:
         assert entry.licence
         assert entry.one_click == (not entry.not_offered)
         if entry.benchmark:

@@ -16,7 +16,8 @@ from citedesk.cli import main
 from citedesk.cli.parser import JUDGE_HELP
 from citedesk.core.findings import Kind, Severity
 from citedesk.errors import UsageError
-from citedesk.evidence import models
+from citedesk.evidence import local_models
+from citedesk.evidence.catalogue import find_entry, recommended
 from citedesk.evidence.judges import heuristic, nli
 from citedesk.evidence.judges.base import Judgement, Pair, Policy
 from citedesk.evidence.judges.heuristic import HeuristicJudge
@@ -34,8 +35,7 @@ from citedesk.evidence.judges.registry import (
     specs,
     unregister,
 )
-from citedesk.evidence.models import models_dir, set_default
-from citedesk.evidence.registry import find_entry, recommended
+from citedesk.evidence.local_models import models_dir, set_default
 from citedesk.pipeline import AuditOptions, audit_text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "citedesk"
@@ -175,14 +175,14 @@ def test_a_loaded_judge_carries_its_registry_entrys_policy(tmp_path: Path) -> No
     model = resolve(f"nli:{folder}").load()  # built, not loaded: torch only when it judges
     assert isinstance(model, nli.NliJudge)
     assert model.name == "nli:some-model"
-    assert model.policy == models.NLI.policy
+    assert model.policy == local_models.NLI.policy
 
 
 def test_resolve_reads_every_setting() -> None:
     assert resolve(OFF).off
     assert resolve("heuristic").spec is heuristic.SPEC
     choice = resolve("nli:minilm-nli")
-    assert (choice.spec, choice.argument) == (models.NLI, "minilm-nli")
+    assert (choice.spec, choice.argument) == (local_models.NLI, "minilm-nli")
     assert resolve("claude").sends_text
     assert not resolve(AUTO).sends_text
     with pytest.raises(UsageError, match=r"unknown judge 'bogus': use heuristic, .*nli, nli:MODEL.* or auto"):
@@ -196,7 +196,7 @@ def test_auto_prefers_the_default_model_else_the_heuristic_judge() -> None:
     (folder / "config.json").write_text("{}", encoding="utf-8")
     set_default("tiny")
     choice = resolve(AUTO)
-    assert choice.spec is models.NLI
+    assert choice.spec is local_models.NLI
     assert choice.argument == str(folder)
 
 
@@ -230,13 +230,13 @@ def test_the_catalogue_offers_only_models_a_registered_judge_runs() -> None:
     flan = find_entry("minicheck-flan-t5-large")
     assert flan is not None
     assert flan.kind is JudgeKind.TEXT_TO_TEXT
-    assert model_judge(JudgeKind.ENCODER) is models.NLI
+    assert model_judge(JudgeKind.ENCODER) is local_models.NLI
     # the text-to-text judge is registered, so the catalogue offers the model (and checks it with it)
-    assert model_judge(JudgeKind.TEXT_TO_TEXT) is models.SEQ2SEQ
+    assert model_judge(JudgeKind.TEXT_TO_TEXT) is local_models.SEQ2SEQ
     assert flan.offered
     assert flan in recommended()
     # without it, the model would be listed, not offered
-    models_seq2seq = models.SEQ2SEQ
+    models_seq2seq = local_models.SEQ2SEQ
     unregister(models_seq2seq.name)
     try:
         assert not flan.offered

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.evidence import models
+from citedesk.evidence import local_models
+from citedesk.evidence.catalogue import CatalogueEntry
 from citedesk.evidence.download import (
     DiskFull,
     DownloadCancelled,
@@ -27,12 +28,11 @@ from citedesk.evidence.download import (
     pull,
 )
 from citedesk.evidence.judges.nli import FORMAT_FILE, InputFormat, ModelError, read_format
-from citedesk.evidence.registry import RegistryEntry
 from tests.helpers.hub import HubRepo, LocalHub, serve_hub
 
 REPO = "citedesk-test/tiny-grounding"
 TINY_FORMAT = InputFormat(kind="joined", entail=1, max_length=512, chunk_tokens=400)
-ENTRY = RegistryEntry(
+ENTRY = CatalogueEntry(
     "tiny-grounding",
     REPO,
     1,
@@ -63,7 +63,7 @@ def hub(grounding_model: Path, monkeypatch: pytest.MonkeyPatch, online: None) ->
 
 
 def left_in_models() -> list[str]:
-    root = models.models_dir()
+    root = local_models.models_dir()
     return sorted(p.name for p in root.iterdir()) if root.exists() else []
 
 
@@ -75,9 +75,9 @@ def test_pull_installs_a_checked_model_reporting_progress_to_the_total(
 
     def report(done: int, total: int) -> None:
         reports.append((done, total))
-        seen_installed.append(models.installed())
+        seen_installed.append(local_models.installed())
 
-    root = models.models_dir()
+    root = local_models.models_dir()
     root.mkdir(parents=True)
     stale, fresh = root / ".old.download-1234abcd", root / ".other.download-5678abcd"
     for folder in (stale, fresh):
@@ -127,7 +127,7 @@ def test_cancel_mid_download_installs_nothing(hub: LocalHub) -> None:
 
 
 def test_a_model_whose_labels_read_backwards_is_not_installed(hub: LocalHub) -> None:
-    backwards = RegistryEntry(
+    backwards = CatalogueEntry(
         "backwards", REPO, 1, "MIT", "", "", "", input_format=InputFormat(kind="joined", entail=0)
     )
     with pytest.raises(ModelError, match="only 0 of 6 known pairs"):
@@ -203,11 +203,13 @@ def test_offline_mode_is_no_network_without_contacting_anyone(
 
 
 def test_pull_returns_the_installed_folder(hub: LocalHub, monkeypatch: pytest.MonkeyPatch) -> None:
-    from citedesk.evidence import registry
+    from citedesk.evidence import catalogue
 
-    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, ENTRY))
-    assert pull("tiny-grounding").path == models.models_dir() / "tiny-grounding"
-    assert models.default_model() == models.models_dir() / "tiny-grounding"  # the only one: `auto` uses it
+    monkeypatch.setattr(catalogue, "CATALOGUE", (*catalogue.CATALOGUE, ENTRY))
+    assert pull("tiny-grounding").path == local_models.models_dir() / "tiny-grounding"
+    assert (
+        local_models.default_model() == local_models.models_dir() / "tiny-grounding"
+    )  # the only one: `auto` uses it
 
 
 def test_progress_in_words() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.evidence import speed
-from citedesk.evidence.models import models_dir
+from citedesk.evidence.local_models import models_dir
 from tests.helpers.t5 import build_tiny_t5
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.evidence import models
+from citedesk.evidence import local_models
 from citedesk.evidence.download import onnx_state, pull
 from citedesk.evidence.judges.nli import NliJudge
 from citedesk.evidence.onnx_embed import ONNX_ENV
@@ -101,7 +101,7 @@ def test_a_download_that_cannot_be_exported_is_installed_on_torch_and_says_why(
     assert result.onnx.engine == "torch"
     assert "differ from torch" in result.onnx.describe()
     assert best_file(result.path) is None  # nothing unchecked is published
-    assert models.installed() == [result.path]  # nothing lost: installed, and it judges
+    assert local_models.installed() == [result.path]  # nothing lost: installed, and it judges
     assert "differ from torch" in judge_failure_file(result.path).read_text(encoding="utf-8")
     judge = NliJudge(result.path, shared=False)
     assert judge.judge(pairs())
@@ -112,7 +112,7 @@ def test_a_download_that_cannot_be_exported_is_installed_on_torch_and_says_why(
 def test_models_prepare_name_exports_an_imported_model_once(
     grounding_model: Path, onnx_on: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    installed = models.models_dir() / "tiny"  # installed by hand (or by `models import`): not exported
+    installed = local_models.models_dir() / "tiny"  # installed by hand (or by `models import`): not exported
     shutil.copytree(grounding_model, installed)
     assert best_file(installed) is None  # an import exports nothing by itself
     capsys.readouterr()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from citedesk.cli import main, progress
-from citedesk.evidence import registry
+from citedesk.evidence import catalogue
 from tests.evidence.test_model_download import ENTRY, hub, online  # noqa: F401 - fixtures
 from tests.helpers.hub import LocalHub
 
@@ -17,7 +17,7 @@ def test_models_pull_shows_plain_progress_lines_when_not_a_terminal(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, ENTRY))
+    monkeypatch.setattr(catalogue, "CATALOGUE", (*catalogue.CATALOGUE, ENTRY))
     monkeypatch.setattr(progress, "PLAIN_AFTER_S", 0.0)  # the tiny model downloads at once
     assert main(["models", "pull", ENTRY.name]) == 0
     captured = capsys.readouterr()

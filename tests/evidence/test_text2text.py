@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
+from citedesk.evidence.catalogue import find_entry
 from citedesk.evidence.judges.base import Pair
 from citedesk.evidence.judges.text2text import MINICHECK_T5_FORMAT, TextToTextJudge, read_text_format
-from citedesk.evidence.registry import find_entry
 from tests.conftest import SAMPLES
 from tests.helpers.t5 import build_tiny_t5
 

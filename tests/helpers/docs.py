@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from citedesk.core.document import Document, parse_document
+from citedesk.core.document import Document
+from citedesk.core.reading import parse_document
 
 
 def marker_texts(doc: Document) -> list[str]:

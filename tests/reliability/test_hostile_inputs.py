@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind
+from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_checked
 from tests.helpers.server import running
 
@@ -184,16 +184,17 @@ def test_ten_thousand_markers(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     fabricated = [f for f in report["findings"] if f["kind"] == Kind.FABRICATED.value]
     assert len(fabricated) == 5000  # [60]…[66] do not exist; [1]…[50] do
     # and the fix for them all is still exact: the prose is untouched
-    findings = [f for f in _findings(text) if f.kind is Kind.FABRICATED]
-    fixed = apply_checked(text, [edit for f in findings for edit in f.fixes[0].edits])
+    document = parse_document(text, None)
+    findings = [f for f in _findings(document) if f.kind is Kind.FABRICATED]
+    fixed = apply_checked(text, [edit for f in findings for edit in f.fixes[0].edits], like=document)
     assert fixed.count("[") == text.count("[") - 5000
     assert fixed.replace("[", "").count("Claim number") == 5000
 
 
-def _findings(text: str) -> list[Any]:
+def _findings(document: Any) -> list[Any]:
     from citedesk.core.checks import structural_findings
 
-    return structural_findings(parse_document(text, None))
+    return structural_findings(document)
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.resolved import SourceOptions, SourceStatus

@@ -24,7 +24,7 @@ from citedesk.cli import main
 from citedesk.core import safeload
 from citedesk.core.bibliography import BibFormat, BibliographyError
 from citedesk.core.bibread import parse_bibliography
-from citedesk.core.document import parse_document
+from citedesk.core.reading import parse_document
 from citedesk.core.safeload import MAX_NESTING, safe_json, safe_yaml
 
 TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"

@@ -144,7 +144,7 @@ def test_a_missing_bibliography_says_which(tmp_path: Path) -> None:
 def test_uncited_entries_with_a_local_copy_are_candidates_never_fetched_most_relevant_first(
     tmp_path: Path,
 ) -> None:
-    from citedesk.core.document import parse_document
+    from citedesk.core.reading import parse_document
     from citedesk.sources.citeworks import MAX_CANDIDATES, works_to_check
 
     entries = []

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.document import parse_document
 from citedesk.core.findings import Kind, Severity
+from citedesk.core.reading import parse_document
 from citedesk.sources.checks import source_findings
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import gather_sources

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import parse_structure
+from citedesk.core.reading import parse_structure
 from citedesk.core.repair import prose_of
 from tests.helpers.indexes import DING, SNAPSHOT_SAMPLE, UNKNOWN, WAKEFIELD, ZHOU, IndexServer, serve_indexes
 from tests.helpers.truth_cli import audit, by_reference, flags

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from citedesk.core.dialects import latex, numbered, pandoc
 from citedesk.core.dialects.base import (
-    CitationDialect,
     PlainDialect,
-    Reading,
     dialect_for,
     dialect_named,
     register,
@@ -21,6 +19,7 @@ from citedesk.core.dialects.base import (
     unregister,
 )
 from citedesk.core.dialects.numbered import notes_only
+from citedesk.core.document import CitationDialect, Reading
 
 __all__ = [
     "CitationDialect",

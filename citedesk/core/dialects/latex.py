@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
+from citedesk.core.dialects.base import PlainDialect, dialect_named, register
+from citedesk.core.document import Reading
 from citedesk.core.latex import LatexReading, read_latex
 from citedesk.core.latex_checks import latex_findings, nocite_of
 from citedesk.core.latex_repair import latex_edits, soft_break
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from citedesk.core.document import Document, Structure
     from citedesk.core.findings import Finding, TextEdit
     from citedesk.core.markdown import Layout
-    from citedesk.core.repair import Operation
+    from citedesk.core.operations import Operation
 
 
 @functools.lru_cache(maxsize=8)

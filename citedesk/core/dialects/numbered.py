@@ -2,7 +2,7 @@
 reference list, which is in the text — its entries are checked, removed and renumbered.
 
 Reading: `core.references.parse_references` and `core.markers.find_markers`; checks:
-`core.checks` (fabricated, malformed, orphan, duplicate); edits: `core.marker_repair`.
+`core.marker_checks` (fabricated, malformed, orphan, duplicate); edits: `core.marker_repair`.
 """
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from citedesk.core.checks import (
+from citedesk.core.dialects.base import PlainDialect, dialect_named, register
+from citedesk.core.document import Reading
+from citedesk.core.marker_checks import (
     duplicate_references,
     fabricated_markers,
     malformed_markers,
     orphan_references,
 )
-from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
 from citedesk.core.marker_repair import marker_edits
 from citedesk.core.markers import MarkerStyle, find_markers
 from citedesk.core.references import LabelStyle, parse_references
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from citedesk.core.document import Document, Structure
     from citedesk.core.findings import Finding, TextEdit
     from citedesk.core.markdown import Layout
-    from citedesk.core.repair import Operation
+    from citedesk.core.operations import Operation
     from citedesk.core.works import BibReference
 
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from citedesk.core.citekey_checks import citekey_findings, nocite
 from citedesk.core.citekey_repair import pandoc_edits
 from citedesk.core.citekeys import find_citations, is_cross_reference, render_key
-from citedesk.core.dialects.base import PlainDialect, Reading, dialect_named, register
+from citedesk.core.dialects.base import PlainDialect, dialect_named, register
+from citedesk.core.document import Reading
 from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.references import ReferenceList
 from citedesk.core.spans import SpanSet
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from citedesk.core.document import Document, Structure
     from citedesk.core.findings import Finding, TextEdit
     from citedesk.core.markdown import Layout
-    from citedesk.core.repair import Operation
+    from citedesk.core.operations import Operation
 
 _NOTE_REFERENCE = re.compile(r"\[\^[^\[\]\s]+\](?!:)")
 """A `[^note]` of any length; a key holds no `[`, so the search from one `[^` stops at the next."""

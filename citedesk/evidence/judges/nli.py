@@ -24,7 +24,7 @@ int8 where it agrees with fp32) the judge runs it with onnxruntime and the `toke
 and never imports torch; where it does not, the first use starts its export in the background and
 judges with torch meanwhile; a model that cannot be exported stays on torch (`notice` says why).
 
-`evidence.models` registers it as the `nli` judge (an encoder model: `nli` the default model,
+`evidence.local_models` registers it as the `nli` judge (an encoder model: `nli` the default model,
 `nli:MODEL` an installed name or a folder), the one `auto` prefers when a default model is
 installed: which models are installed is that module's business, so this one never imports it.
 """

@@ -8,7 +8,7 @@ holds these types and the table). A judge module calls `register(...)` once, at 
 else names it. Like a linter's rule registry, the audit never compares judge names: it asks
 `resolve(text)` which judge a setting means and loads it.
 
-The evidence layer's judges are imported on the first look-up (`heuristic`, and `evidence.models`,
+The evidence layer's judges are imported on the first look-up (`heuristic`, and `evidence.local_models`,
 which registers `nli` for the installed models: neither imports torch until a model is loaded); a
 judge of a higher layer (Claude, in `assist`) registers when its module is imported, which the
 pipeline does. A setting is one of:
@@ -164,13 +164,13 @@ _built_in_loaded: list[bool] = []
 
 def _load_built_in() -> None:
     """Import the evidence layer's judges, which register themselves (once per process): the
-    heuristic judge (it reads with numpy), and the NLI judge, which `evidence.models` registers for
+    heuristic judge (it reads with numpy), and the NLI judge, which `evidence.local_models` registers for
     the installed models. Deferred because the heuristic's numpy is not needed to open the window
     or build the CLI's parser; neither module imports this one (they register through
     `judges.spec`), so no cycle makes it so."""
     if not _built_in_loaded:
         # (the flag is set after the import: another thread never finds the registry half full)
-        from citedesk.evidence import models  # noqa: F401, PLC0415
+        from citedesk.evidence import local_models  # noqa: F401, PLC0415
         from citedesk.evidence.judges import heuristic, server  # noqa: F401, PLC0415
 
         _built_in_loaded.append(True)

@@ -3,7 +3,7 @@ table judges register into.
 
 This module sits below every judge and below the registry's look-ups (`judges.registry`): a judge
 module (`heuristic`, `assist.judge`) or the module that registers a judge for its models
-(`evidence.models` for `nli`) imports only this, so no judge and the registry import each other.
+(`evidence.local_models` for `nli`) imports only this, so no judge and the registry import each other.
 """
 
 from __future__ import annotations

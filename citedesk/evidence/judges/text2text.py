@@ -14,7 +14,7 @@ Its threshold is MiniCheck's: supported at P ≥ 0.5 (`pred_label = prob > 0.5`)
 
 The format is recorded in the model folder (`citedesk-model.json`, as for encoder models) by
 `models import --as NAME` or `models pull`, so a folder is read the way its catalogue entry says;
-`evidence.models` registers the judge for the installed models (`seq2seq`, `seq2seq:MODEL`).
+`evidence.local_models` registers the judge for the installed models (`seq2seq`, `seq2seq:MODEL`).
 torch and transformers load on first use.
 """
 

@@ -1,4 +1,4 @@
-"""The models CiteDesk recommends as judges, ranked by published accuracy, each with how it must be read.
+"""The model catalogue: the models CiteDesk recommends as judges, ranked by published accuracy, each with how it must be read.
 
 A grounding judge answers "does this source passage support this sentence?", which is what the
 LLM-AggreFact benchmark measures: 11 human-labelled sets of (document, claim) pairs taken from
@@ -58,7 +58,7 @@ fixed`)."""
 
 
 @dataclass(frozen=True)
-class RegistryEntry:
+class CatalogueEntry:
     name: str
     """What `citedesk models pull NAME` takes and the folder it installs as."""
     hub_id: str
@@ -99,8 +99,8 @@ class RegistryEntry:
         return f"a {self.kind.value}; no judge CiteDesk has runs one"
 
 
-REGISTRY = (
-    RegistryEntry(
+CATALOGUE = (
+    CatalogueEntry(
         "minicheck-roberta-large",
         "lytang/MiniCheck-RoBERTa-Large",
         1430,
@@ -112,7 +112,7 @@ REGISTRY = (
         source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
         input_format=MINICHECK_FORMAT,
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "minicheck-deberta-large",
         "lytang/MiniCheck-DeBERTa-v3-Large",
         1750,
@@ -124,7 +124,7 @@ REGISTRY = (
         source=LEADERBOARD + "; MiniCheck paper (Tang et al., EMNLP 2024)",
         input_format=MINICHECK_FORMAT,
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "deberta-v3-base-nli",
         "MoritzLaurer/DeBERTa-v3-base-mnli-fever-anli",
         740,
@@ -136,7 +136,7 @@ REGISTRY = (
         source="model card, Hugging Face automatic evaluation (model-index, verified)",
         input_format=InputFormat(kind="pair", max_length=256),
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "minilm-nli",
         "cross-encoder/nli-MiniLM2-L6-H768",
         330,
@@ -148,7 +148,7 @@ REGISTRY = (
         source="CESoftmaxAccuracyEvaluator_AllNLI-dev_results.csv in the model repository (June 2021)",
         input_format=InputFormat(kind="pair", entail=1, contradict=0, max_length=256),
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "minicheck-flan-t5-large",
         "lytang/MiniCheck-Flan-T5-Large",
         3130,
@@ -161,7 +161,7 @@ REGISTRY = (
         input_format=MINICHECK_T5_FORMAT,
         kind=JudgeKind.TEXT_TO_TEXT,
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "factcg-deberta-large",
         "yaxili96/FactCG-DeBERTa-v3-Large",
         1750,
@@ -179,7 +179,7 @@ REGISTRY = (
         input_format=FACTCG_FORMAT,
         threshold="supported at P ≥ 0.5 (FactCG's `fixed` setting, as its 75.6 was measured)",
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "alignscore-large",
         "yzha/AlignScore",
         4900,
@@ -192,7 +192,7 @@ REGISTRY = (
         one_click=False,
         not_offered="a training checkpoint for the alignscore package, not a transformers model folder",
     ),
-    RegistryEntry(
+    CatalogueEntry(
         "hhem-2.1-open",
         "vectara/hallucination_evaluation_model",
         440,
@@ -206,12 +206,12 @@ REGISTRY = (
 )
 
 
-def find_entry(name: str) -> RegistryEntry | None:
-    """A registry entry by its short name or its hub id (case-insensitive)."""
+def find_entry(name: str) -> CatalogueEntry | None:
+    """A catalogue entry by its short name or its hub id (case-insensitive)."""
     wanted = name.strip().lower()
-    return next((e for e in REGISTRY if wanted in (e.name.lower(), e.hub_id.lower())), None)
+    return next((e for e in CATALOGUE if wanted in (e.name.lower(), e.hub_id.lower())), None)
 
 
-def recommended() -> list[RegistryEntry]:
+def recommended() -> list[CatalogueEntry]:
     """The entries `models pull` installs, in the order they are recommended."""
-    return [entry for entry in REGISTRY if entry.offered]
+    return [entry for entry in CATALOGUE if entry.offered]
