@@ -42,8 +42,8 @@ from typing import Any, Literal
 import platformdirs
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import FailPolicy
 from citedesk.core.reports import format_names
+from citedesk.core.reports.report import FailPolicy
 from citedesk.core.safeload import toml_excess
 from citedesk.errors import CiteDeskError, InputError, UsageError
 from citedesk.evidence.judges.registry import find as find_judge

@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from citedesk.assist import judge as _claude_judge  # noqa: F401 - registers the Claude judge
-from citedesk.core.document import Document, document_of
-from citedesk.core.latex_bounds import naming, parse_deadline
+from citedesk.core.dialects.latex.bounds import naming, parse_deadline
+from citedesk.core.document.model import Document, document_of
 from citedesk.core.reading import parse_document, structure_without_bibliography
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.engine.state import AuditOptions, AuditState, ProgressCallback, StageResult
 
 __all__ = [

@@ -260,7 +260,7 @@ def test_no_import_cycle() -> None:
 
 
 def test_importing_a_module_from_outside_its_package_imports_the_package_too() -> None:
-    """`core.document` would import the dialects' package (`from citedesk.core.dialects.x import …`
+    """`core.document.model` would import the dialects' package (`from citedesk.core.dialects.x import …`
     runs `dialects/__init__`, which imports every dialect, which import the document model)."""
     graph = import_graph()
     # `config` imports `evidence.judges.registry`, and so `evidence.judges` and `evidence` first

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.report import FailPolicy
+from citedesk.core.reports.report import FailPolicy
 from citedesk.errors import UsageError
 from tests.conftest import SAMPLES
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.citekey_repair import citation_prose
-from citedesk.core.citekeys import find_citations
+from citedesk.core.dialects.pandoc.repair import citation_prose
+from citedesk.core.document.citekeys import find_citations
 
 BIB = """@article{smith2020,
   author = {Smith, Jo},

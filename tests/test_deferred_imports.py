@@ -86,7 +86,7 @@ def test_the_counter_sees_deferred_imports_and_skips_type_checking_blocks() -> N
         "    import json\n"
         "    from citedesk.evidence import models\n"
         "    if TYPE_CHECKING:\n"
-        "        from citedesk.core.document import Document\n"
+        "        from citedesk.core.document.model import Document\n"
         "    class Later:\n"
         "        def method(self):\n"
         "            import citedesk.store\n"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.citekey_repair import citation_prose
-from citedesk.core.citekeys import find_citations
+from citedesk.core.dialects.pandoc.repair import citation_prose
+from citedesk.core.document.citekeys import find_citations
 from tests.conftest import SAMPLES
 from tests.sources.test_zotero import Library, zotero  # noqa: F401 - the fixture
 

@@ -168,7 +168,7 @@ def test_a_file_outside_the_allowed_folders_is_not_called_offline(
 
 
 def test_indexes_out_of_reach_are_not_called_offline() -> None:
-    from citedesk.core.summaries import ReferenceTruth
+    from citedesk.core.reports.summaries import ReferenceTruth
 
     tried = ReferenceTruth("not_checked", "crossref: host not found", unreachable=True)
     assert tried.words == "no index reachable: not looked up"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.claims import assess
+from citedesk.core.document.claims import assess
 
 LOCAL = ["--offline", "--judge", "heuristic", "--no-dense"]
 ALLOTMENTS = (

@@ -7,8 +7,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from citedesk.core.report import Report
 from citedesk.core.reports import register, unregister
+from citedesk.core.reports.report import Report
 
 
 class ToyFormat:

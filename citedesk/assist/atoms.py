@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
-from citedesk.core.claims import Atom
-from citedesk.core.document import Document
+from citedesk.core.document.claims import Atom
+from citedesk.core.document.model import Document
 from citedesk.errors import AssistError
 from citedesk.evidence.lexical import content_stems
 from citedesk.evidence.numbers import quantities, same_figure

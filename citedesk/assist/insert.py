@@ -26,13 +26,13 @@ from citedesk.assist.atoms import decomposition_requests
 from citedesk.assist.client import ClaudeClient, Request, is_repeat
 from citedesk.core.checks import structural_findings
 from citedesk.core.dialects import dialect_for, registered
-from citedesk.core.document import Document, Structure, document_of, reparse
+from citedesk.core.document.model import Document, Structure, document_of, reparse
+from citedesk.core.document.works import BibReference, CitedEntry
 from citedesk.core.findings import Fix, Kind
 from citedesk.core.operations import AddCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document, parse_structure, structure_without_bibliography
 from citedesk.core.repair import cite_sentence, prose_of
-from citedesk.core.works import BibReference, CitedEntry
 from citedesk.errors import AssistError, RepairError
 from citedesk.evidence.lexical import content_stems
 

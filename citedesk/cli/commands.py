@@ -19,11 +19,11 @@ from citedesk.cli.models import models_command
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
-from citedesk.core.batch import FileAudit, render_batch
+from citedesk.core.dialects.latex.bounds import parse_deadline
 from citedesk.core.findings import Kind
-from citedesk.core.latex_bounds import parse_deadline
-from citedesk.core.report import FailPolicy, Report
 from citedesk.core.reports import report_format, several_formats
+from citedesk.core.reports.multi_file import FileAudit, render_batch
+from citedesk.core.reports.report import FailPolicy, Report
 from citedesk.core.review import Decision
 from citedesk.desk import (
     STRUCTURAL_KINDS,
@@ -225,7 +225,7 @@ def _audit_streaming(session: DocumentSession, args: argparse.Namespace, policy:
 
 
 def _audit_many(args: argparse.Namespace, configuration: Configuration, policy: FailPolicy) -> int:
-    """Each file audited on its own, then one summary table (`core.batch`)."""
+    """Each file audited on its own, then one summary table (`core.reports.multi_file`)."""
     form = configuration.settings.format
     if form not in several_formats():
         *others, last = several_formats()

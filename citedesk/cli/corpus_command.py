@@ -16,7 +16,7 @@ from pathlib import Path
 from citedesk.cli.output import printable
 from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
-from citedesk.core.report import FailPolicy
+from citedesk.core.reports.report import FailPolicy
 from citedesk.desk import Desk
 from citedesk.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
 

@@ -2,15 +2,15 @@
 sentences that need a citation and have none.
 
 `structural_findings` asks the document's dialect for the checks specific to it (a numbered
-document's are `core.marker_checks`: fabricated, malformed, orphan and duplicate markers and
-entries; a pandoc document's `core.citekey_checks`; a LaTeX document's `core.latex_checks`) and adds
+document's are `core.dialects.numbered.checks`: fabricated, malformed, orphan and duplicate markers and
+entries; a pandoc document's `core.dialects.pandoc.checks`; a LaTeX document's `core.dialects.latex.checks`) and adds
 uncited claims, which every dialect shares."""
 
 from __future__ import annotations
 
 import bisect
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding, Kind, make_finding
 
 
@@ -24,7 +24,7 @@ def uncited_claims(document: Document) -> list[Finding]:
     malformed_at = sorted(m.start for m in document.malformed)
     for claim in document.claims:
         if not claim.needs_citation or claim.sentence.markers or claim.sentence.noted:
-            continue  # a sentence that calls a citing note is cited there (`core.notes`)
+            continue  # a sentence that calls a citing note is cited there (`core.document.notes`)
         i = bisect.bisect_left(malformed_at, claim.sentence.start)
         if i < len(malformed_at) and malformed_at[i] < claim.sentence.span_end + 8:
             continue  # the sentence tried to cite; the malformed marker is the finding

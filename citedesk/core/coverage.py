@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from citedesk.core.document import Document
+from citedesk.core.document.markers import Marker
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Verdict, VerdictLabel
-from citedesk.core.markers import Marker
 from citedesk.core.spans import SpanSet
 
 

@@ -2,7 +2,7 @@
 
 Everything here is typed: a finding's evidence (`Evidence`), the judgement it reports (`Verdict`) and
 the better reference it offers (`Suggestion`) are dataclasses that the window reads by attribute.
-JSON exists only at the report boundary (`to_json` here and in `core/report.py`); `Finding.details`
+JSON exists only at the report boundary (`to_json` here and in `core/reports/report.py`); `Finding.details`
 holds only kind-specific facts that are printed, never read back (a figure, a list of reasons).
 """
 

@@ -11,7 +11,7 @@ table; no other module of CiteDesk writes a document suffix (`tests/test_formats
 
 A new format, dialect or container registers from one module: `register(DocumentFormat(...))`
 (with its own `Container` and a `DialectRule` naming a registered dialect); `unregister` takes it
-back. Bibliography files have their own table (`core.bibliography.format_for`), and the texts of
+back. Bibliography files have their own table (`core.bibliographies.model.format_for`), and the texts of
 cited works theirs (`SOURCE_SUFFIXES`, below): neither is a document.
 """
 

@@ -1,5 +1,5 @@
 """A number that is part of a name is no figure: `COVID-19`, `SARS-CoV-2`, `GPT-4`, `Windows 11`,
-`ISO 9001`, `phase 3`, `Table 2`. One rule, read by the claim test (`core.claims`: does a sentence
+`ISO 9001`, `phase 3`, `Table 2`. One rule, read by the claim test (`core.document.claims`: does a sentence
 state a figure?) and by the figures a claim is checked on (`evidence.numbers`)."""
 
 from __future__ import annotations

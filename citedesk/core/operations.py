@@ -4,7 +4,7 @@ renumber.
 
 A fix is a list of them; the document's dialect writes them as text edits (`CitationDialect.edits`)
 and `core.repair` checks the result. They are plain data, below the document model, so the model
-can say what it asks of its dialect (`core.document.CitationDialect`) without importing the repairs.
+can say what it asks of its dialect (`core.document.model.CitationDialect`) without importing the repairs.
 """
 
 from __future__ import annotations

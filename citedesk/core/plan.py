@@ -34,10 +34,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citedesk.core.document import Structure, reparse
-from citedesk.core.entries import entry_body_start, entry_holding
+from citedesk.core.document.entries import entry_body_start, entry_holding
+from citedesk.core.document.markers import find_markers, repair_malformed
+from citedesk.core.document.model import Structure, reparse
+from citedesk.core.document.references import Reference
 from citedesk.core.findings import Finding, Fix, TextEdit
-from citedesk.core.markers import find_markers, repair_malformed
 from citedesk.core.operations import (
     AddCitation,
     EditReference,
@@ -50,7 +51,6 @@ from citedesk.core.operations import (
     Renumber,
     RetargetCitation,
 )
-from citedesk.core.references import Reference
 from citedesk.core.repair import apply_edits, build_edits, prose_of, prose_offsets
 from citedesk.core.spans import SpanSet
 from citedesk.errors import RepairError

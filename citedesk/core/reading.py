@@ -1,5 +1,5 @@
 """A text read as a document: its dialect chosen (`dialects.dialect_for`, from the file's path and
-its bibliography) or given, then read by the document model (`core.document.read_structure`).
+its bibliography) or given, then read by the document model (`core.document.model.read_structure`).
 
 The one door from a text to a `Structure` or a `Document` for everything above the core's dialects:
 the model itself never chooses a dialect (the dialects build on it), so the choice lives here,
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citedesk.core.dialects import CitationDialect, dialect_for, notes_only
-from citedesk.core.document import Document, Structure, document_of, read_structure
-from citedesk.core.works import BibReference
+from citedesk.core.document.model import Document, Structure, document_of, read_structure
+from citedesk.core.document.works import BibReference
 
 
 def parse_structure(

@@ -3,8 +3,8 @@
 A fix is a list of operations (`core.operations`: remove a citation, drop a reference entry,
 renumber, correct a field inside an entry …). Operations are the same in every citation dialect (`core.dialects`):
 `build_edits` asks the document's dialect to write them — a numbered document's in markers and
-reference entries (`core.marker_repair`), a pandoc document's in citation syntax
-(`core.citekey_repair`) — and operations from many fixes merge into one consistent set of edits,
+reference entries (`core.dialects.numbered.repair`), a pandoc document's in citation syntax
+(`core.dialects.pandoc.repair`) — and operations from many fixes merge into one consistent set of edits,
 so "fix all" never produces overlapping edits. `prose_of` defines what must never change: the text
 with every marker (and its removal whitespace) and every reference entry taken out.
 """
@@ -16,7 +16,9 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from citedesk.core.document import Structure, reparse
+from citedesk.core.document.model import Structure, reparse
+from citedesk.core.document.references import Reference
+from citedesk.core.document.sentences import Sentence
 from citedesk.core.findings import Fix, TextEdit
 from citedesk.core.operations import (
     AddCitation,
@@ -28,8 +30,6 @@ from citedesk.core.operations import (
     RemoveReference,
     Renumber,
 )
-from citedesk.core.references import Reference
-from citedesk.core.sentences import Sentence
 from citedesk.core.text import line_end, line_start, next_line_start
 from citedesk.errors import RepairError
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from citedesk.core.claims import fingerprint
-from citedesk.core.document import Document
+from citedesk.core.document.claims import fingerprint
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding
 from citedesk.errors import UsageError
 

@@ -15,7 +15,7 @@ from itertools import accumulate
 
 import yaml
 
-from citedesk.core.bibliography import BibliographyError
+from citedesk.core.bibliographies.model import BibliographyError
 from citedesk.errors import CiteDeskError
 
 MAX_NESTING = 100

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citedesk.core.references import Reference
+from citedesk.core.document.references import Reference
 
 NUMBERED = re.compile(r"(?:ref(?:erence)?|source|src)?[\s_.\-\[(#]*0*(\d+)[\])]?", re.IGNORECASE)
 WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -57,9 +57,9 @@ from citedesk.pipeline import AuditOptions, AuditState, StageResult
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from citedesk.core.document import Document
+    from citedesk.core.document.model import Document
     from citedesk.core.findings import Finding
-    from citedesk.core.report import Report
+    from citedesk.core.reports.report import Report
 
 LOAD_AT_ONCE_BYTES = 64 * 1024
 """A message pickled larger than this (a long document's report) is unpickled by Python's own

@@ -29,10 +29,10 @@ from typing import Any
 from urllib.parse import quote
 
 from citedesk import __version__
-from citedesk.core.corpus_html import render_overview
-from citedesk.core.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
 from citedesk.core.formats import matches
 from citedesk.core.reports import report_format
+from citedesk.core.reports.corpus_html import render_overview
+from citedesk.core.reports.corpus_table import COLUMNS, CorpusRow, DocumentOutcome, columns, to_csv
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import OutputError, UsageError
 from citedesk.files import hash_regular_file, not_a_file, why_not_written, write_atomic

@@ -35,11 +35,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
-from citedesk.core.document import Document, document_of
+from citedesk.core.document.model import Document, document_of
+from citedesk.core.document.works import CitedEntry
 from citedesk.core.reading import parse_document, structure_without_bibliography
+from citedesk.core.reports.corpus_table import DocumentOutcome, failed_outcome, outcome_of
 from citedesk.core.review import document_key
-from citedesk.core.works import CitedEntry
 from citedesk.desk import corpus_worker
 from citedesk.desk.corpus_files import (
     CorpusDocument,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import citedesk.engine.stages  # noqa: F401 - warm: the stages' imports, once per worker, before its first document
-from citedesk.core.corpus_table import DocumentOutcome, failed_outcome, outcome_of
+from citedesk.core.reports.corpus_table import DocumentOutcome, failed_outcome, outcome_of
 from citedesk.desk.corpus_files import REPORT_FORMAT
 from citedesk.desk.desk import Desk
 from citedesk.desk.lifeline import die_with_parent

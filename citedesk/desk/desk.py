@@ -38,7 +38,7 @@ from citedesk.files import why_not_written, write_atomic
 from citedesk.pipeline import AuditOptions
 
 if TYPE_CHECKING:
-    from citedesk.core.batch import FileAudit
+    from citedesk.core.reports.multi_file import FileAudit
     from citedesk.desk.jobs import Jobs
     from citedesk.store import Store
 

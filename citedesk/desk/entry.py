@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.pipeline import AuditOptions, AuditState, StageResult, audit_text
 
 __all__ = ["AuditInput", "Entered", "audit_document", "observe", "observing"]

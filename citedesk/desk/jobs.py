@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from citedesk.core.batch import FileAudit
-from citedesk.core.citekey_checks import project_duplicates
-from citedesk.core.report import Report
+from citedesk.core.dialects.pandoc.checks import project_duplicates
+from citedesk.core.reports.multi_file import FileAudit
+from citedesk.core.reports.report import Report
 from citedesk.desk.mirror_records import IndexFile, IndexImport, IndexStatus
 from citedesk.desk.records import (
     CachedSource,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from citedesk.core.works import CitedEntry
+from citedesk.core.document.works import CitedEntry
 from citedesk.engine.sourcing import source_options, truth_fetches, truth_lookups
 from citedesk.engine.state import AuditOptions
 from citedesk.sources.gather import gather_sources

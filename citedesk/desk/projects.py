@@ -5,7 +5,7 @@ bibliography; `citedesk audit book/chapters/02.qmd` audits that chapter with it 
 `_quarto.yml` at or above the document, found as `citedesk.toml` is: not past a repository's top
 folder, the home folder or a folder anyone may write to); `citedesk audit --defaults thesis.yaml`
 audits the defaults file's `input-files` with its bibliographies and those of its
-`metadata-files`. What the files say is parsed by `core.projects`.
+`metadata-files`. What the files say is parsed by `core.projects.pandoc`.
 
 A LaTeX project is its main file (`thesis.tex`, the one with `\\documentclass`): its documents are
 the main file and every file reached by `\\input`/`\\include`/`\\subfile`, in reading order
@@ -15,7 +15,7 @@ audited alone finds its main file (`latex_root`: `% !TEX root = …` first, else
 folder or the one above that includes it), and so the thesis's bibliographies. What LaTeX's last
 run left beside the main file (`.aux`, `.bbl`, `.log`, `.blg`) is cross-checked
 (`latex_build_notices`): notices, never findings. What the `.tex` files say is read by
-`core.latex_project`.
+`core.projects.latex`.
 
 A project file is input, like a document's front matter or `citedesk.toml`: it may come with
 someone else's project. So every path it names must lie inside the project's folder (the folder
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citedesk.config import find_upwards
-from citedesk.core.bibliography import BibliographyError
+from citedesk.core.bibliographies.model import BibliographyError
+from citedesk.core.dialects.latex.bounds import naming
 from citedesk.core.formats import MAX_LATEX_BYTES, is_format
-from citedesk.core.latex_bounds import naming
-from citedesk.core.latex_project import (
+from citedesk.core.projects.latex import (
     Named,
     bibliography_names,
     includes,
@@ -48,7 +48,7 @@ from citedesk.core.latex_project import (
     root_magic,
     undefined_citations,
 )
-from citedesk.core.projects import (
+from citedesk.core.projects.pandoc import (
     QUARTO_FILE,
     ProjectFile,
     ProjectFileError,
@@ -146,7 +146,7 @@ def _inside(written: str, named_by: Path, roots: Sequence[Path], what: str) -> P
 
 # LaTeX projects ------------------------------------------------------------------------------------
 # Every `.tex` file — the main file, each file it includes, a chapter — is held to one limit,
-# `files.MAX_LATEX_BYTES`, checked before it is parsed; each is parsed within `core.latex_bounds`'
+# `files.MAX_LATEX_BYTES`, checked before it is parsed; each is parsed within `core.dialects.latex.bounds`'
 # depth and the deadline the caller set (`parse_deadline`), and a limit reached names the file.
 MAX_TEX_FILES = 400
 """Files one project may include, at most: past this the rest are left out, said so."""

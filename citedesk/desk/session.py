@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 from citedesk.assist.judge import what_would_be_judged
 from citedesk.core.containers import TEXT, Container, View, container_named
 from citedesk.core.containers import word as _word  # noqa: F401 - registers the Word container
+from citedesk.core.dialects.latex.bounds import parse_deadline
 from citedesk.core.findings import Finding, Fix, Kind
 from citedesk.core.formats import format_of
-from citedesk.core.latex_bounds import parse_deadline
 from citedesk.core.plan import RepairPlan, plan_repairs, sparing_proposed
-from citedesk.core.report import Report
 from citedesk.core.reports import format_of_path, jsonl_format, report_format
+from citedesk.core.reports.report import Report
 from citedesk.core.review import Decision, Review, document_key
 from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.projects import Project, document_project
@@ -46,7 +46,7 @@ from citedesk.files import FileStamp, read_stamped_bytes, why_not_written, write
 from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
 if TYPE_CHECKING:
-    from citedesk.core.works import BibReference
+    from citedesk.core.document.works import BibReference
     from citedesk.desk.services import DeskServices
 
 STRUCTURAL_KINDS = frozenset(

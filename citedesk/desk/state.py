@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from citedesk.core.document import Document
+    from citedesk.core.document.model import Document
     from citedesk.core.findings import Finding
-    from citedesk.core.report import Report
+    from citedesk.core.reports.report import Report
 
 FIELDS = ("text", "path", "report", "generation", "staged", "checking")
 

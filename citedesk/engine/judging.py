@@ -12,10 +12,10 @@ from typing import Any, cast
 from citedesk.assist.atoms import decompose
 from citedesk.assist.client import DEFAULT_MODEL, ClaudeClient
 from citedesk.assist.insert import can_cite, propose_citations
-from citedesk.core.claims import Atom
-from citedesk.core.document import Document
+from citedesk.core.document.claims import Atom
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Applicability, Finding, Kind, Verdict, VerdictLabel
-from citedesk.core.summaries import AssistSummary
+from citedesk.core.reports.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import UsageError
 from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
+from citedesk.core.reports.summaries import Quality, RetractionSummary, SourceSummary
 from citedesk.core.review import Decision, Review, document_key
-from citedesk.core.summaries import Quality, RetractionSummary, SourceSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import NotAStore, StoreError
 from citedesk.evidence.reuse import Lru

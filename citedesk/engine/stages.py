@@ -18,12 +18,12 @@ from pathlib import Path
 
 from citedesk.core.checks import structural_findings
 from citedesk.core.coverage import coverage_of
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
+from citedesk.core.document.works import CitedEntry
 from citedesk.core.findings import Finding, Verdict
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
+from citedesk.core.reports.summaries import SourceSummary
 from citedesk.core.review import Review
-from citedesk.core.summaries import SourceSummary
-from citedesk.core.works import CitedEntry
 from citedesk.engine.judging import Judging, judge_claims, judging_off, load_judging
 from citedesk.engine.sourcing import (
     check_truth,

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding
-from citedesk.core.report import Report, finding_json
+from citedesk.core.reports.report import Report, finding_json
 from citedesk.core.review import Review
 from citedesk.errors import Cancelled
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Evidence, Finding, Kind, Severity, Verdict, VerdictLabel, make_finding
 from citedesk.evidence.direction import Flip, flips
 from citedesk.evidence.direction import corrected as with_directions

@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from citedesk.core.claims import Atom, Claim
-from citedesk.core.document import Document
+from citedesk.core.document.claims import Atom, Claim
+from citedesk.core.document.model import Document
 from citedesk.core.findings import (
     Applicability,
     Finding,

@@ -2,7 +2,7 @@
 genome evolution exposes early human adaptations") that a reference of the document cites nowhere
 supports — with a quoted sentence of its text — is a claim taken from that source, left uncited.
 
-The words-only claim test (`core.claims`) reads a sentence alone; it cannot know that a plain
+The words-only claim test (`core.document.claims`) reads a sentence alone; it cannot know that a plain
 sentence repeats a source. The judge can, and a reference the writer listed but cited nowhere is
 the clearest case: its source says what the sentence says, and no marker points at it. The finding
 is `uncited` at info level — something to read, since nothing in the sentence's words makes it a
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from citedesk.core.claims import Claim
-from citedesk.core.document import Document
+from citedesk.core.document.claims import Claim
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding, Kind, Severity, Suggestion, Verdict, VerdictLabel, make_finding
 from citedesk.core.repair import cite_sentence, make_fix
 from citedesk.evidence.body import TITLE_WHERE, not_body, restates_title

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
-from citedesk.core.claims import Atom
-from citedesk.core.document import Document
+from citedesk.core.document.claims import Atom
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Evidence, Verdict, VerdictLabel
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.retrieve import PassageIndex, Window, rank

@@ -22,12 +22,12 @@ from pathlib import Path
 
 from citedesk import __version__
 from citedesk.assets import icon_path, sample_paths
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.formats import matches
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.core.review import Decision
 from citedesk.core.text import LineIndex
-from citedesk.core.works import BibReference
 from citedesk.desk import AuditOptions, Desk, DocumentSession
 from citedesk.desk.background import AuditFailure
 from citedesk.desk.state import DocumentState

@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from citedesk.core.findings import Evidence, Finding, Fix, Severity, TextEdit, judged_line
 from citedesk.core.formats import TEXT_SOURCE_SUFFIXES
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.lsp.positions import PositionMap
 
 SOURCE = "citedesk"

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding
 from citedesk.core.formats import language_ids
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import AuditOptions, DocumentSession
 from citedesk.desk.state import Staged
 from citedesk.lsp.positions import PositionMap

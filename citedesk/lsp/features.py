@@ -18,8 +18,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from citedesk.core.citation_search import Candidate, ranked
-from citedesk.core.citekeys import is_simple_key
+from citedesk.core.bibliographies.search import Candidate, ranked
+from citedesk.core.document.citekeys import is_simple_key
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.review import Decision
 from citedesk.errors import CiteDeskError

@@ -1,6 +1,6 @@
 """Bibliography files on disk: reading one, finding the ones a document names, resolving attachments.
 
-The parsing itself is pure (`core.bibliography`); this module does the I/O around it: it reads the
+The parsing itself is pure (`core.bibliographies.model`); this module does the I/O around it: it reads the
 file through the one bounded reader (`files.read_text_file`: a regular file only, size-capped,
 encoding detected as for documents, with a notice when it was not UTF-8), picks the format by
 extension (and, for `.json`/`.yaml`, by content), reads the `bibliography:` list of a document's
@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from citedesk.core.bibliography import (
+from citedesk.core.bibliographies.model import (
     BibEntry,
     BibFormat,
     Bibliography,
     BibliographyError,
     format_for,
 )
-from citedesk.core.bibread import parse_bibliography
+from citedesk.core.bibliographies.parse import parse_bibliography
 from citedesk.core.safeload import safe_yaml
 from citedesk.core.text import DocumentError
 from citedesk.files import FileTooLargeError, NotRegularFileError, encoding_notice, read_text_file

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding, Kind, Severity, make_finding
 from citedesk.core.repair import remove_everywhere
 from citedesk.sources.refcheck import CheckStatus, ReferenceCheck

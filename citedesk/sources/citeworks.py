@@ -3,7 +3,7 @@
 A document is read against a bibliography when it names one — `bibliography:` in its YAML front
 matter (one file or a list, relative to the document), entries of its own (`references:` in the
 front matter), a LaTeX file's `\\bibliography{refs}` or `\\addbibresource{refs.bib}`
-(`core.latex_project`, relative to the file: a single-file paper audits with no flags), or files
+(`core.projects.latex`, relative to the file: a single-file paper audits with no flags), or files
 given by the caller (`--bibliography`, the window's per-document setting, a project's). Each entry becomes a `BibReference` whose `path` is its best local copy:
 
 1. an attachment the entry's `file` field names (relative to the .bib) that exists, a readable
@@ -36,11 +36,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from citedesk.core.bibliography import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
-from citedesk.core.document import Document
+from citedesk.core.bibliographies.model import BibEntry, Bibliography, BibliographyError, OutsideFoldersError
+from citedesk.core.document.model import Document
+from citedesk.core.document.works import BibReference, CitedEntry
 from citedesk.core.formats import is_format
-from citedesk.core.latex_project import bibliography_names, line_of
-from citedesk.core.works import BibReference, CitedEntry
+from citedesk.core.projects.latex import bibliography_names, line_of
 from citedesk.files import not_a_file
 from citedesk.sources.bibfiles import (
     LoadedBibliography,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from citedesk.core.coverage import NotChecked
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Verdict, VerdictLabel
 from citedesk.sources.resolved import ResolvedSource, SourceStatus
 

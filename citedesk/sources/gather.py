@@ -33,8 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from citedesk.core.references import LabelStyle, Reference
-from citedesk.core.works import CitedEntry
+from citedesk.core.document.references import LabelStyle, Reference
+from citedesk.core.document.works import CitedEntry
 from citedesk.errors import UsageError
 from citedesk.files import FileTooLargeError, NotRegularFileError, read_regular_file
 from citedesk.sources.extract import Extracted, extract

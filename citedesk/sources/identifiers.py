@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from citedesk.core.works import CitedEntry
+from citedesk.core.document.works import CitedEntry
 
 DOI_BASE = "https://doi.org"
 CROSSREF_BASE = "https://api.crossref.org"

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from citedesk.core.references import Reference
-from citedesk.core.works import BibReference, CitedEntry
+from citedesk.core.document.references import Reference
+from citedesk.core.document.works import BibReference, CitedEntry
 from citedesk.sources.metadata import NAME_PARTICLES, Work, strip_retraction_prefix
 
 _WORD = re.compile(r"\w+")

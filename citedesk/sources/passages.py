@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from citedesk.core.sentences import segment_spans
+from citedesk.core.document.sentences import segment_spans
 from citedesk.store.records import Passage
 
 __all__ = ["Passage", "bibliography_start", "split_passages"]

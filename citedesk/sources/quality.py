@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from citedesk.core.summaries import Quality
+from citedesk.core.reports.summaries import Quality
 
 __all__ = ["Quality", "assess_quality", "authority", "density", "recency", "relevance"]
 

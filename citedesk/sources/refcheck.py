@@ -2,7 +2,7 @@
 
 `check_references` gives one `ReferenceCheck` per entry that has a DOI or no identifier at all
 (entries with only a URL, arXiv id or file are checked by fetching them, in `gather.py`). An entry
-is a Markdown reference-list entry or a bibliography entry (`core.works.CitedEntry`): a
+is a Markdown reference-list entry or a bibliography entry (`core.document.works.CitedEntry`): a
 bibliography entry's fields are compared as parsed (`CitedWork.of`), never scraped from text.
 
 | status | when | finding (see the final report) |
@@ -43,8 +43,8 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any
 
-from citedesk.core.references import Reference
-from citedesk.core.works import CitedEntry
+from citedesk.core.document.references import Reference
+from citedesk.core.document.works import CitedEntry
 from citedesk.sources.fetch import Fetcher, FetchPolicy, FetchResult
 from citedesk.sources.indexes import (
     AnswerCache,

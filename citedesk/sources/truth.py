@@ -47,16 +47,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from citedesk.core.bibliography import BibFormat, field_name, format_for, written_field
-from citedesk.core.document import Document
-from citedesk.core.entries import entry_body_start
+from citedesk.core.bibliographies.model import BibFormat, field_name, format_for, written_field
+from citedesk.core.document.entries import entry_body_start
+from citedesk.core.document.model import Document
+from citedesk.core.document.references import Reference
+from citedesk.core.document.works import BibReference, CitedEntry
 from citedesk.core.findings import Finding, Fix, Kind, make_finding
 from citedesk.core.formats import format_of
 from citedesk.core.operations import EditReference
-from citedesk.core.references import Reference
 from citedesk.core.repair import make_fix, remove_everywhere
-from citedesk.core.summaries import RetractionSummary
-from citedesk.core.works import BibReference, CitedEntry
+from citedesk.core.reports.summaries import RetractionSummary
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.matching import Difference

@@ -11,7 +11,7 @@ carries (`truth_summary`).
 from __future__ import annotations
 
 from citedesk.core.findings import Kind
-from citedesk.core.summaries import FieldDifference, NoticeSummary, ReferenceTruth
+from citedesk.core.reports.summaries import FieldDifference, NoticeSummary, ReferenceTruth
 from citedesk.sources.matching import Difference
 from citedesk.sources.metadata import Notice, NoticeKind, Work
 from citedesk.sources.mirror import MIRROR_NAMES

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from citedesk.core.bibliography import bare_doi
+from citedesk.core.bibliographies.model import bare_doi
 from citedesk.errors import InputError
 
 DATABASE = "zotero.sqlite"

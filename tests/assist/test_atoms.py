@@ -14,7 +14,7 @@ import pytest
 
 from citedesk.assist.atoms import atoms_from_answer, decomposition_requests, locate
 from citedesk.cli import main
-from citedesk.core.claims import Atom
+from citedesk.core.document.claims import Atom
 from citedesk.core.findings import Kind
 from citedesk.core.reading import parse_document
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair

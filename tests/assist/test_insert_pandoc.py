@@ -23,8 +23,8 @@ from citedesk.assist.insert import (
     what_would_be_sent,
 )
 from citedesk.cli import main
+from citedesk.core.document.works import BibReference
 from citedesk.core.reading import parse_document
-from citedesk.core.works import BibReference
 from tests.conftest import SAMPLES
 from tests.helpers.messages_api import (
     FakeMessages,

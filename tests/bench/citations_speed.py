@@ -14,9 +14,9 @@ import re
 import time
 from pathlib import Path
 
-from citedesk.core.bibliography import BibFormat
-from citedesk.core.bibread import parse_bibliography
-from citedesk.core.citekeys import find_citations
+from citedesk.core.bibliographies.model import BibFormat
+from citedesk.core.bibliographies.parse import parse_bibliography
+from citedesk.core.document.citekeys import find_citations
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bibliographies"
 

@@ -1,4 +1,4 @@
-"""How often `core.citekeys` reads citations exactly as pandoc does (figures, needs a pandoc binary).
+"""How often `core.document.citekeys` reads citations exactly as pandoc does (figures, needs a pandoc binary).
 
     PANDOC=/path/to/pandoc .venv/bin/python -m tests.bench.citekeys_vs_pandoc [documents] [seed]
 
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from typing import Any
 
-from citedesk.core.citekeys import find_citations
+from citedesk.core.document.citekeys import find_citations
 
 PIECES = [
     "@a",

@@ -27,7 +27,7 @@ from tests.helpers.server import running
 
 GATHER = """
 import json, sys, time
-from citedesk.core.document import parse_document
+from citedesk.core.document.model import parse_document
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.resolved import SourceOptions

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from citedesk.core.references import Reference
+from citedesk.core.document.references import Reference
 from citedesk.sources.indexes import LookupConfig
 from citedesk.sources.refcheck import check_references
 from citedesk.store import LookupTables, Store

@@ -49,8 +49,8 @@ LENGTHS = (1000, 5000, 20000, 100000)
 def forget() -> None:
     """Forget what earlier audits in this process keep by content (sentences, sources, figures):
     each size's first audit starts from its sources alone (the sizes share sentences)."""
-    from citedesk.core.claims import assess
-    from citedesk.core.sentences import segment_spans
+    from citedesk.core.document.claims import assess
+    from citedesk.core.document.sentences import segment_spans
     from citedesk.evidence import lexical
     from citedesk.evidence.direction import mentions
     from citedesk.evidence.numbers import quantities

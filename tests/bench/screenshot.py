@@ -19,7 +19,7 @@ from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import AuditOptions
 from citedesk.gui.editor.offsets import Utf16Map
 from citedesk.gui.main_window import MainWindow

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.bibliography import BibFormat, BibliographyError
-from citedesk.core.bibread import parse_bibliography
-from citedesk.core.bibsyntax import position, syntax_problems
+from citedesk.core.bibliographies.model import BibFormat, BibliographyError
+from citedesk.core.bibliographies.parse import parse_bibliography
+from citedesk.core.bibliographies.syntax import position, syntax_problems
 
 GOOD = "@book{good, title = {Fine}, year = 2020}\n"
 

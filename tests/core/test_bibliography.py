@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.bibliography import (
+from citedesk.core.bibliographies.model import (
     BibEntry,
     BibFormat,
     Bibliography,
@@ -19,7 +19,7 @@ from citedesk.core.bibliography import (
     normalised_title,
     parse_file_field,
 )
-from citedesk.core.bibread import parse_bibliography
+from citedesk.core.bibliographies.parse import parse_bibliography
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bibliographies"
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from citedesk.core.checks import structural_findings
+from citedesk.core.dialects.numbered.checks import fabricated_markers
 from citedesk.core.findings import Kind, Severity
-from citedesk.core.marker_checks import fabricated_markers
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_checked

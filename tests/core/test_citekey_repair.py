@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citedesk.core.citekey_repair import (
+from citedesk.core.dialects.pandoc.repair import (
     AddKey,
     CiteAt,
     KeyOperation,
@@ -17,7 +17,7 @@ from citedesk.core.citekey_repair import (
     citation_prose,
     key_edits,
 )
-from citedesk.core.citekeys import find_citations
+from citedesk.core.document.citekeys import find_citations
 from citedesk.core.repair import apply_edits
 from citedesk.errors import RepairError
 

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citedesk.core.citekeys import (
+from citedesk.core.document.citekeys import (
     CiteMode,
     cited_keys,
     find_citations,
     is_simple_key,
     render_key,
 )
-from citedesk.core.markdown import scan_markdown
+from citedesk.core.document.markdown import scan_markdown
 
 N, S, T = CiteMode.NORMAL, CiteMode.SUPPRESS_AUTHOR, CiteMode.AUTHOR_IN_TEXT
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.claims import assess
+from citedesk.core.document.claims import assess
 
 
 @pytest.mark.parametrize(

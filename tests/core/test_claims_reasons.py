@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.claims import assess
+from citedesk.core.document.claims import assess
 from citedesk.core.reading import parse_document
 
 MUST: dict[str, list[str]] = {

@@ -1,4 +1,4 @@
-"""The corpus table and overview of `citedesk batch` (core.corpus_table, core.corpus_html), from a
+"""The corpus table and overview of `citedesk batch` (core.reports.corpus_table, core.reports.corpus_html), from a
 real JSON report: the rows a spreadsheet gets, the exit code's rule, and a page that stays safe
 whatever a document's name or text holds."""
 
@@ -9,10 +9,10 @@ import io
 import json
 from pathlib import Path
 
-from citedesk.core.corpus_html import overview, render_overview
-from citedesk.core.corpus_table import NOT_CHECKED, failed_outcome, outcome_of, to_csv
-from citedesk.core.report import FailPolicy
+from citedesk.core.reports.corpus_html import overview, render_overview
+from citedesk.core.reports.corpus_table import NOT_CHECKED, failed_outcome, outcome_of, to_csv
 from citedesk.core.reports.json_format import render_json
+from citedesk.core.reports.report import FailPolicy
 from citedesk.pipeline import AuditOptions, audit_text
 
 

@@ -12,7 +12,7 @@ import pytest
 from citedesk.cli import main
 from citedesk.core.checks import structural_findings
 from citedesk.core.dialects import dialect_for, notes_only
-from citedesk.core.document import document_of
+from citedesk.core.document.model import document_of
 from citedesk.core.findings import Kind
 from citedesk.core.reading import parse_structure, structure_without_bibliography
 

@@ -4,13 +4,13 @@ so it is never judged and never makes the sentence after it cited."""
 
 from __future__ import annotations
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
+from citedesk.core.document.markdown import scan_markdown
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Kind
-from citedesk.core.markdown import scan_markdown
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
-from citedesk.core.works import BibReference
 
 BIB = [
     BibReference.from_entry(e, source="river.bib")

@@ -1,4 +1,4 @@
-"""What a `.tex` says about its project (`core.latex_project`): the files it includes and the
+"""What a `.tex` says about its project (`core.projects.latex`): the files it includes and the
 bibliographies it names, with offsets, never from a comment or verbatim text; which file is the main
 one; and what LaTeX's last run left in `.aux`, `.bbl` and its logs."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.latex_project import (
+from citedesk.core.projects.latex import (
     bibliography_names,
     includes,
     is_root,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.reading import parse_document
 
 PATH = "thesis.tex"

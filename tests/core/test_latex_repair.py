@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import Document, document_of, reparse
+from citedesk.core.document.model import Document, document_of, reparse
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Fix, Kind
 from citedesk.core.operations import RemoveCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import cite_sentence, make_fix, prose_of
-from citedesk.core.works import BibReference
 
 BIBLIOGRAPHY = tuple(
     BibReference.from_entry(BibEntry(key, "article", title=title, year=year))

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding, Kind
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes

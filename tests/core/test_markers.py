@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.markers import MarkerStyle
+from citedesk.core.document.markers import MarkerStyle
 from citedesk.core.reading import parse_document
 from tests.helpers.docs import marker_texts
 

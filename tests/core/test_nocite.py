@@ -4,12 +4,12 @@ are cited or listed, and a listed key no bibliography has is reported on that ke
 
 from __future__ import annotations
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.citekey_checks import nocite
+from citedesk.core.dialects.pandoc.checks import nocite
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Finding, Kind
 from citedesk.core.reading import parse_document
-from citedesk.core.works import BibReference
 
 HALE = BibEntry("hale2019", "article", title="Roof gardens", year="2019", doi="10.1/roof")
 HALE_AGAIN = BibEntry("hale2019b", "article", title="Roof Gardens", year="2019", doi="10.1/ROOF")

@@ -1,14 +1,14 @@
-"""Note-style citations (`core.notes`): a note that only cites cites for the sentence that calls it;
+"""Note-style citations (`core.document.notes`): a note that only cites cites for the sentence that calls it;
 a note with a claim of its own keeps its citations, and the sentence calling it is not uncited."""
 
 from __future__ import annotations
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Kind
 from citedesk.core.reading import parse_document
 from citedesk.core.word import read_docx
-from citedesk.core.works import BibReference
 from citedesk.sources.citeworks import cited_works
 from tests.core.test_word_notes import note_paper
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.citekey_repair import citation_prose
-from citedesk.core.citekeys import find_citations
 from citedesk.core.coverage import coverage_of
-from citedesk.core.document import reparse
+from citedesk.core.dialects.pandoc.repair import citation_prose
+from citedesk.core.document.citekeys import find_citations
+from citedesk.core.document.markers import MarkerStyle
+from citedesk.core.document.model import reparse
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Kind
-from citedesk.core.markers import MarkerStyle
 from citedesk.core.operations import AddCitation, RemoveReference, Renumber, RetargetCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document, parse_structure
 from citedesk.core.repair import build_edits, cite_sentence, make_fix, prose_of
-from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 
 

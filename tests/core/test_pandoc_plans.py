@@ -9,17 +9,17 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.citekey_repair import citation_prose
-from citedesk.core.citekeys import find_citations
-from citedesk.core.document import reparse
+from citedesk.core.dialects.pandoc.repair import citation_prose
+from citedesk.core.document.citekeys import find_citations
+from citedesk.core.document.model import reparse
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Fix
 from citedesk.core.operations import AddCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import cite_sentence, make_fix, prose_of
-from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 
 LISTED = ("doe99", "smith:2004", "odd.key.", "roe-2020", "twin")

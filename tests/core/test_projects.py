@@ -8,7 +8,7 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from citedesk.core.projects import ProjectFileError, read_defaults, read_quarto, resolve
+from citedesk.core.projects.pandoc import ProjectFileError, read_defaults, read_quarto, resolve
 from citedesk.desk.projects import find_quarto, project_run, quarto_project
 
 QUARTO = """\

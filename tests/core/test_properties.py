@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citedesk.core.checks import structural_findings
-from citedesk.core.markers import format_numeric
+from citedesk.core.document.markers import format_numeric
 from citedesk.core.reading import parse_document, parse_structure
 from citedesk.core.repair import apply_checked, apply_edits, merge_fixes, prose_of
 from citedesk.errors import RepairError
@@ -198,7 +198,7 @@ def _structural(text: str) -> int:
 def _missing(text: str) -> int:
     """Citations of a reference that does not exist: by markers, and by malformed markers' clear
     intent (`[1,,9]` cites 9 whether or not it is rewritten)."""
-    from citedesk.core.markers import find_markers, repair_malformed
+    from citedesk.core.document.markers import find_markers, repair_malformed
     from citedesk.core.spans import SpanSet
 
     doc = parse_document(text)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from citedesk.core.document.references import LabelStyle, normalise_url
 from citedesk.core.reading import parse_document
-from citedesk.core.references import LabelStyle, normalise_url
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.findings import Finding, Kind
 from citedesk.core.reading import parse_document
-from citedesk.core.report import FailPolicy, Report
 from citedesk.core.reports.json_format import render_json
 from citedesk.core.reports.markdown_format import render_markdown
+from citedesk.core.reports.report import FailPolicy, Report
 from citedesk.core.review import Decision, document_key, review_key
 from citedesk.errors import UsageError
 from citedesk.pipeline import AuditOptions, audit_text

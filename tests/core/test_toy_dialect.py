@@ -9,17 +9,18 @@ from collections.abc import Sequence
 
 import pytest
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
 from citedesk.core.dialects import PlainDialect, Reading, dialect_for, dialect_named, register, registered
-from citedesk.core.document import Document, Structure, document_of, reparse
+from citedesk.core.document.markdown import Layout
+from citedesk.core.document.markers import Marker, MarkerItem, MarkerStyle
+from citedesk.core.document.model import Document, Structure, document_of, reparse
+from citedesk.core.document.references import ReferenceList
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Finding, Kind, TextEdit, make_finding
-from citedesk.core.markdown import Layout
-from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.operations import AddCitation, Operation, RemoveCitation, RemoveMarker, RetargetCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
-from citedesk.core.references import ReferenceList
 from citedesk.core.repair import (
     apply_checked,
     cite_sentence,
@@ -28,7 +29,6 @@ from citedesk.core.repair import (
     prose_of,
     removal_edit,
 )
-from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 
 _CITE = re.compile(r"\{\{cite:([A-Za-z0-9_.-]+)\}\}")

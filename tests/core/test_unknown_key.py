@@ -4,14 +4,14 @@ still `fabricated`."""
 
 from __future__ import annotations
 
-from citedesk.core.bibliography import BibEntry
+from citedesk.core.bibliographies.model import BibEntry
+from citedesk.core.bibliographies.near_keys import author_year, near_keys
 from citedesk.core.checks import structural_findings
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Applicability, Finding, Kind
-from citedesk.core.near_keys import author_year, near_keys
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import prose_of
-from citedesk.core.works import BibReference
 
 
 def bib(*entries: BibEntry) -> list[BibReference]:

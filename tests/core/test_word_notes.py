@@ -19,7 +19,7 @@ import pytest
 from lxml import etree  # type: ignore[import-untyped]
 
 from citedesk.cli import main
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.operations import RemoveCitation, RetargetCitation
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from citedesk.core.containers.word_package import OLE2_MAGIC
 from citedesk.core.reading import parse_document
 from citedesk.core.text import DocumentError
 from citedesk.core.word import read_docx
-from citedesk.core.word_package import OLE2_MAGIC
 from citedesk.sources.citeworks import cited_works
 from tests.helpers.docx_build import (
     LEE,

@@ -16,7 +16,7 @@ import docx
 import pytest
 from lxml import etree  # type: ignore[import-untyped]
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.operations import AddCitation, Operation, RemoveCitation, RetargetCitation
 from citedesk.core.plan import RepairPlan, plan_repairs
 from citedesk.core.reading import parse_document

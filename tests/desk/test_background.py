@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 
-from citedesk.core.bibliography import OutsideFoldersError
+from citedesk.core.bibliographies.model import OutsideFoldersError
 from citedesk.desk.background import (
     AuditFailure,
     AuditMessage,

@@ -15,7 +15,7 @@ import pytest
 
 from citedesk.core.findings import Applicability, Fix, Kind, Severity, TextEdit, make_finding
 from citedesk.core.reading import parse_document
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk.background import (
     STILL_CHECKING,
     AuditMessage,

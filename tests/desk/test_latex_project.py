@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.bibliography import BibliographyError
-from citedesk.core.projects import ProjectFileError
+from citedesk.core.bibliographies.model import BibliographyError
+from citedesk.core.projects.pandoc import ProjectFileError
 from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.projects import (
     document_project,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.bibliography import BibliographyError
+from citedesk.core.bibliographies.model import BibliographyError
 from citedesk.desk import AuditOptions, Desk
 from tests.conftest import SAMPLES
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.evidence import retrieve
 from citedesk.evidence.judges.registry import JudgeKind, registered
 from citedesk.evidence.reuse import Lru

@@ -16,7 +16,7 @@ from PySide6.QtCore import QRect, QSettings
 from pytestqt.qtbot import QtBot
 
 from citedesk.core.findings import Finding, Kind
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import AuditOptions
 from citedesk.desk.background import AuditProcess
 from citedesk.evidence.judges.spec import registered

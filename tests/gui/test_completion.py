@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QTextCursor
 from pytestqt.qtbot import QtBot
 
-from citedesk.core.citation_search import Candidate, ranked
+from citedesk.core.bibliographies.search import Candidate, ranked
 from citedesk.desk import AuditOptions
 from citedesk.gui.main_window import MainWindow
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from pytestqt.qtbot import QtBot
 
-from citedesk.core.summaries import SourceSummary
+from citedesk.core.reports.summaries import SourceSummary
 from citedesk.gui.main_window import MainWindow
 from citedesk.gui.panels.sources_panel import SourcesPanel
 from tests.conftest import SAMPLES

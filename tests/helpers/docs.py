@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citedesk.core.document import Document
+from citedesk.core.document.model import Document
 from citedesk.core.reading import parse_document
 
 

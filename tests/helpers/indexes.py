@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from citedesk.core.references import LabelStyle, Reference, extract_fields
+from citedesk.core.document.references import LabelStyle, Reference, extract_fields
 from citedesk.sources.fetch import FetchPolicy
 from citedesk.sources.indexes import LookupConfig
 from tests.helpers.server import running
@@ -69,7 +69,7 @@ UNKNOWN = "Ramírez, Q. (2019). Luminous tardigrades of the northern ice shelves
 
 
 def entry(text: str, key: str = "1", start: int = 0) -> Reference:
-    """A Markdown reference entry for `text`, parsed as `core.references` does, starting at `start`."""
+    """A Markdown reference entry for `text`, parsed as `core.document.references` does, starting at `start`."""
     f = extract_fields(text)
     return Reference(
         key,

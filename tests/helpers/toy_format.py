@@ -14,22 +14,16 @@ from contextlib import contextmanager
 from citedesk.core import containers, dialects, formats
 from citedesk.core.containers import View
 from citedesk.core.dialects import PlainDialect, Reading
-from citedesk.core.document import Document, Structure
+from citedesk.core.document.markdown import Layout
+from citedesk.core.document.markers import Marker, MarkerItem, MarkerStyle
+from citedesk.core.document.model import Document, Structure
+from citedesk.core.document.references import ReferenceList
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Finding, Kind, TextEdit, make_finding
 from citedesk.core.formats import DialectRule, DocumentFormat
-from citedesk.core.markdown import Layout
-from citedesk.core.markers import Marker, MarkerItem, MarkerStyle
-from citedesk.core.references import ReferenceList
-from citedesk.core.repair import (
-    Operation,
-    RemoveCitation,
-    RemoveMarker,
-    make_fix,
-    normalise_edits,
-    removal_edit,
-)
+from citedesk.core.operations import Operation, RemoveCitation, RemoveMarker
+from citedesk.core.repair import make_fix, normalise_edits, removal_edit
 from citedesk.core.text import DocumentError
-from citedesk.core.works import BibReference
 from citedesk.errors import RepairError
 
 SUFFIX = ".cite.txt"

@@ -64,7 +64,7 @@ def test_a_damaged_store_is_rebuilt_and_the_audit_goes_on(tmp_path: Path) -> Non
 
 def test_an_internal_error_is_3_with_a_bug_report_hint_and_debug_shows_it(tmp_path: Path) -> None:
     # a bug, planted: the parser of this child process raises something CiteDesk never raises on purpose
-    boom = "import citedesk.core.document as d; d.document_of = lambda *a, **k: 1 / 0\n"
+    boom = "import citedesk.core.document.model as d; d.document_of = lambda *a, **k: 1 / 0\n"
     script = tmp_path / "planted.py"
     script.write_text(boom + "from citedesk.main import main\nraise SystemExit(main())\n", encoding="utf-8")
     args = [sys.executable, str(script), "audit", str(SAMPLES / "clean.md"), "--no-sources"]
@@ -82,7 +82,7 @@ def test_an_internal_error_is_3_with_a_bug_report_hint_and_debug_shows_it(tmp_pa
 
 def test_a_cancelled_command_is_130_and_says_nothing(tmp_path: Path) -> None:
     # a cancellation is a CiteDeskError, but a silent one: never printed as an error
-    cancel = "import citedesk.core.document as d\nfrom citedesk.errors import Cancelled\n"
+    cancel = "import citedesk.core.document.model as d\nfrom citedesk.errors import Cancelled\n"
     cancel += "def stop(*a, **k):\n    raise Cancelled\nd.document_of = stop\n"
     script = tmp_path / "cancelled.py"
     script.write_text(cancel + "from citedesk.main import main\nraise SystemExit(main())\n", encoding="utf-8")

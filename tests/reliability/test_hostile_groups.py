@@ -16,15 +16,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from citedesk.core.bibliography import BibFormat
-from citedesk.core.bibread import parse_bibliography
+from citedesk.core.bibliographies.model import BibFormat
+from citedesk.core.bibliographies.parse import parse_bibliography
 from citedesk.core.checks import structural_findings
-from citedesk.core.dialects.pandoc import PANDOC
+from citedesk.core.dialects.pandoc.dialect import PANDOC
+from citedesk.core.document.works import BibReference
 from citedesk.core.findings import Kind
 from citedesk.core.plan import plan_repairs
 from citedesk.core.reading import parse_document
 from citedesk.core.repair import apply_edits
-from citedesk.core.works import BibReference
 from tests.conftest import REPO
 
 WATCHDOG_S = 300

@@ -26,10 +26,10 @@ from typing import Any
 import pytest
 
 from citedesk.cli import main
+from citedesk.core.dialects.latex.bounds import MAX_LATEX_DEPTH, MAX_LATEX_NODES, LatexTooDeepError
+from citedesk.core.dialects.latex.reading import read_latex
 from citedesk.core.formats import MAX_LATEX_BYTES
-from citedesk.core.latex import read_latex
-from citedesk.core.latex_bounds import MAX_LATEX_DEPTH, MAX_LATEX_NODES, LatexTooDeepError
-from citedesk.core.latex_project import includes
+from citedesk.core.projects.latex import includes
 from tests.reliability.limited_child import run_limited
 
 DEEP = 400  # the depth: RecursionError from pylatexenc

@@ -22,8 +22,8 @@ import pytest
 
 from citedesk.cli import main
 from citedesk.core import safeload
-from citedesk.core.bibliography import BibFormat, BibliographyError
-from citedesk.core.bibread import parse_bibliography
+from citedesk.core.bibliographies.model import BibFormat, BibliographyError
+from citedesk.core.bibliographies.parse import parse_bibliography
 from citedesk.core.reading import parse_document
 from citedesk.core.safeload import MAX_NESTING, safe_json, safe_yaml
 

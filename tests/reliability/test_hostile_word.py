@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from citedesk.core.word_align import MAX_LINE_PAIRINGS, align_lines, opcodes
+from citedesk.core.containers.word_align import MAX_LINE_PAIRINGS, align_lines, opcodes
 from citedesk.errors import RepairError
 from citedesk.files import BACKUP_SUFFIX
 from tests.conftest import REPO

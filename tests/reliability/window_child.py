@@ -17,7 +17,7 @@ def main(document: str, settings_ini: str) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from citedesk.core.report import Report
+    from citedesk.core.reports.report import Report
     from citedesk.desk import AuditOptions
     from citedesk.gui.main_window import MainWindow
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.bibliography import BibFormat, BibliographyError
+from citedesk.core.bibliographies.model import BibFormat, BibliographyError
 from citedesk.sources.bibfiles import (
     front_matter_bibliographies,
     front_matter_references,

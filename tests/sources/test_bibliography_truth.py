@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from citedesk.cli import main
-from citedesk.core.bibliography import BibFormat
-from citedesk.core.bibread import parse_bibliography
-from citedesk.core.works import BibReference
+from citedesk.core.bibliographies.model import BibFormat
+from citedesk.core.bibliographies.parse import parse_bibliography
+from citedesk.core.document.works import BibReference
 from citedesk.sources.refcheck import CheckStatus, ReferenceChecker, wants_check
 from tests.helpers.indexes import POLICY, SNAPSHOT_SAMPLE, IndexServer, serve_indexes
 from tests.helpers.truth_cli import audit, by_reference, flags

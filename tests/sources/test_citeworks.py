@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.bibliography import BibliographyError
+from citedesk.core.bibliographies.model import BibliographyError
 from citedesk.sources.citeworks import bibliography_files, cited_works, read_bibliographies
 from citedesk.sources.zotero import ZoteroError
 from tests.sources.test_zotero import Library, zotero  # noqa: F401 - the fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citedesk.core.references import extract_fields
+from citedesk.core.document.references import extract_fields
 from citedesk.sources.fetch import Fetcher
 from citedesk.sources.indexes import MemoryCache
 from citedesk.sources.metadata import NoticeKind

@@ -9,7 +9,6 @@ its tests; see docs/ARCHITECTURE.md.
 
 from __future__ import annotations
 
-from citedesk.core.dialects import latex, numbered, pandoc
 from citedesk.core.dialects.base import (
     PlainDialect,
     dialect_for,
@@ -18,19 +17,21 @@ from citedesk.core.dialects.base import (
     registered,
     unregister,
 )
-from citedesk.core.dialects.numbered import notes_only
-from citedesk.core.document import CitationDialect, Reading
+from citedesk.core.dialects.latex.dialect import LATEX
+from citedesk.core.dialects.numbered.dialect import NUMBERED, notes_only
+from citedesk.core.dialects.pandoc.dialect import PANDOC
+from citedesk.core.document.model import CitationDialect, Reading
 
 __all__ = [
+    "LATEX",
+    "NUMBERED",
+    "PANDOC",
     "CitationDialect",
     "PlainDialect",
     "Reading",
     "dialect_for",
     "dialect_named",
-    "latex",
     "notes_only",
-    "numbered",
-    "pandoc",
     "register",
     "registered",
     "unregister",

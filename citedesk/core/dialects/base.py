@@ -1,11 +1,11 @@
 """The registry of citation dialects, the one rule that chooses a document's (`dialect_for`), and
 what most dialects answer the same way (`PlainDialect`). What a dialect is (`CitationDialect`) and
-what it reads (`Reading`) the document model says (`core.document`): a dialect is passed to it.
+what it reads (`Reading`) the document model says (`core.document.model`): a dialect is passed to it.
 
 A dialect is one way of citing in Markdown: numbered markers against the document's own reference
 list (`[3]`, `[^note]`), or pandoc keys of a bibliography kept elsewhere (`[see @doe99, p. 3]`).
 Everything else — sentences, claims, coverage, verdicts, the repair plan, reports — works on the
-one document model (`core.document.Structure`) and asks the document's dialect whatever depends
+one document model (`core.document.model.Structure`) and asks the document's dialect whatever depends
 on the syntax. Dialects register themselves (`register`); nothing outside `core.dialects` names
 one, and `dialect_for` is the one place that chooses which reads a document.
 """
@@ -16,14 +16,14 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from citedesk.core.document.markdown import scan_markdown
 from citedesk.core.formats import format_of
-from citedesk.core.markdown import scan_markdown
 
 if TYPE_CHECKING:
-    from citedesk.core.document import CitationDialect, Structure
+    from citedesk.core.document.markdown import Layout
+    from citedesk.core.document.model import CitationDialect, Structure
+    from citedesk.core.document.works import BibReference
     from citedesk.core.findings import TextEdit
-    from citedesk.core.markdown import Layout
-    from citedesk.core.works import BibReference
 
 
 class PlainDialect:

@@ -2,7 +2,7 @@
 
 Importing the package registers every format of CiteDesk's own (text, JSON, Markdown, HTML, JSON
 lines); a new format is one more module here, imported below. The report itself (`Report`, its
-JSON form, the sentences every format says alike) is `core.report`.
+JSON form, the sentences every format says alike) is `core.reports.report`.
 """
 
 from citedesk.core.reports import (  # noqa: F401 - each registers itself

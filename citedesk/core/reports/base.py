@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.errors import UsageError
 
 DEFAULT_EXPORT = "html"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 
 from citedesk.core.findings import Finding
-from citedesk.core.report import (
+from citedesk.core.reports.base import register
+from citedesk.core.reports.report import (
     Report,
     citations_count,
     coverage_line,
@@ -15,7 +16,6 @@ from citedesk.core.report import (
     not_checked,
     source_rows,
 )
-from citedesk.core.reports.base import register
 
 _HTML_STYLE = """
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}

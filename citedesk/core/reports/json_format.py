@@ -1,11 +1,11 @@
-"""The JSON report (`--format json`, an export to `.json`): `core.report.to_json`, a stable contract."""
+"""The JSON report (`--format json`, an export to `.json`): `core.reports.report.to_json`, a stable contract."""
 
 from __future__ import annotations
 
 import json
 
-from citedesk.core.report import Report, to_json
 from citedesk.core.reports.base import register
+from citedesk.core.reports.report import Report, to_json
 
 
 def render_json(report: Report) -> str:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from citedesk.core.report import Report, summary_json
 from citedesk.core.reports.base import register
+from citedesk.core.reports.report import Report, summary_json
 from citedesk.errors import UsageError
 
 

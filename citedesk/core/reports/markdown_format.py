@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from citedesk.core.findings import Finding
-from citedesk.core.report import (
+from citedesk.core.reports.base import register
+from citedesk.core.reports.report import (
     Report,
     citations_count,
     coverage_line,
@@ -13,7 +14,6 @@ from citedesk.core.report import (
     not_checked,
     source_rows,
 )
-from citedesk.core.reports.base import register
 
 
 def render_markdown(report: Report) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from citedesk.core.findings import Severity
-from citedesk.core.report import (
+from citedesk.core.reports.base import register
+from citedesk.core.reports.report import (
     Report,
     citations_count,
     clip,
@@ -15,7 +16,6 @@ from citedesk.core.report import (
     not_checked,
     source_rows,
 )
-from citedesk.core.reports.base import register
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import AuditOptions
 from citedesk.desk.background import (
     AuditChannel,

@@ -35,8 +35,8 @@ from citedesk.core.formats import (
     open_filter,
     save_filters,
 )
-from citedesk.core.report import Report
 from citedesk.core.reports import export_filters, export_path
+from citedesk.core.reports.report import Report
 from citedesk.desk import Desk, DocumentSession, models
 from citedesk.desk import recovery as copies
 from citedesk.errors import CiteDeskError, DocumentChangedError

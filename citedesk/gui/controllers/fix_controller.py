@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from citedesk.core.findings import Finding, Fix
 from citedesk.core.plan import RepairPlan
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import DocumentSession
 from citedesk.errors import CiteDeskError
 from citedesk.gui.editor.offsets import Utf16Map

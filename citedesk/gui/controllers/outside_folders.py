@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 
 _ADVICE = re.compile(r"--allow-folder (.+?) \(or every path")
 """The folder the audit's message names (`sources.local.outside_message`): the file's, links resolved."""

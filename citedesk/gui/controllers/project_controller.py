@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from citedesk.core.batch import FileAudit
 from citedesk.core.formats import is_format
+from citedesk.core.reports.multi_file import FileAudit
 from citedesk.core.text import LineIndex
 from citedesk.desk.projects import Project, document_project, latex_build_notices
 from citedesk.errors import CiteDeskError

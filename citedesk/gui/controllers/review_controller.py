@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from citedesk.core.findings import Finding
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.core.review import Decision, Review
 from citedesk.desk import DocumentSession
 from citedesk.gui.ops import run_op

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from citedesk.core.formats import SOURCE_SUFFIXES
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk import DocumentSession
 from citedesk.desk.attach import match_files
 from citedesk.errors import CiteDeskError

@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING
 
 from citedesk.core.findings import Finding
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.core.text import LineIndex
 from citedesk.desk.state import Checking, DocumentState, Staged
 from citedesk.gui.editor.editor import Editor

@@ -21,9 +21,9 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from citedesk.core.citation_search import Candidate, ranked
-from citedesk.core.citekeys import is_simple_key
-from citedesk.core.works import BibReference
+from citedesk.core.bibliographies.search import Candidate, ranked
+from citedesk.core.document.citekeys import is_simple_key
+from citedesk.core.document.works import BibReference
 from citedesk.desk import DocumentSession
 from citedesk.gui.ops import run_op
 from citedesk.gui.qt import (

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from citedesk.core.findings import Finding, Fix
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.gui.actions import AT_A_FINDING, SHOW_EVIDENCE, ActionSpec, ActionState, button_text
 from citedesk.gui.editor.highlighter import FindingHighlighter, Marks
 from citedesk.gui.editor.hover_card import Hits, HoverCard, attach_label

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from citedesk.core.coverage import reason_words
 from citedesk.core.formats import SOURCE_SUFFIXES
-from citedesk.core.summaries import ReferenceTruth, SourceSummary
+from citedesk.core.reports.summaries import ReferenceTruth, SourceSummary
 from citedesk.gui.qt import (
     QAbstractItemView,
     QDragEnterEvent,

@@ -15,7 +15,7 @@ background: "checking with MiniCheck… 3/12" while it re-reads the report shown
 from __future__ import annotations
 
 from citedesk.core.findings import Kind
-from citedesk.core.report import Report
+from citedesk.core.reports.report import Report
 from citedesk.desk.state import Checking
 from citedesk.gui.qt import (
     QHBoxLayout,

@@ -1,0 +1,1 @@
+"""Bibliographies: the entries (`model`), the readers of BibTeX/BibLaTeX, RIS and CSL, where a .bib file stops parsing, and finding an entry by what a writer remembers or a key that was probably meant."""

@@ -1,0 +1,1 @@
+"""The pandoc dialect: `[see @doe99, p. 3]`, `@doe99 says` against a bibliography kept elsewhere: the dialect (`dialect`; its citation syntax is the model's, `core.document.citekeys`), its checks and repairs."""

@@ -1,0 +1,1 @@
+"""The document model: the text read into citations (markers; pandoc's citation groups, `citekeys`, which `Structure.citations` holds), the reference list, the works cited, sentences and claims, every offset exact; what the model asks of a citation dialect. Nothing here imports a dialect."""
