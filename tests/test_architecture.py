@@ -262,3 +262,36 @@ def test_deferred_and_type_checking_imports_count() -> None:
     assert any(found.target == "store" and found.module == "citedesk.store" for found in spec)
     main = imports_of(PACKAGE / "main.py", known)
     assert any(found.target == "gui" and found.module == "citedesk.gui.app" for found in main)
+
+
+MAX_MODULES_IN_A_FOLDER = 30
+"""A folder with more modules of its own than this hides its model: split it into rooms (issue 39)."""
+
+
+def core_rooms(text: str) -> set[str]:
+    """The folders the page's table of the core's rooms names (`core`, `core/document` …)."""
+    block = text.split("<!-- core-rooms: begin -->", 1)[1].split("<!-- core-rooms: end -->", 1)[0]
+    return set(re.findall(r"^\| `(core(?:/[\w/]+)?)` \|", block, flags=re.MULTILINE))
+
+
+def core_folders() -> dict[str, int]:
+    """Every folder of citedesk/core that is a package → how many modules it holds directly."""
+    core = PACKAGE / "core"
+    return {
+        init.parent.relative_to(PACKAGE).as_posix(): sum(
+            1 for m in init.parent.glob("*.py") if m.name != "__init__.py"
+        )
+        for init in sorted(core.rglob("__init__.py"))
+    }
+
+
+def test_the_core_rooms_table_names_each_folder_of_the_core_and_none_is_crowded() -> None:
+    folders = core_folders()
+    assert core_rooms(DOC.read_text(encoding="utf-8")) == set(folders)
+    assert {folder: n for folder, n in folders.items() if n > MAX_MODULES_IN_A_FOLDER} == {}
+
+
+def test_a_core_folder_missing_from_the_table_is_caught() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    without = re.sub(r"^\| `core/projects` \|.*\n", "", text, flags=re.MULTILINE)
+    assert core_rooms(without) == set(core_folders()) - {"core/projects"}

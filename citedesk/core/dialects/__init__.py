@@ -1,10 +1,11 @@
-"""Citation dialects: one module per citation syntax, on one document model (issue 24).
+"""Citation dialects: one folder per citation syntax, on one document model (issues 24, 39).
 
-`base` says what a dialect is (`CitationDialect`) and keeps the registry; `numbered` (`[3]`
-against the document's own reference list), `pandoc` (`[@doe99]` against a bibliography) and
-`latex` (`\\cite{key}` in a `.tex` file) register themselves when imported here. A new dialect
-(a Word field) is one new module implementing `CitationDialect` and calling `register`, plus
-its tests; see docs/ARCHITECTURE.md.
+`base` keeps the registry and chooses a document's dialect (what a dialect is, `CitationDialect`,
+the document model says); `numbered` (`[3]` against the document's own reference list), `pandoc`
+(`[@doe99]` against a bibliography) and `latex` (`\\cite{key}` in a `.tex` file) each have a
+folder whose `dialect` module registers itself when imported here. A new dialect (a Word field)
+is one new folder implementing `CitationDialect` and calling `register`, plus its tests; see
+docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations
