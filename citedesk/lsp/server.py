@@ -52,6 +52,8 @@ class CiteDeskServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("citedesk", __version__)
         self.settings = ClientSettings()
+        self.initial = ClientSettings()
+        """What `initializationOptions` gave: the layer under each `didChangeConfiguration`."""
         self.roots: list[Path] = []
         self.documents: dict[str, OpenDocument] = {}
         self.by_generation: dict[int, str] = {}
@@ -61,6 +63,8 @@ class CiteDeskServer(LanguageServer):
         self.refresh = False
         """The client takes `workspace/diagnostic/refresh`."""
         self.versioned_edits = False
+        self.asks_configuration = False
+        """The client answers `workspace/configuration` (asked when a settings change says nothing)."""
         self.debounce_s = DEBOUNCE_S
 
     # messages to the client ---------------------------------------------------------------------------
@@ -157,7 +161,10 @@ class CiteDeskServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def reconfigure(self, raw: object) -> None:
-        self.settings = parse_settings(self, raw)
+        """New settings (None: the same ones; the project files are read again): every document
+        prepared and audited again under them."""
+        if raw is not None:
+            self.settings = parse_settings(self, raw).over(self.initial)
         for document in self.documents.values():
             self.prepare(document)
             self.audit_now(document)

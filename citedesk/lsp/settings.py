@@ -14,7 +14,10 @@ at the top or under a `citedesk` section (how VS Code, Neovim and Helix nest a s
 | `sources` | path | a folder of sources named by reference key |
 | `allow_folders` | list of paths | folders the audit may read besides the document's own |
 
-A value of the wrong type is left out with a message (`problems`), never a crash.
+A value of the wrong type is left out with a message (`problems`), never a crash. The settings of
+`workspace/didChangeConfiguration` lie over the `initializationOptions` (a key given again wins; a
+key not given again keeps its first value), so a client that sends only what changed, or only its
+settings section, loses nothing it gave at start.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ class ClientSettings:
             else:
                 given[setting] = typed
         return cls(given, tuple(problems))
+
+    def over(self, below: ClientSettings) -> ClientSettings:
+        """These settings laid over `below` (what this one gives wins)."""
+        return ClientSettings({**below.given, **self.given}, self.problems)
 
     def configuration(self, where: Path | None) -> Configuration:
         """The layers for a document at `where` (its project file found from there), these on top
