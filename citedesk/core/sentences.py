@@ -303,8 +303,8 @@ def _safe_cut(text: str, lo: int, hi: int, *, space: bool = True) -> int | None:
     for match in _SAFE_END.finditer(text, lo, hi):
         last = match.end()
     if last is None and space:
-        space = text.rfind(" ", lo, hi)
-        last = space + 1 if space > lo else None
+        blank = text.rfind(" ", lo, hi)
+        last = blank + 1 if blank > lo else None
     return last
 
 
