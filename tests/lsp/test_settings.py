@@ -21,3 +21,15 @@ def test_the_client_lies_over_the_project_file(tmp_path: Path) -> None:
     document = tmp_path / "draft.md"
     settings = ClientSettings.parse({"judge": "heuristic"}).configuration(document).settings
     assert (settings.judge, settings.offline) == ("heuristic", True)
+
+
+def test_null_and_empty_values_are_settings_not_given(tmp_path: Path) -> None:
+    """What VS Code sends for a section whose settings are left unset: the files decide."""
+    (tmp_path / "citedesk.toml").write_text('judge = "none"\noffline = true\n', encoding="utf-8")
+    given = ClientSettings.parse(
+        {"citedesk": {"offline": None, "judge": "", "sources": "", "path": "citedesk"}}
+    )
+    assert not given.given
+    assert not given.problems
+    settings = given.configuration(tmp_path / "draft.md").settings
+    assert (settings.judge, settings.offline) == ("none", True)
