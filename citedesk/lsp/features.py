@@ -27,6 +27,7 @@ from citedesk.lsp import convert
 from citedesk.lsp.documents import OpenDocument, path_of
 from citedesk.lsp.positions import PositionMap
 from citedesk.lsp.server import CiteDeskServer, parse_settings
+from citedesk.lsp.wire import REFUSED
 
 FIX_ALL = "source.fixAll.citedesk"
 REVIEW = "citedesk.review"
@@ -88,6 +89,11 @@ def _lifecycle(server: CiteDeskServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         server.changed(params.text_document.uri, params.text_document.version)
+
+    @server.feature(REFUSED)
+    def refused(params: Any) -> None:
+        size, limit = getattr(params, "bytes", "?"), getattr(params, "limit", "?")
+        server.log(f"citedesk: a message of {size} bytes was read past: longer than {limit} bytes")
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:

@@ -5,6 +5,8 @@ methods, a huge document, a bad command) gets a logged error while the server go
 from __future__ import annotations
 
 import inspect
+import io
+import json
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from citedesk.lsp.server import MAX_DOCUMENT_CHARS
+from citedesk.lsp.wire import MAX_MESSAGE_BYTES, REFUSED, BoundedInput
 from tests.lsp.helpers import SAMPLES, SERVER, codes, initialize_params, logged, open_document, pushed
 
 QUARTO = "project:\n  type: book\nbook:\n  title: Canopy\n  chapters:\n    - index.qmd\n    - chapters/heat.qmd\nbibliography: refs.bib\n"
@@ -109,3 +112,33 @@ async def test_a_document_too_large_to_check_is_said_and_left_unchecked(
     assert not await pushed(client, uri, lambda shown: True)  # cleared, never a partial audit
     small = open_document(client, tmp_path / "draft.md", "A claim [9].\n")
     await pushed(client, small, lambda shown: "fabricated" in codes(shown))
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_message_longer_than_any_document_is_read_past_not_held(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    await _send_raw(client, b" " * (MAX_MESSAGE_BYTES + 1))
+    said = await logged(client, "was read past")
+    assert f"{MAX_MESSAGE_BYTES + 1} bytes" in said
+    uri = open_document(client, tmp_path / "draft.md", "A claim [9].\n")
+    await pushed(client, uri, lambda shown: "fabricated" in codes(shown))  # the next message is read
+
+
+def test_the_bounded_input_stands_a_short_notice_for_a_long_message_and_reads_on() -> None:
+    long, short = b"x" * 5000, b'{"jsonrpc": "2.0", "method": "exit"}'
+    stream = io.BytesIO(
+        b"Content-Length: %d\r\n\r\n" % len(long) + long + b"Content-Length: %d\r\n\r\n" % len(short) + short
+    )
+    bounded = BoundedInput(stream, limit=1000)
+    header = bounded.readline()
+    assert bounded.readline() == b"\r\n"
+    notice = bounded.read(int(header.split(b":")[1]))
+    assert json.loads(notice) == {
+        "jsonrpc": "2.0",
+        "method": REFUSED,
+        "params": {"bytes": 5000, "limit": 1000},
+    }
+    assert bounded.readline() == b"Content-Length: %d\r\n" % len(short)
+    assert bounded.readline() == b"\r\n"
+    assert bounded.read(len(short)) == short
