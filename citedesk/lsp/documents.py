@@ -50,6 +50,9 @@ class OpenDocument:
     positions: PositionMap | None = None
     result_id: int = 0
     """Bumped each time `shown` changes (pull diagnostics' `resultId`)."""
+    audited_at: float = float("-inf")
+    """When (the event loop's clock) the latest audit was asked for: edits ask at most one audit
+    per debounce interval."""
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     @property

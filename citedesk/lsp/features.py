@@ -27,6 +27,7 @@ from citedesk.lsp import convert
 from citedesk.lsp.documents import OpenDocument, path_of
 from citedesk.lsp.positions import PositionMap
 from citedesk.lsp.server import CiteDeskServer, parse_settings
+from citedesk.lsp.wire import REFUSED
 
 FIX_ALL = "source.fixAll.citedesk"
 REVIEW = "citedesk.review"
@@ -50,7 +51,7 @@ def build() -> CiteDeskServer:
 def _lifecycle(server: CiteDeskServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        server.settings = parse_settings(server, params.initialization_options)
+        server.settings = server.initial = parse_settings(server, params.initialization_options)
         folders = [f.uri for f in params.workspace_folders or []] or (
             [params.root_uri] if params.root_uri else []
         )
@@ -63,6 +64,7 @@ def _lifecycle(server: CiteDeskServer) -> None:
         server.versioned_edits = bool(
             workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes
         )
+        server.asks_configuration = bool(workspace and workspace.configuration)
 
     @server.feature(types.INITIALIZED)
     def initialized(params: types.InitializedParams) -> None:
@@ -73,8 +75,11 @@ def _lifecycle(server: CiteDeskServer) -> None:
         server.shutdown_audits()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def configuration(params: types.DidChangeConfigurationParams) -> None:
-        server.reconfigure(params.settings)
+    async def configuration(params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if not settings and server.asks_configuration:  # the "pull" model: the client says nothing
+            settings = await _asked_configuration(server)
+        server.reconfigure(settings)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -85,9 +90,25 @@ def _lifecycle(server: CiteDeskServer) -> None:
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         server.changed(params.text_document.uri, params.text_document.version)
 
+    @server.feature(REFUSED)
+    def refused(params: Any) -> None:
+        size, limit = getattr(params, "bytes", "?"), getattr(params, "limit", "?")
+        server.log(f"citedesk: a message of {size} bytes was read past: longer than {limit} bytes")
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         server.close(params.text_document.uri)
+
+
+async def _asked_configuration(server: CiteDeskServer) -> object:
+    """The client's `citedesk` section (`workspace/configuration`), or None when it cannot say."""
+    item = types.ConfigurationItem(section="citedesk")
+    try:
+        answer = await server.workspace_configuration_async(types.ConfigurationParams(items=[item]))
+    except Exception as exc:  # a client that fails its own request: the settings stay as they are
+        server.log(f"citedesk: the client's settings could not be read: {exc}", types.MessageType.Warning)
+        return None
+    return answer[0] if answer else None
 
 
 def _diagnostics(server: CiteDeskServer) -> None:
@@ -141,8 +162,9 @@ def _actions(server: CiteDeskServer) -> None:
         return await asyncio.to_thread(_quick_fixes, server, document, found)
 
     @server.command(REVIEW)
-    async def review(arguments: Any) -> None:
-        await _review(server, arguments)
+    async def review(*arguments: Any) -> None:
+        # pygls 2 passes a command's arguments one by one (a handler of one parameter refuses four)
+        await _review(server, list(arguments))
 
 
 def _quick_fixes(

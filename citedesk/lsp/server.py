@@ -39,9 +39,10 @@ from citedesk.lsp.documents import LANGUAGES, OpenDocument, inside, path_of
 from citedesk.lsp.settings import ClientSettings
 
 DEBOUNCE_S = 0.03
-"""An edit starts its audit this long after the last keystroke of a burst (the running audit is
-cancelled at once): long enough to take a burst of changes as one, short enough that the
-structural findings follow the writer."""
+"""Edits start at most one audit in this long (the running audit is cancelled at once): the first
+edit after a pause starts its audit at once, the later ones of a burst are taken as one, this long
+after the audit before. Long enough to take a burst of changes as one, short enough that the
+structural findings follow the writer (a trailing-only debounce made every edit wait this long)."""
 MAX_DOCUMENT_CHARS = MAX_DOCUMENT_BYTES // 4
 """A document longer than this is not audited (a message says so); its diagnostics are cleared."""
 
@@ -52,6 +53,8 @@ class CiteDeskServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("citedesk", __version__)
         self.settings = ClientSettings()
+        self.initial = ClientSettings()
+        """What `initializationOptions` gave: the layer under each `didChangeConfiguration`."""
         self.roots: list[Path] = []
         self.documents: dict[str, OpenDocument] = {}
         self.by_generation: dict[int, str] = {}
@@ -61,6 +64,8 @@ class CiteDeskServer(LanguageServer):
         self.refresh = False
         """The client takes `workspace/diagnostic/refresh`."""
         self.versioned_edits = False
+        self.asks_configuration = False
+        """The client answers `workspace/configuration` (asked when a settings change says nothing)."""
         self.debounce_s = DEBOUNCE_S
 
     # messages to the client ---------------------------------------------------------------------------
@@ -130,6 +135,7 @@ class CiteDeskServer(LanguageServer):
             self.runner.cancel(document.generation)
         path = str(document.path) if document.path is not None else None
         document.generation = self.runner.submit(text, path, document.options)
+        document.audited_at = asyncio.get_running_loop().time()
         document.audit_text, document.audit_version = text, document.version
         self.by_generation[document.generation] = document.uri
 
@@ -143,7 +149,13 @@ class CiteDeskServer(LanguageServer):
             self.runner.cancel(document.generation)
         if document.timer is not None:
             document.timer.cancel()
-        document.timer = asyncio.get_running_loop().call_later(self.debounce_s, self.audit_now, document)
+            document.timer = None
+        loop = asyncio.get_running_loop()
+        wait = document.audited_at + self.debounce_s - loop.time()
+        if wait <= 0:  # the first edit after a pause: at once
+            self.audit_now(document)
+        else:  # within a burst: once, when the interval is over
+            document.timer = loop.call_later(wait, self.audit_now, document)
 
     def close(self, uri: str) -> None:
         document = self.documents.pop(uri, None)
@@ -157,7 +169,10 @@ class CiteDeskServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def reconfigure(self, raw: object) -> None:
-        self.settings = parse_settings(self, raw)
+        """New settings (None: the same ones; the project files are read again): every document
+        prepared and audited again under them."""
+        if raw is not None:
+            self.settings = parse_settings(self, raw).over(self.initial)
         for document in self.documents.values():
             self.prepare(document)
             self.audit_now(document)

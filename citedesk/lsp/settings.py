@@ -9,12 +9,16 @@ at the top or under a `citedesk` section (how VS Code, Neovim and Helix nest a s
 | key | type | meaning |
 | --- | --- | --- |
 | `offline` | bool | no network: sources from the cache and local files only |
-| `judge` | str | the judge (`auto`, `heuristic`, a model's name, `off` …) |
-| `strong_judge` | str | a cascade's strong judge (empty: none) |
+| `judge` | str | the judge (`auto`, `heuristic`, a model's name, `none` …) |
+| `strong_judge` | str | a cascade's strong judge |
 | `sources` | path | a folder of sources named by reference key |
 | `allow_folders` | list of paths | folders the audit may read besides the document's own |
 
-A value of the wrong type is left out with a message (`problems`), never a crash.
+A value of the wrong type is left out with a message (`problems`), never a crash; `null` or an
+empty string is a setting not given (the settings files decide). The settings of
+`workspace/didChangeConfiguration` lie over the `initializationOptions` (a key given again wins; a
+key not given again keeps its first value), so a client that sends only what changed, or only its
+settings section, loses nothing it gave at start.
 """
 
 from __future__ import annotations
@@ -62,12 +66,18 @@ class ClientSettings:
             setting = NAMES.get(str(name))
             if setting is None:
                 continue  # another tool's, or a later version's: not ours to refuse
+            if value is None or value == "":
+                continue  # not set (VS Code sends every setting of its section, unset ones so)
             typed, problem = _typed(setting, value)
             if problem:
                 problems.append(f"setting `{name}`: {problem}; left out")
             else:
                 given[setting] = typed
         return cls(given, tuple(problems))
+
+    def over(self, below: ClientSettings) -> ClientSettings:
+        """These settings laid over `below` (what this one gives wins)."""
+        return ClientSettings({**below.given, **self.given}, self.problems)
 
     def configuration(self, where: Path | None) -> Configuration:
         """The layers for a document at `where` (its project file found from there), these on top

@@ -21,6 +21,9 @@ from citedesk.core.spans import SpanSet
 
 MAX_SEGMENT_CHARS = 5_000
 """Blocks longer than this are cut at line breaks or spaces before segmentation (bounded cost)."""
+PIECE_CHARS = 1_000
+"""A block longer than `MAX_SEGMENT_CHARS` is cut in pieces of about this many characters, each at
+a sure sentence end, so that an edit re-segments one piece (`_chunk_spans`), not the block."""
 
 _local = threading.local()
 
@@ -236,21 +239,32 @@ def segment_spans(neutral: str) -> tuple[tuple[int, int], ...]:
 def _segment(neutral: str) -> Iterable[tuple[int, int]]:
     """Sentence spans in `neutral`, trimmed of surrounding whitespace."""
     for chunk_start, chunk in _chunks(neutral):
-        chunk = _CONTROL.sub(" ", chunk)  # same length; pysbd's list rules crash on some controls
-        try:
-            segments: list[str] = _segmenter().segment(chunk)  # type: ignore[attr-defined]
-        except Exception:  # a pysbd bug must not lose the document: split at full stops instead
-            segments = _FALLBACK_SPLIT.split(chunk)
-        cursor = 0
-        for segment in segments:
-            core = segment.strip()
-            if not core:
-                continue
-            found = chunk.find(core, cursor)
-            if found == -1:  # pysbd changed the text; fall back to the raw segment length
-                found = cursor + (len(segment) - len(segment.lstrip()))
-            cursor = found + len(core)
-            yield chunk_start + found, chunk_start + cursor
+        for start, end in _chunk_spans(chunk):
+            yield chunk_start + start, chunk_start + end
+
+
+@functools.lru_cache(maxsize=4_096)
+def _chunk_spans(chunk: str) -> tuple[tuple[int, int], ...]:
+    """Sentence spans in one piece of a block; cached, so an edit of a long block (a page without
+    a paragraph break) re-segments only the piece it is in: the pieces are cut at sentence ends
+    found in their own text, so those before and after the edit are the same strings again."""
+    chunk = _CONTROL.sub(" ", chunk)  # same length; pysbd's list rules crash on some controls
+    try:
+        segments: list[str] = _segmenter().segment(chunk)  # type: ignore[attr-defined]
+    except Exception:  # a pysbd bug must not lose the document: split at full stops instead
+        segments = _FALLBACK_SPLIT.split(chunk)
+    spans = []
+    cursor = 0
+    for segment in segments:
+        core = segment.strip()
+        if not core:
+            continue
+        found = chunk.find(core, cursor)
+        if found == -1:  # pysbd changed the text; fall back to the raw segment length
+            found = cursor + (len(segment) - len(segment.lstrip()))
+        cursor = found + len(core)
+        spans.append((found, cursor))
+    return tuple(spans)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -258,32 +272,39 @@ _FALLBACK_SPLIT = re.compile(r"(?<=[.!?])\s+")
 
 
 def _chunks(neutral: str) -> Iterable[tuple[int, str]]:
+    """The block, or a long one in pieces: each ends at the last sure sentence end of its second
+    half (`PIECE_CHARS`), else as before at one within `MAX_SEGMENT_CHARS` (else at a space)."""
     if len(neutral) <= MAX_SEGMENT_CHARS:
         yield 0, neutral
         return
     start = 0
     while start < len(neutral):
-        end = min(start + MAX_SEGMENT_CHARS, len(neutral))
-        if end < len(neutral):
-            end = _safe_cut(neutral, start + MAX_SEGMENT_CHARS // 2, end) or end
+        end = len(neutral)
+        if start + PIECE_CHARS < len(neutral):
+            end = _safe_cut(neutral, start + PIECE_CHARS // 2, start + PIECE_CHARS, space=False) or 0
+            if not end:
+                end = min(start + MAX_SEGMENT_CHARS, len(neutral))
+                if end < len(neutral):
+                    end = _safe_cut(neutral, start + MAX_SEGMENT_CHARS // 2, end) or end
         yield start, neutral[start:end]
         start = end
 
 
 # a sentence end that is no abbreviation: a word of 4+ letters (or a number) and a full stop, then
-# a capital ("…in 2021. The next", not "Dr. Smith" or "e.g. The")
-_SAFE_END = re.compile(r"(?:[A-Za-z]{4,}|\d+)[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
+# a capital ("…in 2021. The next", not "Dr. Smith" or "e.g. The"); the blanks of a marker may stand
+# between the word and its full stop ("…in summer [1]. The next" reads "…in summer    . The next")
+_SAFE_END = re.compile(r"(?:[A-Za-z]{4,}|\d+) *[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
 
 
-def _safe_cut(text: str, lo: int, hi: int) -> int | None:
+def _safe_cut(text: str, lo: int, hi: int, *, space: bool = True) -> int | None:
     """The last safe sentence boundary in [lo, hi) (pysbd is slow on long blocks: they are cut in
-    pieces it splits separately), else the last space, else None."""
+    pieces it splits separately), else (`space`) the last space, else None."""
     last = None
     for match in _SAFE_END.finditer(text, lo, hi):
         last = match.end()
-    if last is None:
-        space = text.rfind(" ", lo, hi)
-        last = space + 1 if space > lo else None
+    if last is None and space:
+        blank = text.rfind(" ", lo, hi)
+        last = blank + 1 if blank > lo else None
     return last
 
 
