@@ -133,4 +133,6 @@ def test_failures_are_asked_once_per_corpus_and_not_again_on_a_re_run(tmp_path: 
         Desk(replace(_options(tmp_path, server), refresh=True)), [root], out, workers=2, force=True
     )
     assert fresh.audited == DOCUMENTS
-    assert _Server.hits.get("/gone/0") == 1  # --refresh asks again
+    assert (
+        _Server.hits.get("/gone/0") == _Server.hits.get("/openalex/works/doi:10.5555/down.0") == 1
+    )  # --refresh asks again
