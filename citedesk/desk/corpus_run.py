@@ -70,6 +70,8 @@ Progress = Callable[[str, int, int, str], None]
 MAX_WORKERS = 4
 IN_FLIGHT_PER_WORKER = 4
 SLOWEST_SAID = 3
+TICK = 2.0
+"""Seconds between progress lines while no audit finishes (a huge document in flight is named)."""
 SCRATCH = ".workers"
 """Below the output folder: the workers' private stores while the run lasts."""
 
@@ -77,6 +79,14 @@ SCRATCH = ".workers"
 def default_workers() -> int:
     """The machine's cores, at most MAX_WORKERS (each worker holds a judge model)."""
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """No audit finished in the last TICK seconds; `seconds`: how long the oldest document in
+    flight has been (a huge one, started first, shown while it runs rather than a silent bar)."""
+
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -152,10 +162,15 @@ def run_corpus(
     scratch = out / SCRATCH
     shutil.rmtree(scratch, ignore_errors=True)  # a killed run's
     journal = Journal(out)
+    done = 0
     try:
-        for done, (doc, result) in enumerate(
-            _audits(worker_options, _largest_first(todo), scratch, workers, engine, address), start=1
-        ):
+        for doc, result in _audits(worker_options, _largest_first(todo), scratch, workers, engine, address):
+            if isinstance(result, Waiting):  # nothing finished for a while: say what is in flight
+                rate = done / max(1e-9, time.perf_counter() - audit_started)
+                note = f"{rate:.1f} documents/s; in flight: {doc.name} for {result.seconds:.0f} s"
+                progress("documents audited", done, len(todo), note)
+                continue
+            done += 1
             outcome, retry = _written(out, doc, result)
             found[doc.name] = outcome
             entries[doc.name] = replace(entries[doc.name], error=outcome.error, retry=retry)
@@ -297,9 +312,10 @@ def _audits(
     workers: int | None,
     engine: str = "local",
     address: str | None = None,
-) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult]]:
+) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult | Waiting]]:
     """Each document's audit as it finishes, started in `todo`'s order: on Ray, in this process
-    with one worker, else in a local pool (the workers' private stores below `scratch`)."""
+    with one worker, else in a local pool (the workers' private stores below `scratch`), where
+    every TICK seconds without one finishing the oldest document in flight is given, Waiting."""
     count = min(workers or default_workers(), max(1, len(todo)))
     if engine == "ray":
         yield from ray_audits(options, todo, count, address)
@@ -318,10 +334,12 @@ def _audits(
     ) as pool:
         waiting = iter(todo)
         running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
+        since: dict[str, float] = {}
         while True:
             for doc in waiting:
                 try:
                     running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name)] = doc
+                    since[doc.name] = time.perf_counter()
                 except BrokenProcessPool:  # a worker died: the documents left are said, not lost
                     yield doc, _died(doc)
                     continue
@@ -329,9 +347,13 @@ def _audits(
                     break
             if not running:
                 return
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, timeout=TICK, return_when=FIRST_COMPLETED)
+            if not finished:
+                oldest = min(running.values(), key=lambda d: since[d.name])
+                yield oldest, Waiting(time.perf_counter() - since[oldest.name])
             for future in finished:
                 doc = running.pop(future)
+                since.pop(doc.name, None)
                 yield doc, _result(future, doc)
 
 

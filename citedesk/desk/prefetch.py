@@ -13,6 +13,7 @@ the document's own and costs no request.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,8 +28,25 @@ from citedesk.sources.provisions import Call, Provisions, RecordingStore, as_pro
 from citedesk.sources.resolved import ResolvedSource, SourceStatus
 from citedesk.sources.truth import check_entries
 from citedesk.store import Store
+from citedesk.store.lookups import LookupTables
 
 Progress = Callable[[str, int, int, str], None]
+HOUR = 3600.0
+KEPT_FAILURES = {
+    SourceStatus.DEAD: 24 * HOUR,
+    SourceStatus.NOT_FOUND: 24 * HOUR,
+    SourceStatus.UNREADABLE: 24 * HOUR,
+    SourceStatus.SERVER_ERROR: HOUR,
+    SourceStatus.REFUSED: HOUR,
+    SourceStatus.TIMED_OUT: HOUR,
+    SourceStatus.RESET: HOUR,
+    SourceStatus.UNREACHABLE: HOUR,
+}
+"""How long a source that could not be had is not asked for again by a corpus run (issue 42): a
+day for what the server said (gone, no such DOI, no readable text), an hour for what may pass (a
+server error, a refusal, a time-out). `--refresh` asks again at once."""
+FAILED_KEY = "source-failed:"
+"""The store's look-up tables keep each failure under this prefix and the source's locator."""
 
 
 def distinct_sources(entries: Sequence[CitedEntry], options: AuditOptions) -> list[CitedEntry]:
@@ -102,17 +120,23 @@ def prefetch(
     gave (texts, failures, answers) comes back as the workers' provisions."""
     unique = distinct_sources(sources, options)
     given: dict[str, ResolvedSource] = {}
-    if unique:
-        resolved = gather_sources(
-            unique,
-            source_options(replace(options, sources_dir=None, attached=())),
-            store,
-            progress=lambda done, total: progress("sources fetched", done, total, ""),
-        )
+    with store.lookups() as tables:
+        known = {} if options.refresh else _failures_kept(tables, [ref.key for ref in unique])
+        resolved = dict(known)
+        if len(known) < len(unique):
+            resolved |= gather_sources(
+                [ref for ref in unique if ref.key not in known],
+                source_options(replace(options, sources_dir=None, attached=())),
+                store,
+                progress=lambda done, total: progress("sources fetched", done, total, ""),
+            )
         for locator, source in resolved.items():
             record = store.source(locator)
             passages = store.passages(locator) if record is not None and record.status == "ok" else []
             given[locator] = as_provided(source, record, passages)
+            if locator not in known and source.status in KEPT_FAILURES and not source.usable:
+                kept = {"status": source.status.value, "message": source.message, "detail": source.detail}
+                tables.put(FAILED_KEY + locator, {**kept, "title": source.title})
     answers: dict[Call, Any] = {}
     asked = distinct_works(works)
     if asked and options.check_references:
@@ -127,7 +151,7 @@ def prefetch(
             )
         finally:
             recorder.close()
-    statuses = [s.status for s in resolved.values()] if unique else []
+    statuses = [s.status for s in resolved.values()]
     fetched = sum(1 for s in statuses if s is SourceStatus.FETCHED)
     cached = sum(1 for s in statuses if s is SourceStatus.CACHED)
     return Gathered(
@@ -137,3 +161,31 @@ def prefetch(
         cached,
         len(statuses) - fetched - cached,
     )
+
+
+def _failures_kept(tables: LookupTables, locators: Sequence[str]) -> dict[str, ResolvedSource]:
+    """The sources among `locators` that could not be had when last asked, not long ago
+    (`KEPT_FAILURES`): as they were said then."""
+    found: dict[str, ResolvedSource] = {}
+    now = time.time()
+    for locator in locators:
+        hit = tables.get(FAILED_KEY + locator)
+        if hit is None:
+            continue
+        payload, when = hit
+        try:
+            status = SourceStatus(str(payload["status"]))
+        except (KeyError, ValueError):
+            continue
+        if now - when > KEPT_FAILURES.get(status, 0.0):
+            continue
+        title = payload.get("title")
+        found[locator] = ResolvedSource(
+            locator,
+            status,
+            locator,
+            title=str(title) if title else None,
+            message=str(payload.get("message") or ""),
+            detail=str(payload.get("detail") or ""),
+        )
+    return found

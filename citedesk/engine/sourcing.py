@@ -34,6 +34,7 @@ def truth_lookups(options: AuditOptions, max_rate_wait: float = 120.0) -> Lookup
         offline=options.offline,
         max_age_days=options.recheck_days,
         negative_max_age_days=None if options.recheck_days is None else min(7.0, options.recheck_days),
+        failed_max_age_hours=0.0 if options.refresh else None,  # --refresh asks a failed look-up again
         max_rate_wait=max_rate_wait,
     )
 

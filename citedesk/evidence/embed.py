@@ -119,6 +119,12 @@ class Embedder:
         return f"embed:{self.model_dir.name if self.model_dir.name != 'model' else 'all-MiniLM-L6-v2'}"
 
     @property
+    def cache_name(self) -> str:
+        """The store's cache of its vectors: each text embedded on its own (`_forward`); vectors a
+        batch made (before) are not read, for they varied with their companions."""
+        return f"{self.name}:alone"
+
+    @property
     def runtime(self) -> str:
         """Which engine embeds: "onnx" or "torch" ("" before the model is loaded)."""
         return "onnx" if self._onnx is not None else "torch" if self._model is not None else ""
@@ -202,7 +208,7 @@ class Embedder:
         vectors: dict[str, Vectors] = {k: self._memo[k] for k in keys if k in self._memo}
         wanted = [k for k in dict.fromkeys(keys) if k not in vectors]
         if wanted and self.store is not None:
-            for key, blob in self.store.get_embeddings(self.name, wanted).items():
+            for key, blob in self.store.get_embeddings(self.cache_name, wanted).items():
                 vectors[key] = np.frombuffer(blob, dtype=np.float32)
         todo = [(k, t) for k, t in dict(zip(keys, texts, strict=True)).items() if k not in vectors]
         if todo:
@@ -211,7 +217,7 @@ class Embedder:
             vectors.update(new)
             if self.store is not None:
                 self.store.put_embeddings(
-                    self.name, {k: v.astype(np.float32).tobytes() for k, v in new.items()}
+                    self.cache_name, {k: v.astype(np.float32).tobytes() for k, v in new.items()}
                 )
         for key, vector in vectors.items():
             self._memo[key] = vector
@@ -222,19 +228,20 @@ class Embedder:
         return np.stack([vectors[k] for k in keys]).astype(np.float32)
 
     def _forward(self, texts: list[str], progress: Callable[[int, int], None] | None) -> Vectors:
-        """Embed in batches of similar length (less padding), rows back in the order given."""
+        """Embed each text on its own, rows in the order given: a text's vector is a function of
+        the text alone. Batched, it was not — the int8 model quantises a batch's activations
+        with one scale, and padding changes the sums — so it moved with the texts it happened to
+        be embedded with (cosine down to 0.997), which depended on what was cached already: the
+        same corpus's reports differed with the number of workers (issue 42)."""
         self.load()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows: dict[int, Vectors] = {}
-        for begin in range(0, len(order), self.batch_size):
-            batch = order[begin : begin + self.batch_size]
-            for i, vector in zip(batch, self._batch([texts[i] for i in batch]), strict=True):
-                rows[i] = vector.astype(np.float32)
-            if progress is not None:
-                progress(min(begin + self.batch_size, len(order)), len(order))
+        rows: list[Vectors] = []
+        for done, text in enumerate(texts, start=1):
+            rows.append(self._batch([text])[0].astype(np.float32))
+            if progress is not None and (done % self.batch_size == 0 or done == len(texts)):
+                progress(done, len(texts))
         if not rows:
             return np.zeros((len(texts), 0), dtype=np.float32)
-        return np.stack([rows[i] for i in range(len(texts))])
+        return np.stack(rows)
 
     def _batch(self, texts: list[str]) -> Vectors:
         if self._onnx is not None:

@@ -79,6 +79,10 @@ class LookupConfig:
     """A cached answer about a work is asked again once it is this old (retractions appear later)."""
     negative_max_age_days: float = 7.0
     """A cached "no such DOI / no such title" is asked again sooner."""
+    failed_max_age_hours: float = 1.0
+    """A look-up the index failed on (a server error, an unreadable answer, a host not reached) is
+    not asked again for this long: said as it was, not asked again by every document of a corpus
+    citing the work, nor by a re-run soon after (issue 42)."""
     search_rows: int = 5
     concurrency: int = 4
     suggest_on_mismatch: bool = True
@@ -332,6 +336,13 @@ class IndexClient:
         if hit is None:
             return None
         payload, fetched_at = hit
+        if payload.get("status") == AnswerStatus.FAILED.value:  # never stale: asked again once old
+            if self.clock() - fetched_at > self.config.failed_max_age_hours * 3600:
+                return None
+            message = str(payload.get("message") or "")
+            return IndexAnswer(
+                index, AnswerStatus.FAILED, message=message, unreachable=bool(payload.get("unreachable"))
+            )
         if not stale_ok and self.clock() - fetched_at > self._max_age(payload):
             return None
         try:
@@ -370,7 +381,7 @@ class IndexClient:
             fresh = self._cached(index, key, stale_ok=False)
             if fresh is not None:
                 return fresh
-            answer = self._ask(index, url, accept, parse)
+            answer, asked = self._ask(index, url, accept, parse)
             if answer.answered:
                 payload = {
                     "status": answer.status.value,
@@ -380,7 +391,15 @@ class IndexClient:
                 self.cache.put(key, payload)
                 return answer
             stale = self._cached(index, key, stale_ok=True)
-            if stale is not None:  # the index is unreachable now: its last answer stands
+            if stale is None and asked:  # kept a while: the next to ask gets the same answer
+                failed = {
+                    "status": answer.status.value,
+                    "message": answer.message,
+                    "unreachable": answer.unreachable,
+                }
+                self.cache.put(key, failed)
+                return answer
+            if stale is not None and stale.answered:  # the index is unreachable now: its last answer stands
                 return IndexAnswer(
                     index,
                     stale.status,
@@ -393,26 +412,34 @@ class IndexClient:
 
     def _ask(
         self, index: str, url: str, accept: str, parse: Callable[[Any], tuple[Work, ...] | None]
-    ) -> IndexAnswer:
+    ) -> tuple[IndexAnswer, bool]:
+        """The index's answer, and whether the index was asked (False: cancelled, waited too long
+        for its turn, or its host found unreachable earlier in this run)."""
         host = _host(url)
         assert self.limiter is not None
         if self.cancelled():
-            return IndexAnswer(index, AnswerStatus.FAILED, message="cancelled")
+            return IndexAnswer(index, AnswerStatus.FAILED, message="cancelled"), False
         with self._guard:
             down = self._down.get(host)
         if down is not None:
-            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True), False
         bucket = f"{host}/lists" if urlsplit(url).path.rstrip("/").endswith("/works") else host
         if not self.limiter.acquire(host, max_wait=self.config.max_rate_wait, bucket=bucket):
             why = "cancelled" if self.cancelled() else f"{index} asked us to slow down; not checked this time"
-            return IndexAnswer(index, AnswerStatus.FAILED, message=why)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=why), False
         with self._guard:  # found unreachable by another thread while this one waited its turn
             down = self._down.get(host)
         if down is not None:
-            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True)
+            return IndexAnswer(index, AnswerStatus.FAILED, message=down, unreachable=True), False
         result = self.fetcher.fetch(url, accept=accept)
         with self._guard:
             self.requests += 1
+        return self._answer(index, host, result, parse), not self.cancelled()
+
+    def _answer(
+        self, index: str, host: str, result: FetchResult, parse: Callable[[Any], tuple[Work, ...] | None]
+    ) -> IndexAnswer:
+        """What the index's response says."""
         now = self.clock()
         if result.ok:
             works = parse(_json(result))
@@ -430,6 +457,7 @@ class IndexClient:
                 self._down.setdefault(host, message)
             return IndexAnswer(index, AnswerStatus.FAILED, message=message, unreachable=True)
         if result.http_status in _BUSY:
+            assert self.limiter is not None
             self.limiter.pause(host, result.retry_after or _DEFAULT_PAUSE)
             return IndexAnswer(
                 index,

@@ -11,7 +11,8 @@ parse-and-gather stage is timed apart), and the wall time of the whole run is gi
 
 The last line is JSON: {"documents", "judge", "dense", "cores", "runs": [{"engine", "workers",
 "documents_per_s", "audit_s", "wall_s", "gather_s", "slowest": [[name, s], …]}], "scaling_2_vs_1",
-"slowest_document_s", "same_reports"} — `same_reports`: every run wrote byte-identical reports.
+"scaling_ray_vs_1", "slowest_document_s", "same_reports"} — `same_reports`: every run wrote
+byte-identical reports.
 `--huge N` adds one document of N citations (the issue's 5 MB paper has 40,000), audited first.
 """
 
@@ -183,10 +184,10 @@ def main() -> None:
                 f"({run['audit_s']:.1f} s auditing, {run['wall_s']:.1f} s in all)",
                 flush=True,
             )
-        written = [
+        written = [  # the reports (manifest.json holds the settings' hash, which names each run's store)
             {
                 str(p.relative_to(root / f"out-{e}-{w}")): p.read_bytes()
-                for p in (root / f"out-{e}-{w}").rglob("*.json")
+                for p in (root / f"out-{e}-{w}" / "reports").rglob("*.json")
             }
             for e, w in engines
         ]
@@ -194,6 +195,7 @@ def main() -> None:
         profile = stage_profile(root, sources, docs, args.judge, not args.no_dense)
         print(f"seconds per document by step (1 process, warm): {profile}", flush=True)
     rates = {run["workers"]: run["documents_per_s"] for run in runs if run["engine"] == "local"}
+    ray = [run["documents_per_s"] for run in runs if run["engine"] == "ray"]
     figures = {
         "documents": args.documents,
         "judge": args.judge,
@@ -202,6 +204,7 @@ def main() -> None:
         "runs": runs,
         "seconds_per_document_by_step": profile,
         "scaling_2_vs_1": round(float(rates[2]) / float(rates[1]), 2) if 1 in rates and 2 in rates else None,  # type: ignore[arg-type]
+        "scaling_ray_vs_1": round(float(ray[0]) / float(rates[1]), 2) if ray and 1 in rates else None,  # type: ignore[arg-type]
         "slowest_document_s": max((s for run in runs for _, s in run["slowest"]), default=None),  # type: ignore[attr-defined]
         "same_reports": same,
     }
