@@ -20,6 +20,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 PYTHON=${PYTHON:-python3.11}
 VENV=${BUILD_VENV:-build/venv}
+case $VENV in /*) ;; *) VENV=$ROOT/$VENV ;; esac
 APP_ID=io.github.citedesk.CiteDesk
 PYINSTALLER=pyinstaller==6.22.3
 VERSION=$("$PYTHON" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
@@ -51,7 +52,7 @@ rm -rf build/prepared build/prepare-cache
 mkdir -p build/prepared
 "$VENV/bin/pip" install --quiet --no-deps --force-reinstall .  # this tree's code, resources mapped as installed
 # from build/: the installed citedesk, not the source folder (whose resources/ is not citedesk.resources)
-(cd build && XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on "$ROOT/$VENV/bin/python" - <<'EOF'
+(cd build && XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on "$VENV/bin/python" - <<'EOF'
 import shutil
 from pathlib import Path
 

@@ -216,6 +216,10 @@ def _session(path: Path, threads: int | None) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = onnx_threads(threads)
     options.inter_op_num_threads = 1
+    # no busy-waiting between batches: on a machine that is doing anything else (the window, the
+    # writer's editor, two cores) the spinning threads took half the embedder's CPU time and
+    # doubled the first audit's wall time (tests/bench/bundle.py)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: no notes about thread affinity on stderr
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
