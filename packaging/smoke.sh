@@ -20,10 +20,10 @@ mkdir "$work/home"
 # a writer's environment: an empty HOME, no XDG folders set, no Python of ours on the paths
 fresh=(env -i "HOME=$work/home" "PATH=/usr/bin:/bin" "LANG=C.UTF-8")
 
-echo "== bundle: --version"
+echo "== bundle: --version (${SECONDS}s)"
 "${fresh[@]}" "$app" --version | grep -qx "citedesk $VERSION" || fail "--version"
 
-echo "== bundle: an audit of a document with a fabricated marker"
+echo "== bundle: an audit of a document with a fabricated marker (${SECONDS}s)"
 cat > "$work/draft.md" <<'DOC'
 Street trees lower summer pavement temperatures [1]. A figure no reference gives [7].
 
@@ -50,7 +50,7 @@ audit() {
 }
 audit "$app"
 
-echo "== bundle: the window on a file for 20 s (offscreen), then SIGTERM"
+echo "== bundle: the window on a file for 20 s (offscreen), then SIGTERM (${SECONDS}s)"
 "${fresh[@]}" QT_QPA_PLATFORM=offscreen "$app" "$work/draft.md" > "$work/window.out" 2> "$work/window.err" &
 pid=$!
 sleep 20
@@ -64,7 +64,7 @@ sleep 2
 left=$(pgrep -f "$work/$NAME/" || true)
 [ -z "$left" ] || { kill $left 2>/dev/null || true; fail "processes left after SIGTERM: $left"; }
 
-echo "== wheel: a fresh virtual environment (no models extra), --version and an audit"
+echo "== wheel: a fresh virtual environment (no models extra), --version and an audit (${SECONDS}s)"
 "$PYTHON" -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet -c constraints.txt "$(ls dist/citedesk-"$VERSION"-*.whl)"
 ! "$work/venv/bin/python" -c 'import torch' 2>/dev/null || fail "the wheel installed torch"
