@@ -12,11 +12,15 @@
 # 4. the wheel (dist/citedesk-VERSION-py3-none-any.whl), which carries the same prepared embedder.
 #
 # BUILD_VENV=DIR reuses (or makes) another build environment; SKIP_BUNDLE=1 / SKIP_WHEEL=1 leave one out.
+# BORROW_VENV=DIR (CI: .ci/run's .venv, which has the pinned install with the models extra) makes the
+# build environment from DIR's installed packages (a .pth line) plus PyInstaller and this tree's
+# citedesk, instead of a second full install: seconds, not minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PYTHON=${PYTHON:-python3.11}
 VENV=${BUILD_VENV:-build/venv}
+case $VENV in /*) ;; *) VENV=$ROOT/$VENV ;; esac
 APP_ID=io.github.citedesk.CiteDesk
 PYINSTALLER=pyinstaller==6.22.3
 VERSION=$("$PYTHON" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
@@ -25,11 +29,21 @@ say() { printf '== %s (%ss)\n' "$1" "$SECONDS"; }
 
 say "build environment $VENV"
 stamp="$VENV/.citedesk-build-$(cat constraints.txt pyproject.toml | sha256sum | cut -c1-16)"
-if [ ! -e "$stamp" ]; then
+if [ -n "${BORROW_VENV:-}" ]; then
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+    borrowed=$("$BORROW_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    own=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    # after the build environment's own packages; the borrowed folder's .pth files (its editable
+    # citedesk) are not read: the citedesk built is the one installed below
+    echo "$borrowed" > "$own/borrowed-packages.pth"
+    "$VENV/bin/pip" install --quiet -c constraints.txt "$PYINSTALLER"
+elif [ ! -e "$stamp" ]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
-    "$VENV/bin/pip" install --quiet -c constraints.txt . "$PYINSTALLER"
+    # the models extra: torch exports the embedder at build time (none of it goes into the bundle)
+    "$VENV/bin/pip" install --quiet -c constraints.txt ".[models]" "$PYINSTALLER"
     touch "$stamp"
 fi
 
@@ -38,12 +52,14 @@ rm -rf build/prepared build/prepare-cache
 mkdir -p build/prepared
 "$VENV/bin/pip" install --quiet --no-deps --force-reinstall .  # this tree's code, resources mapped as installed
 # from build/: the installed citedesk, not the source folder (whose resources/ is not citedesk.resources)
-(cd build && XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on "$ROOT/$VENV/bin/python" - <<'EOF'
+(cd build && XDG_CACHE_HOME=$ROOT/build/prepare-cache CITEDESK_ONNX=on "$VENV/bin/python" - <<'EOF'
 import shutil
 from pathlib import Path
 
 from citedesk.evidence.embed import default_model_dir
-from citedesk.evidence.onnx_embed import Int8Agreement, agreement_file, chosen_file
+from citedesk.evidence.onnx_embed import (
+    FINGERPRINT_FILE, Int8Agreement, agreement_file, chosen_file, fingerprint,
+)
 from citedesk.evidence.onnx_export import prepare
 
 model = default_model_dir()
@@ -52,6 +68,13 @@ record = Int8Agreement.read(agreement_file(model))
 assert record is not None, "no int8 record"
 for path in (chosen_file(model), agreement_file(model)):
     shutil.copy2(path, Path("prepared") / path.name)
+# the model's small files and its fingerprint (onnx_embed.SHIPPED_MODEL): ONNX Runtime needs the
+# tokenizer, not the weights (88 MB), which stay out of the bundle and the wheel
+small = Path("prepared") / "model"
+small.mkdir()
+for name in ("config.json", "tokenizer.json"):
+    shutil.copy2(model / name, small / name)
+(small / FINGERPRINT_FILE).write_text(fingerprint(model) + "\n", encoding="utf-8")
 print(f"prepared {chosen_file(model).name} (int8 used: {record.used}, cosine min {record.cosine_min:.4f})")
 EOF
 )

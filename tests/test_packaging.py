@@ -6,6 +6,7 @@ import configparser
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_every_package_of_the_code_is_installed() -> None:
     assert found - listed == set()
 
 
-BUILD_OUTPUTS = {("citedesk", "prepared/*")}
+BUILD_OUTPUTS = {("citedesk", "prepared/*"), ("citedesk", "prepared/model/*")}
 """Package data that packaging/build.sh makes (the prepared embedder, git-ignored): not in a checkout."""
 
 
@@ -152,3 +153,23 @@ def test_the_bundle_installs_for_the_user_and_uninstalls(tmp_path: Path) -> None
         timeout=60,
     )
     assert [p for p in prefix.rglob("*") if p.is_file() or p.is_symlink()] == []
+
+
+def test_the_bundles_entry_point_says_the_version_as_the_cli_does() -> None:
+    """packaging/citedesk_main.py answers `--version` before importing the CLI (start-up time):
+    the same line, and the same exit status, as the CLI's own --version."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    entry = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "citedesk_main.py"), "--version"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    cli = subprocess.run(
+        [sys.executable, "-m", "citedesk", "--version"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (
+        (entry.returncode, entry.stdout)
+        == (cli.returncode, cli.stdout)
+        == (0, f"citedesk {citedesk.__version__}\n")
+    )
+    assert entry.stderr == ""

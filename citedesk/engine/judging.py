@@ -18,7 +18,7 @@ from citedesk.core.findings import Applicability, Finding, Kind, Verdict, Verdic
 from citedesk.core.reports.summaries import AssistSummary
 from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import UsageError
-from citedesk.evidence.embed import Embedder, ModelMissing, default_model_dir
+from citedesk.evidence.embed import Embedder, ModelMissing, cannot_embed, default_model_dir
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
 from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
 from citedesk.evidence.policy import restrained
@@ -46,6 +46,8 @@ class Judging:
     """A cascade's strong judge (`AuditOptions.strong_judge`): it decides what it re-reads."""
     cascade: str = ""
     """What the cascade did, in words ("strong judge X re-read 12 of 14 within 30 s"), once run."""
+    embedding: str = ""
+    """Why retrieval runs without the embedding model (words only), or "": for the report's notices."""
 
     @property
     def note(self) -> str:
@@ -63,7 +65,7 @@ def load_judging(
     """The judge (and Claude), Claude's atomic facts, and every usable source indexed (embedded)."""
     state.progress("loading the judge")
     chosen = resolve(options.judge)
-    local, embedder, _note = make_judge(
+    local, embedder, embedding = make_judge(
         AUTO if chosen.sends_text else options.judge,
         store=store,
         dense=options.dense,
@@ -85,7 +87,9 @@ def load_judging(
     usable = {key: s for key, s in resolved.items() if s.usable}
     prepared = prepare(usable, embedder, state.progress)
     strong = _strong_judge(options, state, store, embedder)
-    return Judging(remote or local, local, remote, embedder, client, assist, atoms, prepared, strong)
+    return Judging(
+        remote or local, local, remote, embedder, client, assist, atoms, prepared, strong, embedding=embedding
+    )
 
 
 def _strong_judge(
@@ -307,9 +311,11 @@ def make_embedder(*, store: Store | None = None, dense: bool = True) -> tuple[Em
     if not dense:
         return None, ""
     try:
-        return Embedder(default_model_dir(), store=store), ""
+        folder = default_model_dir()
     except ModelMissing as exc:
         return None, str(exc)
+    why = cannot_embed(folder)
+    return (None, why) if why else (Embedder(folder, store=store), "")
 
 
 def make_judge(

@@ -171,8 +171,9 @@ def _judging(ctx: AuditContext) -> Found:
     )
     ctx.judge_name, ctx.judge_note = ctx.judging.judge.name, ctx.judging.note
     embedder = ctx.judging.embedder
-    if embedder is not None and embedder.notice and embedder.notice not in ctx.notices:
-        ctx.notices.append(embedder.notice)  # a one-time preparation, or why ONNX Runtime is not used
+    notice = embedder.notice if embedder is not None else ctx.judging.embedding
+    if notice and notice not in ctx.notices:
+        ctx.notices.append(notice)  # a one-time preparation, why ONNX Runtime is not used, or no embedder
     return _minus(ctx.findings, before), _minus(before, ctx.findings)
 
 

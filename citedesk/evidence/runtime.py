@@ -7,13 +7,19 @@ process stays warm, so a re-audit after an edit costs the judging, not another l
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+TORCH_LIBRARIES = ("torch", "transformers")
+"""What the `models` extra adds (pyproject.toml): not installed for the default audit, which runs
+on ONNX Runtime; needed to export an ONNX file and to run a model on torch."""
 
 _state = {"configured": False}
 _loaded: dict[tuple[Hashable, ...], Any] = {}
@@ -59,3 +65,19 @@ def shared_model(kind: str, folder: Path, variant: Hashable, load: Callable[[], 
         if key not in _loaded:
             _loaded[key] = load()
         return _loaded[key]  # type: ignore[no-any-return]
+
+
+def torch_installed() -> bool:
+    """Whether torch and transformers can be imported, without importing them (seconds)."""
+    return all(importlib.util.find_spec(name) is not None for name in TORCH_LIBRARIES)
+
+
+def needs_torch(what: str) -> str:
+    """One line for the writer: `what` runs on torch, which this install does not have, and how to
+    get it (the app bundle has no pip: the Python install does)."""
+    if getattr(sys, "frozen", False):
+        return (
+            f"{what} needs torch, which the app bundle leaves out: install CiteDesk for Python with "
+            "the models extra (pip install 'citedesk[models]')"
+        )
+    return f"{what} needs torch, which is not installed: it needs the models extra: pip install 'citedesk[models]'"

@@ -45,7 +45,7 @@ from typing import Any, Literal
 from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair, Policy
 from citedesk.evidence.onnx_embed import onnx_enabled, runtime_installed
-from citedesk.evidence.runtime import configure_threads, shared_model
+from citedesk.evidence.runtime import configure_threads, needs_torch, shared_model, torch_installed
 
 __all__ = ["ModelError", "NliJudge"]
 
@@ -302,6 +302,8 @@ class NliJudge:
             )
             if wants_onnx and self._load_onnx(input_format):
                 return
+            if not torch_installed():  # the app bundle, the wheel without the models extra
+                raise ModelError(needs_torch(f"the judge {self.name} without an ONNX file"))
             import torch  # noqa: PLC0415 - heavy; first use only
             from transformers import (  # noqa: PLC0415
                 AutoConfig,
@@ -372,7 +374,8 @@ class NliJudge:
             else:
                 path = onnx_judge.best_file(self.model_dir)
             if path is None:
-                self._export_later(layout, wanted)
+                if torch_installed():  # the export runs on torch
+                    self._export_later(layout, wanted)
                 return False
             labels = {int(k): v for k, v in (config.get("id2label") or {}).items()}
             scheme = scheme_for(input_format, labels, int(config.get("num_labels") or len(labels)))

@@ -30,7 +30,7 @@ from typing import Any
 from citedesk.errors import ModelError
 from citedesk.evidence.judges.base import MODEL_POLICY, Judgement, Pair
 from citedesk.evidence.judges.nli import FORMAT_FILE, InputFormat
-from citedesk.evidence.runtime import configure_threads, shared_model
+from citedesk.evidence.runtime import configure_threads, needs_torch, shared_model, torch_installed
 
 __all__ = ["MINICHECK_T5_FORMAT", "TextToTextFormat", "TextToTextJudge", "read_text_format"]
 
@@ -141,6 +141,8 @@ class TextToTextJudge:
                     f"the model at {self.model_dir} has no recorded text-to-text format; import it "
                     "naming its catalogue entry (`citedesk models import FOLDER --as NAME`)"
                 )
+            if not torch_installed():  # the app bundle, the wheel without the models extra
+                raise ModelError(needs_torch(f"the judge {self.name}"))
             import torch  # noqa: PLC0415 - heavy; first use only
 
             configure_threads(torch, self.threads)
