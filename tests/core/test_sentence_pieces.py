@@ -4,8 +4,8 @@ each cached: its sentences are the ones written, and an edit re-segments one pie
 
 from __future__ import annotations
 
-from citedesk.core import sentences
-from citedesk.core.sentences import MAX_SEGMENT_CHARS, segment_spans
+from citedesk.core.document import sentences
+from citedesk.core.document.sentences import MAX_SEGMENT_CHARS, segment_spans
 
 SENTENCE = "Street trees cool the pavement below them by several degrees in summer afternoons    . "
 """A sentence as pysbd reads it: its marker (`[1]`) blanked to spaces before the full stop."""
