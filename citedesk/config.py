@@ -34,18 +34,20 @@ import difflib
 import os
 import stat
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
 
 from citedesk.core.findings import Kind
+from citedesk.core.judge_settings import is_loopback
 from citedesk.core.reports import format_names
 from citedesk.core.reports.report import FailPolicy
 from citedesk.core.safeload import toml_excess
 from citedesk.errors import CiteDeskError, InputError, UsageError
+from citedesk.evidence.judges.registry import JudgeSetting, declared_settings
 from citedesk.evidence.judges.registry import find as find_judge
 from citedesk.files import read_regular_file
 from citedesk.pipeline import AuditOptions
@@ -115,14 +117,17 @@ class Settings:
     assist_model: str | None = None
     contact_email: str | None = None
     recheck_days: float | None = None
-    judge_url: str = ""
-    """A server judge's endpoint (`--judge-url`; empty: Ollama's, http://127.0.0.1:11434/v1)."""
-    judge_remote: bool = False
-    """Allow a server judge on another machine (the document's text is sent there)."""
     strong_judge: str = ""
     """A cascade's strong judge: re-reads what the judge flagged or is unsure about (empty: none)."""
     strong_budget: float = 30.0
     """Seconds the strong judge may spend re-reading in one audit."""
+    judges: Mapping[str, Any] = field(default_factory=dict)
+    """The judges' own settings set (`JudgeSpec.settings`; one not set: its default, `value`)."""
+
+    def value(self, name: str) -> Any:
+        """The value of the setting `name`: a field, or a judge's own setting."""
+        judge = KEYS[name].judge
+        return getattr(self, name) if judge is None else self.judges.get(name, judge.default)
 
 
 # --- reading one value ------------------------------------------------------------------------------
@@ -234,9 +239,15 @@ class _Key:
     """The `AuditOptions` fields its value sets (`Configuration.audit_options`; the window's
     settings, `gui.dialogs.settings_dialog`, read the same); none: it is the command's own (what a
     report is written as, what fails the run)."""
+    reach: str = "the folders CiteDesk may read"  # what a widening key widens, in its refusal
+    judge: JudgeSetting | None = None
+    """The judge's setting it is (its value goes to `AuditOptions.judge_settings`); None: CiteDesk's own."""
 
 
-KEYS: dict[str, _Key] = {
+NETWORK = "the network CiteDesk may reach"
+JUDGE_SETTINGS = "judge_settings"  # the `AuditOptions` field a judge's own setting gives
+
+_OWN_KEYS: dict[str, _Key] = {
     "judge": _Key(_text, gives=("judge",)),
     "offline": _Key(_boolean, gives=("offline",)),
     "timeout": _Key(_number(0, 3600, "seconds"), gives=("fetch_timeout", "time_budget")),
@@ -245,7 +256,7 @@ KEYS: dict[str, _Key] = {
     "bibliography": _Key(_paths, is_path=True, gives=("bibliographies",)),
     "allow_folders": _Key(_paths, widens=True, is_path=True, gives=("local_roots",)),
     "allow_local_paths": _Key(_boolean, widens=True, gives=("allow_local_paths",)),
-    "allow_private_network": _Key(_boolean, widens=True, gives=("allow_private_network",)),
+    "allow_private_network": _Key(_boolean, widens=True, gives=("allow_private_network",), reach=NETWORK),
     "zotero": _Key(_boolean, gives=("zotero",)),
     "zotero_dir": _Key(_path, is_path=True, gives=("zotero_dir",)),
     "store": _Key(_path, is_path=True, gives=("store_path",)),
@@ -256,14 +267,38 @@ KEYS: dict[str, _Key] = {
     "assist_model": _Key(_text, gives=("assist_model",)),
     "contact_email": _Key(_text, gives=("contact_email",)),
     "recheck_days": _Key(_number(0, 3650, "days", low_too=True), gives=("recheck_days",)),
-    "judge_url": _Key(_text, gives=("judge_url",)),
-    "judge_remote": _Key(_boolean, widens=True, gives=("judge_remote",)),
     "strong_judge": _Key(_text, gives=("strong_judge",)),
     "strong_budget": _Key(_number(0, 3600, "seconds"), gives=("strong_budget",)),
 }
-assert set(KEYS) == {f.name for f in fields(Settings)}, "every setting has a key, every key a setting"
-assert all(k.is_path for k in KEYS.values() if k.read in (_path, _paths)), "a key naming paths says so"
-assert {f for k in KEYS.values() for f in k.gives} <= {f.name for f in fields(AuditOptions)}
+assert set(_OWN_KEYS) | {"judges"} == {f.name for f in fields(Settings)}, "every setting has a key"
+assert all(k.is_path for k in _OWN_KEYS.values() if k.read in (_path, _paths)), "a key naming paths says so"
+assert {f for k in _OWN_KEYS.values() for f in k.gives} <= {f.name for f in fields(AuditOptions)}
+
+
+def _judge_key(s: JudgeSetting) -> _Key:
+    read = _boolean if isinstance(s.default, bool) else _text
+    return _Key(read, s.widens, gives=(JUDGE_SETTINGS,), reach=NETWORK, judge=s)
+
+
+class _Keys(Mapping[str, _Key]):
+    """CiteDesk's keys, then the judges' own (`JudgeSpec.settings`, read when asked: any registered)."""
+
+    def _all(self) -> dict[str, _Key]:
+        judges = {s.key: _judge_key(s) for s in declared_settings() if s.key not in _OWN_KEYS}
+        return {**_OWN_KEYS, **judges}
+
+    def __getitem__(self, name: str) -> _Key:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+KEYS: Mapping[str, _Key] = _Keys()
+"""Every setting's key: how its value is read, whether a project file may set it, what it gives."""
 MAX_FETCH_S = 60.0
 """One source gets at most this many seconds of the audit's `timeout`."""
 OPTION_VALUES: dict[str, Callable[[Any], Any]] = {"fetch_timeout": lambda seconds: min(MAX_FETCH_S, seconds)}
@@ -387,12 +422,9 @@ def _project_refusal(name: str, key: _Key, value: Any, project: Path, user_file:
     """Why a project file may not set this value, or None when it may."""
     where = f"your settings file ({user_file})" if user_file else "your settings file"
     if key.widens:
-        reach = (
-            "the network CiteDesk may reach"
-            if name in ("allow_private_network", "judge_remote")
-            else "the folders CiteDesk may read"
+        return (
+            f"a project file cannot widen {key.reach} ({UNTRUSTED}); set it in {where} or on the command line"
         )
-        return f"a project file cannot widen {reach} ({UNTRUSTED}); set it in {where} or on the command line"
     if key.is_path:
         root = Path(os.path.realpath(project))
         paths = value if isinstance(value, tuple) else (value,)
@@ -408,21 +440,16 @@ def _project_refusal(name: str, key: _Key, value: Any, project: Path, user_file:
                 f"a project file may place the store only in the project's own {STORE_FOLDER} folder "
                 f"({own}), never on a file of the project ({UNTRUSTED}); set it in {where} or on the command line"
             )
-    if name == "judge_url" and not _loopback(value):
-        return f"a project file cannot send text to a judge server on another machine ({UNTRUSTED}); set it in {where} or on the command line"
+    why = key.judge.refuse_in_project(value) if key.judge and key.judge.refuse_in_project else None
+    if why is not None:
+        return f"{why} ({UNTRUSTED}); set it in {where} or on the command line"
     sends = (name == "assist" and value != "none") or (name == "judge" and _judge_sends_text(value))
     if sends:
         return f"a project file cannot turn on sending text to Claude ({UNTRUSTED}); choose it in {where} or on the command line"
     return None
 
 
-def _loopback(url: str) -> bool:
-    from citedesk.sources.llmserver import is_loopback  # noqa: PLC0415 - httpx: only for this key
-
-    return is_loopback(url)
-
-
-loopback_url = _loopback  # the window asks it too: Settings ▸ Local LLM server needs "remote" otherwise
+loopback_url = is_loopback  # the window asks it: Settings ▸ Local LLM server needs "remote" otherwise
 
 
 def _judge_sends_text(setting: str) -> bool:
@@ -485,17 +512,19 @@ class Configuration:
 
     def rows(self) -> list[tuple[str, str, Origin]]:
         """(setting, its value as a settings file spells it, where it came from), in file order."""
-        return [(name, show(getattr(self.settings, name)), self.origin(name)) for name in KEYS]
+        return [(name, show(self.settings.value(name)), self.origin(name)) for name in KEYS]
 
     def audit_options(
         self, *, refresh: bool = False, check_sources: bool = True, reviews: bool = True
     ) -> AuditOptions:
         """The engine's options for one audit: these settings and what belongs to this run."""
-        given = {
+        given: dict[str, Any] = {
             field: OPTION_VALUES.get(field, _itself)(getattr(self.settings, name))
             for name, gives in option_fields().items()
             for field in gives
+            if name in _OWN_KEYS
         }
+        given[JUDGE_SETTINGS] = dict(self.settings.judges)
         return AuditOptions(**given, check_sources=check_sources, refresh=refresh, reviews=reviews)
 
     def store_options(self) -> AuditOptions:
@@ -543,10 +572,17 @@ def load(where: Path | None, command_line: Mapping[str, Any] | None = None) -> C
     for layer in layers:
         for name, value in layer.values.items():
             values[name], origins[name] = value, layer.origin
-    settings = replace(Settings(), **values)
+    settings = settings_of(values)
     _check_folders(settings, origins)
     notices = tuple(n for layer in layers for n in layer.notices)
     return Configuration(settings, origins, notices, user, project)
+
+
+def settings_of(values: Mapping[str, Any]) -> Settings:
+    """The settings with `values` (by key; a judge's own setting among them) over the defaults."""
+    own = {name: value for name, value in values.items() if name in _OWN_KEYS}
+    judges = {name: value for name, value in values.items() if name not in _OWN_KEYS}
+    return replace(Settings(), **own, judges=judges)
 
 
 def _check_folders(settings: Settings, origins: Mapping[str, Origin]) -> None:

@@ -21,6 +21,7 @@ from citedesk.cli.progress import Progress
 from citedesk.config import Configuration
 from citedesk.core.dialects.latex.bounds import parse_deadline
 from citedesk.core.findings import Kind
+from citedesk.core.judge_settings import declared_settings
 from citedesk.core.reports import report_format, several_formats
 from citedesk.core.reports.multi_file import FileAudit, render_batch
 from citedesk.core.reports.report import FailPolicy, Report
@@ -45,8 +46,6 @@ from citedesk.errors import (
 
 SETTING_FLAGS = {
     "judge": "judge",
-    "judge_url": "judge_url",
-    "judge_remote": "judge_remote",
     "strong_judge": "strong_judge",
     "strong_budget": "strong_budget",
     "offline": "offline",
@@ -75,6 +74,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given as flags, typed as the settings are (None: not given, so a settings file
     or the default shows through)."""
     given: dict[str, Any] = {name: getattr(args, attr, None) for name, attr in SETTING_FLAGS.items()}
+    given.update((s.key, getattr(args, s.key, None)) for s in declared_settings() if s.flag)
     for name in ("sources", "zotero_dir", "store"):
         if given[name] is not None:
             given[name] = Path(given[name])

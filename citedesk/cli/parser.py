@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from citedesk import __version__
+from citedesk.core.judge_settings import declared_settings
 from citedesk.core.reports import format_names
 from citedesk.errors import (
     EXIT_USAGE,
@@ -401,17 +402,7 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         # (tests/evidence/test_judge_registry.py keeps the two the same)
         help=JUDGE_HELP,
     )
-    parser.add_argument(
-        "--judge-url",
-        metavar="URL",
-        help="the OpenAI-compatible endpoint of --judge server:MODEL (default: Ollama's, "
-        "http://127.0.0.1:11434/v1); only this machine unless --judge-remote",
-    )
-    parser.add_argument(
-        "--judge-remote",
-        action=argparse.BooleanOptionalAction,
-        help="allow --judge-url on another machine: the cited sentences and their sources' passages are sent there",
-    )
+    _add_judge_settings(parser)
     _add_cascade_flags(parser)
     parser.add_argument(
         "--dense",
@@ -445,3 +436,17 @@ def _add_source_flags(parser: argparse.ArgumentParser) -> None:
         help="print exactly what --assist claude would send, send nothing, and exit",
     )
     parser.add_argument("--store", metavar="PATH", help=argparse.SUPPRESS)
+
+
+def _add_judge_settings(parser: argparse.ArgumentParser) -> None:
+    """A flag for each judge's own setting that declares one (`core.judge_settings`: the server
+    judge's `--judge-url`, `--judge-remote`, any judge registered by then), its value in the
+    setting's key (`SETTING_FLAGS` reads it)."""
+    for setting in declared_settings():
+        if not setting.flag:
+            continue
+        if isinstance(setting.default, bool):
+            action = argparse.BooleanOptionalAction
+            parser.add_argument(setting.flag, dest=setting.key, action=action, help=setting.help)
+        else:
+            parser.add_argument(setting.flag, dest=setting.key, metavar=setting.metavar, help=setting.help)

@@ -21,6 +21,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from citedesk.core.origins import Origins
+
 __all__ = [
     "MAX_LATEX_BYTES",
     "SOURCE_SUFFIXES",
@@ -114,17 +116,21 @@ class DocumentFormat:
 
 
 _FORMATS: dict[str, DocumentFormat] = {}
+ORIGINS = Origins()
+"""Which module registered each entry (`core.origins`)."""
 
 
 def register(fmt: DocumentFormat) -> DocumentFormat:
     """Make `fmt` known (a second registration under its name replaces the first)."""
     _FORMATS[fmt.name] = fmt
+    ORIGINS.record(fmt.name)
     return fmt
 
 
 def unregister(name: str) -> None:
     """Forget the format called `name` (a test's own, once it is done)."""
     _FORMATS.pop(name, None)
+    ORIGINS.forget(name)
 
 
 MARKDOWN = register(

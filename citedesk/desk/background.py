@@ -41,7 +41,7 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
@@ -51,6 +51,7 @@ from citedesk import errors
 from citedesk.core.findings import Applicability
 from citedesk.desk.entry import AuditInput, audit_document
 from citedesk.desk.lifeline import die_with_parent
+from citedesk.desk.registrations import Adopted, Registrations, plugged_in
 from citedesk.evidence.judges.registry import resolve
 from citedesk.pipeline import AuditOptions, AuditState, StageResult
 
@@ -101,6 +102,9 @@ class AuditRequest:
     options: AuditOptions
     environment: tuple[tuple[str, str], ...] = ()
     """The parent's `ENVIRONMENT_PREFIXES` variables when it asked (`audit_environment`)."""
+    registrations: Registrations = field(default_factory=Registrations)
+    """The formats, containers, dialects and report formats a module outside CiteDesk registered
+    in the parent by then (`desk.registrations`): the child registers them before it audits."""
 
 
 def audit_environment() -> tuple[tuple[str, str], ...]:
@@ -260,6 +264,7 @@ def serve(
         setup()
     import citedesk.engine.stages  # noqa: F401, PLC0415 - warm: the stages' imports before the first request
 
+    adopted = Adopted()
     while True:
         request = requests.get()
         if request is None:
@@ -269,6 +274,7 @@ def serve(
             results.put(Cancelled(generation))
             continue
         _adopt(request.environment)
+        adopted.adopt(request.registrations)
         _answer(request, cancelled_upto, results, lambda: not requests.empty())
 
 
@@ -379,7 +385,7 @@ class AuditProcess:
     def submit(self, generation: int, text: str, path: str | None, options: AuditOptions) -> None:
         self._ensure_started()
         assert self._requests is not None
-        self._requests.put(AuditRequest(generation, text, path, options, audit_environment()))
+        self._requests.put(AuditRequest(generation, text, path, options, audit_environment(), plugged_in()))
 
     def cancel_upto(self, generation: int) -> None:
         if self._cancelled_upto is not None:

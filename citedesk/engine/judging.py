@@ -20,7 +20,7 @@ from citedesk.engine.state import AuditOptions, AuditState
 from citedesk.errors import UsageError
 from citedesk.evidence.embed import Embedder, ModelMissing, cannot_embed, default_model_dir
 from citedesk.evidence.judges.base import Judge, Judgement, Pair
-from citedesk.evidence.judges.registry import AUTO, JudgeContext, resolve
+from citedesk.evidence.judges.registry import AUTO, JudgeContext, judge_values, resolve
 from citedesk.evidence.policy import restrained
 from citedesk.evidence.suggest import EvidenceResult, Offer, assess_evidence, claude_offer, offer_citations
 from citedesk.evidence.verdicts import PreparedSource, prepare
@@ -69,14 +69,20 @@ def load_judging(
         AUTO if chosen.sends_text else options.judge,
         store=store,
         dense=options.dense,
-        server=JudgeContext(
-            server_url=options.judge_url, server_remote=options.judge_remote, deadline=state.deadline
-        ),
+        server=JudgeContext(settings=judge_values(options.judge_settings), deadline=state.deadline),
     )
     client = _claude_client(options) if options.assist == "claude" or chosen.sends_text else None
     remote: Judge | None = None
     if client is not None and chosen.sends_text:
-        remote = chosen.load(JudgeContext(embedder=embedder, store=store, client=client, local=local))
+        remote = chosen.load(
+            JudgeContext(
+                embedder=embedder,
+                store=store,
+                client=client,
+                local=local,
+                settings=judge_values(options.judge_settings),
+            )
+        )
     assist: AssistSummary | None = None
     atoms = None
     if client is not None:
@@ -109,8 +115,7 @@ def _strong_judge(
     context = JudgeContext(
         embedder=embedder,
         store=store,
-        server_url=options.judge_url,
-        server_remote=options.judge_remote,
+        settings=judge_values(options.judge_settings),
         deadline=state.deadline,
     )
     return spec.load(context)
@@ -324,7 +329,7 @@ def make_judge(
     """A local judge setting (`heuristic`, `nli`, `nli:NAME_OR_PATH`, `auto`, any registered judge
     that needs no client) → the judge, the embedder for retrieval (None without the embedding
     model) and a note for the report. The judge registry (`judges/registry.py`) says what the
-    setting means. `server`: a server judge's URL, consent to a remote one, and the deadline."""
+    setting means. `server`: the judges' own settings (a server's URL …) and the deadline."""
     choice = resolve(spec)
     embedder, note = make_embedder(store=store, dense=dense)
     context = replace(server or JudgeContext(), embedder=embedder, store=store)

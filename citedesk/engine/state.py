@@ -84,10 +84,10 @@ class AuditOptions:
     """A judge setting, as the judge registry reads it (`evidence/judges/registry.py`): heuristic,
     nli, nli:MODEL, claude, any judge registered, auto (an installed default NLI model, else
     heuristic) or none."""
-    judge_url: str = ""
-    """A server judge's OpenAI-compatible endpoint (`--judge-url`; empty: Ollama's on this machine)."""
-    judge_remote: bool = False
-    """Let a server judge's URL be another machine (`--judge-remote`): the text is sent there."""
+    judge_settings: Mapping[str, object] = field(default_factory=dict)
+    """The judges' own settings given (`JudgeSpec.settings`, by key: a server judge's `judge_url`,
+    `judge_remote`); the loader gets them, with the defaults of those not given, in
+    `JudgeContext.settings`."""
     strong_judge: str = ""
     """A cascade's strong judge (`--strong-judge`, any judge registered that sends no text to
     Claude): it re-reads what the chosen (fast) judge flagged, the fixes it drives and the claims it

@@ -22,7 +22,6 @@ server that is down costs one timeout, not one per citation.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import math
 import time
@@ -32,6 +31,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from citedesk.core.judge_settings import is_loopback
 from citedesk.core.safeload import MAX_NESTING, json_too_deep
 from citedesk.errors import NetworkError, UsageError
 from citedesk.sources.decoding import (
@@ -68,18 +68,6 @@ class ServerUnreachable(NetworkError):
 
 class ServerAnswerError(NetworkError):
     """The server answered, but not with a chat completion this client can read (one request)."""
-
-
-def is_loopback(url: str) -> bool:
-    """Whether `url`'s host is this machine by its address (`127.x`, `::1`) or `localhost`: no
-    name is resolved, so a DNS answer cannot turn a name into a loopback address or away from it."""
-    host = (urlsplit(url).hostname or "").strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_server_url(url: str, *, remote: bool) -> str:

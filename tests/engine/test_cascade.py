@@ -185,7 +185,9 @@ def test_a_strong_judge_whose_server_is_down_leaves_the_fast_reading_whole(sampl
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     alone = audit(sample)
-    down = audit(sample, strong_judge="server:toy", judge_url=f"http://127.0.0.1:{port}/v1")
+    down = audit(
+        sample, strong_judge="server:toy", judge_settings={"judge_url": f"http://127.0.0.1:{port}/v1"}
+    )
     kinds = sorted(f.kind for f in alone.findings)
     assert Kind.NUMBER_MISMATCH in kinds
     assert sorted(f.kind for f in down.findings) == kinds  # the fast judge's error and warnings stand

@@ -139,7 +139,7 @@ def audit(document: Path, url: str, **options: Any) -> Any:
         offline=True,
         dense=False,
         judge="server:minicheck",
-        judge_url=url,
+        judge_settings={"judge_url": url},
         document_dir=document.parent,
         **options,
     )
@@ -261,7 +261,9 @@ def test_an_audit_refuses_a_remote_server_and_a_remote_one_is_named_in_the_repor
     with pytest.raises(UsageError, match="--judge-remote"):
         audit(document, "http://192.0.2.7:11434/v1")
     choice = resolve("server:minicheck")
-    judge = choice.load(JudgeContext(server_url="http://192.0.2.7:11434/v1", server_remote=True))
+    judge = choice.load(
+        JudgeContext(settings={"judge_url": "http://192.0.2.7:11434/v1", "judge_remote": True})
+    )
     assert "source text was sent to 192.0.2.7:11434" in judge.policy.note
     local = choice.load(JudgeContext())
     assert local.policy.note == ""
@@ -281,7 +283,7 @@ def test_the_server_judge_is_registered_as_a_server_judge_named_with_its_model()
 def test_the_pairs_document_is_the_evidence_and_its_claim_the_sentence() -> None:
     fake = Fake(answer=lambda document, claim: "Yes" if document == "E." and claim == "C." else "No")
     with fake_server(fake) as url:
-        judge = resolve("server:m").load(JudgeContext(server_url=url))
+        judge = resolve("server:m").load(JudgeContext(settings={"judge_url": url}))
         assert [j.support for j in judge.judge([Pair("C.", "E."), Pair("C.", "F.")])] == [1.0, 0.0]
 
 

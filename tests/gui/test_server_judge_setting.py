@@ -45,8 +45,8 @@ def test_choosing_the_local_server_sets_the_windows_judge_and_its_url(
     dialog.save()
     window.apply_settings()
     assert window.options.judge == "server:bespoke-minicheck"
-    assert window.options.judge_url == CLOSED_PORT
-    assert window.options.judge_remote is False
+    assert window.options.judge_settings.get("judge_url") == CLOSED_PORT
+    assert not window.options.judge_settings.get("judge_remote")
 
     again = SettingsDialog(settings, window, window.layers.configuration)  # shown as chosen
     qtbot.addWidget(again)
@@ -81,7 +81,7 @@ def test_a_server_elsewhere_needs_the_explicit_remote_choice(qtbot: QtBot, setti
     assert dialog.result() == SettingsDialog.DialogCode.Accepted
     dialog.save()
     options = options_from_settings(settings)
-    assert (options.judge, options.judge_url, options.judge_remote) == (
+    assert (options.judge, options.judge_settings["judge_url"], options.judge_settings["judge_remote"]) == (
         "server:bespoke-minicheck",
         "http://gpu-box.example:11434/v1",
         True,

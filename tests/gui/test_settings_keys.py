@@ -14,14 +14,15 @@ from PySide6.QtCore import QSettings
 
 from citedesk import config
 from citedesk.config import COMMAND_LINE, Configuration, Settings
+from citedesk.core.judge_settings import declared_settings
 from citedesk.gui.dialogs import settings_dialog
 from citedesk.gui.dialogs.settings_dialog import (
     ALLOWED_FOLDERS,
     FILES_ONLY,
     PER_DOCUMENT,
-    WINDOW_KEYS,
     ZOTERO_DIR,
     options_from_settings,
+    window_keys,
 )
 
 SAMPLE_VALUES: dict[str, Any] = {  # what the window's own keys are set to (valid, not the defaults)
@@ -55,7 +56,7 @@ def _other_than_default(name: str, default: object, hint: object) -> Any:
 def test_each_setting_is_offered_by_the_dialog_or_said_why_not() -> None:
     laid_apart = {"allow_folders", "zotero_dir"}  # ALLOWED_FOLDERS, ZOTERO_DIR
     commands_own = {name for name in config.KEYS if name not in config.option_fields()}
-    groups = [set(WINDOW_KEYS), laid_apart, set(FILES_ONLY), set(PER_DOCUMENT), commands_own]
+    groups = [set(window_keys()), laid_apart, set(FILES_ONLY), set(PER_DOCUMENT), commands_own]
     assert sum(len(g) for g in groups) == len(config.KEYS), "a setting in two groups"
     assert set().union(*groups) == set(config.KEYS), "a setting the dialog neither offers nor says why not"
     assert commands_own == {"fail_on", "fix_kinds", "format"}
@@ -64,19 +65,25 @@ def test_each_setting_is_offered_by_the_dialog_or_said_why_not() -> None:
 def test_every_setting_that_reaches_an_audit_reaches_its_options() -> None:
     hints = typing.get_type_hints(Settings)
     chosen = Settings(
-        **{f.name: _other_than_default(f.name, f.default, hints[f.name]) for f in fields(Settings)}
+        **{
+            f.name: _other_than_default(f.name, f.default, hints[f.name])
+            for f in fields(Settings)
+            if f.name != "judges"
+        },
+        judges={s.key: _other_than_default(s.key, s.default, type(s.default)) for s in declared_settings()},
     )
     origins = dict.fromkeys(config.KEYS, COMMAND_LINE)
     configured = Configuration(chosen, origins, (), Path("user.toml"), None)
     options = configured.audit_options()
     for name, gives in config.option_fields().items():
-        value = getattr(chosen, name)
+        value = chosen.value(name)
         for field in gives:
             expected = config.OPTION_VALUES.get(field, lambda v: v)(value)
-            assert getattr(options, field) == expected, (name, field)
+            got = getattr(options, field)
+            assert (got[name] if field == config.JUDGE_SETTINGS else got) == expected, (name, field)
     # the window's options take the same fields from the same declaration
     window = settings_dialog.audit_options(configured)
-    for name, gives in settings_dialog.AUDIT_FIELDS.items():
+    for name, gives in settings_dialog.audit_fields().items():
         assert all(getattr(window, f) == getattr(options, f) for f in gives), name
     assert window.assist == "none"  # per document: the consent's, not a file's
     assert replace(window, assist=options.assist) == options
@@ -84,7 +91,7 @@ def test_every_setting_that_reaches_an_audit_reaches_its_options() -> None:
 
 def test_every_choice_in_the_dialog_reaches_the_windows_audits(tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    assert set(SAMPLE_VALUES) == set(WINDOW_KEYS)
+    assert set(SAMPLE_VALUES) == set(window_keys())
     for name, value in SAMPLE_VALUES.items():
         settings.setValue(name, value)
     settings.setValue(ALLOWED_FOLDERS, [str(tmp_path)])
@@ -93,6 +100,7 @@ def test_every_choice_in_the_dialog_reaches_the_windows_audits(tmp_path: Path) -
     options = options_from_settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     for name, value in SAMPLE_VALUES.items():
         for field in config.KEYS[name].gives:
-            assert getattr(options, field) == value, (name, field)
+            got = getattr(options, field)
+            assert (got[name] if field == config.JUDGE_SETTINGS else got) == value, (name, field)
     assert options.local_roots == (tmp_path,)
     assert options.zotero_dir == tmp_path

@@ -15,9 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from citedesk.core.origins import Origins
 from citedesk.core.text import decode_document, encode_document
 
-__all__ = ["TEXT", "Container", "TextContainer", "View", "container_named", "register", "unregister"]
+__all__ = [
+    "TEXT",
+    "Container",
+    "TextContainer",
+    "View",
+    "container_named",
+    "containers",
+    "register",
+    "unregister",
+]
 
 
 @dataclass(frozen=True)
@@ -72,17 +82,26 @@ class TextContainer:
 
 
 _CONTAINERS: dict[str, Container] = {}
+ORIGINS = Origins()
+"""Which module registered each entry (`core.origins`)."""
 
 
 def register(container: Container) -> Container:
     """Make `container` known by its name (a second registration under a name replaces the first)."""
     _CONTAINERS[container.name] = container
+    ORIGINS.record(container.name)
     return container
 
 
 def unregister(name: str) -> None:
     """Forget the container called `name` (a test's own, once it is done)."""
     _CONTAINERS.pop(name, None)
+    ORIGINS.forget(name)
+
+
+def containers() -> tuple[Container, ...]:
+    """Every registered container, in the order registered."""
+    return tuple(_CONTAINERS.values())
 
 
 def container_named(name: str) -> Container:

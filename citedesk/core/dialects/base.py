@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.document.markdown import scan_markdown
 from citedesk.core.formats import format_of
+from citedesk.core.origins import Origins
 
 if TYPE_CHECKING:
     from citedesk.core.document.markdown import Layout
@@ -67,17 +68,21 @@ class PlainDialect:
 
 
 _REGISTRY: dict[str, CitationDialect] = {}
+ORIGINS = Origins()
+"""Which module registered each entry (`core.origins`)."""
 
 
 def register(dialect: CitationDialect) -> CitationDialect:
     """Make `dialect` known by its name (a second registration under a name replaces the first)."""
     _REGISTRY[dialect.name] = dialect
+    ORIGINS.record(dialect.name)
     return dialect
 
 
 def unregister(name: str) -> None:
     """Forget the dialect called `name` (a test's own, once it is done)."""
     _REGISTRY.pop(name, None)
+    ORIGINS.forget(name)
 
 
 def dialect_named(name: str) -> CitationDialect:

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from citedesk.core.origins import Origins
 from citedesk.core.reports.report import Report
 from citedesk.errors import UsageError
 
@@ -39,17 +40,21 @@ class ReportFormat(Protocol):
 
 
 _FORMATS: dict[str, ReportFormat] = {}
+ORIGINS = Origins()
+"""Which module registered each entry (`core.origins`)."""
 
 
 def register(form: ReportFormat) -> ReportFormat:
     """Add `form` to the table (a format's module, once, at import)."""
     _FORMATS[form.name] = form
+    ORIGINS.record(form.name)
     return form
 
 
 def unregister(name: str) -> None:
     """Take a format out of the table (a test's own, when it is done)."""
     _FORMATS.pop(name, None)
+    ORIGINS.forget(name)
 
 
 def report_formats() -> tuple[ReportFormat, ...]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from citedesk.core.judge_settings import JudgeSetting, declared_settings, judge_values
 from citedesk.errors import UsageError
 from citedesk.evidence.judges.base import Judge
 from citedesk.evidence.judges.spec import (
@@ -43,12 +44,15 @@ __all__ = [
     "Choice",
     "JudgeContext",
     "JudgeKind",
+    "JudgeSetting",
     "JudgeSpec",
     "auto_in_words",
     "automatic",
     "chooser",
+    "declared_settings",
     "find",
     "help_text",
+    "judge_values",
     "model_judge",
     "register",
     "registered",

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from citedesk.core.coverage import NotChecked
+from citedesk.core.judge_settings import SERVER_REMOTE, SERVER_SETTINGS, SERVER_URL, is_loopback
 from citedesk.errors import UsageError
 from citedesk.evidence.judges.base import Judgement, Pair
 from citedesk.evidence.judges.spec import JudgeContext, JudgeKind, JudgeSpec, register
@@ -35,7 +36,6 @@ from citedesk.sources.llmserver import (
     ServerAnswerError,
     ServerUnreachable,
     check_server_url,
-    is_loopback,
 )
 
 SYSTEM = (
@@ -134,9 +134,10 @@ def _load(context: JudgeContext) -> ServerJudge:
     model = context.argument.strip()
     if not model:
         raise UsageError("--judge server needs the server's model name: --judge server:MODEL")
-    url = check_server_url(context.server_url or DEFAULT_URL, remote=context.server_remote)
-    client = ChatClient(url, remote=context.server_remote, deadline=context.deadline)
-    return ServerJudge(model, client, remote=context.server_remote)
+    remote = context.settings.get(SERVER_REMOTE) is True
+    url = check_server_url(str(context.settings.get(SERVER_URL) or DEFAULT_URL), remote=remote)
+    client = ChatClient(url, remote=remote, deadline=context.deadline)
+    return ServerJudge(model, client, remote=remote)
 
 
 SPEC = register(
@@ -149,5 +150,6 @@ SPEC = register(
         argument="MODEL",
         argument_help="a model the server at --judge-url runs, e.g. bespoke-minicheck",
         listed=False,
+        settings=SERVER_SETTINGS,
     )
 )

@@ -8,13 +8,14 @@ module (`heuristic`, `assist.judge`) or the module that registers a judge for it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citedesk.core.judge_settings import JudgeSetting, declare, forget
 from citedesk.evidence.policy import Policy
 
 if TYPE_CHECKING:
@@ -54,10 +55,9 @@ class JudgeContext:
     """The audit's client for a judge that sends text (Claude's), None otherwise."""
     local: Judge | None = None
     """For a judge that sends text: the local judge that stands in for pairs it cannot answer."""
-    server_url: str = ""
-    """For a server judge: its OpenAI-compatible endpoint (`--judge-url`; empty: its default)."""
-    server_remote: bool = False
-    """For a server judge: a non-loopback URL is allowed (`--judge-remote`)."""
+    settings: Mapping[str, object] = field(default_factory=dict)
+    """The values of the judges' own settings (`JudgeSpec.settings`, by key; those not set: their
+    defaults), as the settings files and the command line gave them."""
     deadline: float | None = None
     """`time.monotonic()` by which the audit must be done: a server judge's requests end by then."""
 
@@ -97,6 +97,9 @@ class JudgeSpec:
     """For a judge that runs downloadable models: (model folder, the catalogue's input format for
     it, a name) → a private judge for that folder, which checks a download before it is installed.
     The catalogue offers a model only where a registered judge of its kind has this."""
+    settings: tuple[JudgeSetting, ...] = ()
+    """Its own settings (a server's address): the settings files, the command line and the
+    window offer them, and its loader reads them in `JudgeContext.settings`."""
 
     @property
     def threshold(self) -> float:
@@ -126,12 +129,15 @@ def register(spec: JudgeSpec) -> JudgeSpec:
     known = _registered.get(spec.name)
     if known is not None and known is not spec:
         raise ValueError(f"a judge named {spec.name!r} is already registered")
+    declare(*spec.settings)
     _registered[spec.name] = spec
     return spec
 
 
 def unregister(name: str) -> None:
-    _registered.pop(name, None)
+    """Forget the judge called `name`, and the settings it declared."""
+    spec = _registered.pop(name, None)
+    forget(*(spec.settings if spec is not None else ()))
 
 
 @contextmanager

@@ -18,6 +18,8 @@ from typing import Any
 
 from citedesk import config
 from citedesk.config import COMMAND_LINE, DEFAULT, Configuration, Settings
+from citedesk.core.judge_settings import SERVER_REMOTE, SERVER_SETTINGS, JudgeSetting, declared_settings
+from citedesk.core.judge_settings import SERVER_URL as URL_KEY
 from citedesk.desk import AuditOptions, models
 from citedesk.errors import CiteDeskError
 from citedesk.gui.qt import (
@@ -57,8 +59,6 @@ ZOTERO_DIR = "zotero_dir"
 
 WINDOW_KEYS = (
     "judge",
-    "judge_url",
-    "judge_remote",
     "strong_judge",
     "strong_budget",
     "offline",
@@ -66,17 +66,32 @@ WINDOW_KEYS = (
     "allow_private_network",
     "zotero",
 )
-"""The audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on apart)."""
+"""CiteDesk's own audit settings the window offers (with ALLOWED_FOLDERS and ZOTERO_DIR, laid on
+apart); each judge's own settings too (`window_keys`)."""
+
+
+def window_keys() -> tuple[str, ...]:
+    """Every audit setting the window offers: CiteDesk's own, then each judge's own setting
+    (`JudgeSpec.settings`: the server's address in its box, any other as a row of its own)."""
+    return (*WINDOW_KEYS, *(s.key for s in declared_settings()))
+
+
+def _judge_setting(name: str) -> JudgeSetting | None:
+    return next((s for s in declared_settings() if s.key == name), None)
+
 
 PER_DOCUMENT = frozenset({"assist"})
 """Settings the window asks for per document instead: sending text to Claude is the consent's
 (`AssistConsent`), never a settings file's."""
-AUDIT_FIELDS: dict[str, tuple[str, ...]] = {
-    name: gives for name, gives in config.option_fields().items() if name not in PER_DOCUMENT
-}
-"""The AuditOptions fields each setting gives, as the configuration's keys declare them
-(`config.KEYS`, read by `Configuration.audit_options`); the command's own (`fail_on`,
-`fix_kinds`, `format`) give none."""
+
+
+def audit_fields() -> dict[str, tuple[str, ...]]:
+    """The AuditOptions fields each setting gives, as the configuration's keys declare them
+    (`config.KEYS`, read by `Configuration.audit_options`; a judge's own settings give
+    `judge_settings`); the command's own (`fail_on`, `fix_kinds`, `format`) give none."""
+    return {name: gives for name, gives in config.option_fields().items() if name not in PER_DOCUMENT}
+
+
 FILES_ONLY = frozenset(
     {
         "timeout",
@@ -98,10 +113,13 @@ def window_choices(settings: QSettings) -> dict[str, Any]:
     """The audit settings the writer chose in the window, typed as `config.load` wants them; a
     key never set is left out, so the files' value stays in force."""
     choices: dict[str, Any] = {}
-    for name in WINDOW_KEYS:
+    for name in window_keys():
         if not settings.contains(name):
             continue
-        if name in ("judge", "judge_url"):
+        own = _judge_setting(name)
+        if own is not None and isinstance(own.default, bool):
+            choices[name] = bool(settings.value(name, False, type=bool))
+        elif name == "judge" or own is not None:
             text = settings.value(name)
             if text:
                 choices[name] = str(text)
@@ -146,7 +164,7 @@ def window_configuration(settings: QSettings, document: Path | None = None) -> W
             problem = problem or f"Settings file not used: {exc.message}"
     if loaded is None:
         loaded = Configuration(
-            replace(Settings(), **choices),
+            config.settings_of(choices),
             dict.fromkeys(choices, COMMAND_LINE),
             (),
             config.user_file(),
@@ -183,7 +201,7 @@ def audit_options(configuration: Configuration, base: AuditOptions | None = None
         field
         for name, origin in configuration.origins.items()
         if origin != DEFAULT
-        for field in AUDIT_FIELDS.get(name, ())
+        for field in audit_fields().get(name, ())
     ]
     return replace(base, **{field: getattr(configured, field) for field in fields})
 
@@ -337,6 +355,7 @@ class SettingsDialog(QDialog):
         """Beside each audit setting a settings file gave: which file (empty when none did)."""
         form.addRow("Judge", self._noted("judge", self.judge))
         form.addRow("", self.server_box)
+        self._judge_rows(form)
         self.download_button = QPushButton("Download a judge model…")
         self.download_button.setAutoDefault(False)
         self.download_button.clicked.connect(self._download)
@@ -381,10 +400,10 @@ class SettingsDialog(QDialog):
         server's address, the model it runs, and the explicit choice a server elsewhere needs."""
         self.judge.addItem("Local LLM server (Ollama, llama.cpp, LM Studio, vLLM)", SERVER)
         self.server_model = QLineEdit(SERVER_MODEL)
-        self.server_url = QLineEdit(options.judge_url or SERVER_URL)
+        self.server_url = QLineEdit(options.value(URL_KEY) or SERVER_URL)
         self.server_url.setToolTip("The server's OpenAI-compatible address (…/v1); Ollama's by default.")
         self.server_remote = QCheckBox("Allow a server on another machine")
-        self.server_remote.setChecked(options.judge_remote)
+        self.server_remote.setChecked(options.value(SERVER_REMOTE))
         self.server_warning = QLabel(
             "This server is not on this machine: the document's sentences and its sources' text "
             "will be sent to it."
@@ -409,6 +428,24 @@ class SettingsDialog(QDialog):
         self.server_url.textChanged.connect(self._show_server_fields)
         self._show_server_fields()
 
+    def _judge_rows(self, form: QFormLayout) -> None:
+        """A row for each judge's own setting (`JudgeSpec.settings`) but the server's (in its box):
+        a check box for a boolean, a line for text, each with its help as the tooltip."""
+        self.judge_rows: dict[str, QCheckBox | QLineEdit] = {}
+        for setting in declared_settings():
+            if setting in SERVER_SETTINGS:
+                continue
+            value = self.configuration.settings.value(setting.key)
+            row: QCheckBox | QLineEdit
+            if isinstance(setting.default, bool):
+                row = QCheckBox(setting.help)
+                row.setChecked(bool(value))
+            else:
+                row = QLineEdit(str(value or ""))
+                row.setToolTip(setting.help)
+            self.judge_rows[setting.key] = row
+            form.addRow(setting.label, self._noted(setting.key, row))
+
     def _strong_fields(self, options: Settings) -> None:
         """The cascade's strong judge and its budget. Offered: none, each installed model (a
         chooser entry that names one, `nli:NAME`, `seq2seq:NAME`), and `server:MODEL` where a
@@ -419,7 +456,7 @@ class SettingsDialog(QDialog):
         for setting, label in models.judge_choices():
             if ":" in setting:
                 self.strong_judge.addItem(label, setting)
-        if options.judge_url or options.judge.startswith(SERVER):
+        if options.value(URL_KEY) or options.judge.startswith(SERVER):
             model = options.judge.removeprefix(SERVER) if options.judge.startswith(SERVER) else SERVER_MODEL
             self.strong_judge.addItem(f"Local LLM server: {model}", f"{SERVER}{model}")
         index = self.strong_judge.findData(options.strong_judge)
@@ -482,10 +519,12 @@ class SettingsDialog(QDialog):
     def _audit_choices(self) -> dict[str, object]:
         return {
             "judge": self.judge_setting(),
-            "judge_url": ""
-            if self.server_url.text().strip() == SERVER_URL
-            else self.server_url.text().strip(),
-            "judge_remote": self.server_remote.isChecked(),
+            URL_KEY: "" if self.server_url.text().strip() == SERVER_URL else self.server_url.text().strip(),
+            SERVER_REMOTE: self.server_remote.isChecked(),
+            **{
+                key: row.isChecked() if isinstance(row, QCheckBox) else row.text().strip()
+                for key, row in self.judge_rows.items()
+            },
             "strong_judge": str(self.strong_judge.currentData()),
             "strong_budget": float(self.strong_budget.value()),
             "offline": self.offline.isChecked(),
