@@ -22,7 +22,8 @@ def _labels(dialog: SettingsDialog) -> list[str]:
     form = dialog.layout()
     assert isinstance(form, QFormLayout)
     labels = (form.itemAt(row, QFormLayout.ItemRole.LabelRole) for row in range(form.rowCount()))
-    return [item.widget().text() for item in labels if item is not None and isinstance(item.widget(), QLabel)]
+    widgets = (item.widget() for item in labels if item is not None)
+    return [widget.text() for widget in widgets if isinstance(widget, QLabel)]
 
 
 def test_a_judges_own_setting_is_a_row_of_the_dialog(
