@@ -5,13 +5,21 @@ module implementing `CitationDialect`, and no other module names it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from citedesk.core.bibliographies.model import BibEntry
 from citedesk.core.checks import structural_findings
-from citedesk.core.dialects import PlainDialect, Reading, dialect_for, dialect_named, register, registered
+from citedesk.core.dialects import (
+    PlainDialect,
+    Reading,
+    dialect_for,
+    dialect_named,
+    register,
+    registered,
+    unregister,
+)
 from citedesk.core.document.markdown import Layout
 from citedesk.core.document.markers import Marker, MarkerItem, MarkerStyle
 from citedesk.core.document.model import Document, Structure, document_of, reparse
@@ -92,13 +100,21 @@ class ToyDialect(PlainDialect):
         return normalise_edits(edits)
 
 
-TOY = register(ToyDialect())
+TOY = ToyDialect()
 BIBLIOGRAPHY = (BibReference.from_entry(BibEntry("lee2020", "article", title="Cool streets", year="2020")),)
 TEXT = (
     "# Heat\n\n"
     "Shade trees cool streets by 2 °C {{cite:lee2020}}. Parks cut deaths by 30% {{cite:ghost}}.\n\n"
     "Write `{{cite:key}}` to cite a work.\n"
 )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _registered() -> Iterator[None]:
+    """The toy dialect is registered for this module's tests only (other tests see CiteDesk's own)."""
+    register(TOY)
+    yield
+    unregister(TOY.name)
 
 
 @pytest.fixture
