@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citedesk.core.origins import Origins
+from citedesk.core.origins import Registry
 
 __all__ = [
     "MAX_LATEX_BYTES",
@@ -115,22 +115,18 @@ class DocumentFormat:
         return max(found, key=len) if found else None
 
 
-_FORMATS: dict[str, DocumentFormat] = {}
-ORIGINS = Origins()
-"""Which module registered each entry (`core.origins`)."""
+REGISTRY: Registry[DocumentFormat] = Registry()
+"""The table: its entries, and which module registered each (`core.origins`)."""
 
 
 def register(fmt: DocumentFormat) -> DocumentFormat:
     """Make `fmt` known (a second registration under its name replaces the first)."""
-    _FORMATS[fmt.name] = fmt
-    ORIGINS.record(fmt.name)
-    return fmt
+    return REGISTRY.add(fmt)
 
 
 def unregister(name: str) -> None:
     """Forget the format called `name` (a test's own, once it is done)."""
-    _FORMATS.pop(name, None)
-    ORIGINS.forget(name)
+    REGISTRY.remove(name)
 
 
 MARKDOWN = register(
@@ -162,12 +158,12 @@ register(DocumentFormat("word", "Word", (".docx",), container="docx", editable=F
 
 def formats() -> tuple[DocumentFormat, ...]:
     """Every registered format, in the order registered (the dialogs' order)."""
-    return tuple(_FORMATS.values())
+    return REGISTRY.entries()
 
 
 def format_named(name: str) -> DocumentFormat:
     """The registered format called `name`; KeyError for one never registered."""
-    return _FORMATS[name]
+    return REGISTRY[name]
 
 
 def format_for(path: str | os.PathLike[str] | None) -> DocumentFormat | None:
@@ -177,7 +173,7 @@ def format_for(path: str | os.PathLike[str] | None) -> DocumentFormat | None:
     if path is None:
         return None
     best: tuple[int, DocumentFormat] | None = None
-    for fmt in _FORMATS.values():
+    for fmt in REGISTRY.entries():
         ending = fmt.ending(path)
         if ending is not None and (best is None or len(ending) > best[0]):
             best = (len(ending), fmt)

@@ -13,54 +13,19 @@ parent: its module is named in `Registrations.left_out`.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
 from citedesk.core import containers, formats
 from citedesk.core.dialects import base as dialects
-from citedesk.core.origins import Origins
+from citedesk.core.origins import Registry
 from citedesk.core.reports import base as reports
 
-
-@dataclass(frozen=True)
-class _Table:
-    entries: Callable[[], tuple[Any, ...]]
-    register: Callable[[Any], Any]
-    unregister: Callable[[str], None]
-    origins: Origins
-    named: Callable[[str], Any]
-
-
-def _named(entries: Callable[[], tuple[Any, ...]]) -> Callable[[str], Any]:
-    return lambda name: next((e for e in entries() if e.name == name), None)
-
-
-_TABLES: dict[str, _Table] = {
-    "formats": _Table(
-        formats.formats, formats.register, formats.unregister, formats.ORIGINS, _named(formats.formats)
-    ),
-    "containers": _Table(
-        containers.containers,
-        containers.register,
-        containers.unregister,
-        containers.ORIGINS,
-        _named(containers.containers),
-    ),
-    "dialects": _Table(
-        dialects.registered,
-        dialects.register,
-        dialects.unregister,
-        dialects.ORIGINS,
-        _named(dialects.registered),
-    ),
-    "report_formats": _Table(
-        reports.report_formats,
-        reports.register,
-        reports.unregister,
-        reports.ORIGINS,
-        _named(reports.report_formats),
-    ),
+_TABLES: dict[str, Registry[Any]] = {
+    "formats": formats.REGISTRY,
+    "containers": containers.REGISTRY,
+    "dialects": dialects.REGISTRY,
+    "report_formats": reports.REGISTRY,
 }
 
 
@@ -88,12 +53,12 @@ def plugged_in() -> Registrations:
     left_out: list[str] = []
     for name, table in _TABLES.items():
         for entry in table.entries():
-            if not table.origins.plug_in(entry.name):
+            if not table.plug_in(entry.name):
                 continue
             try:
                 pickle.dumps(entry)
             except (pickle.PicklingError, TypeError, AttributeError):
-                left_out.append(table.origins.of(entry.name))
+                left_out.append(table.of(entry.name))
                 continue
             given[name].append(entry)
     return Registrations(**{k: tuple(v) for k, v in given.items()}, left_out=tuple(left_out))
@@ -113,11 +78,11 @@ class Adopted:
             table, name = _TABLES[key[0]], key[1]
             replaced = self._added.pop(key)
             if replaced is None:
-                table.unregister(name)
+                table.remove(name)
             else:
-                table.register(replaced)  # in its place in the table's order
+                table.add(replaced)  # in its place in the table's order
         for (table_name, name), entry in wanted.items():
             table = _TABLES[table_name]
             if (table_name, name) not in self._added:
-                self._added[(table_name, name)] = table.named(name)
-            table.register(entry)
+                self._added[(table_name, name)] = table.get(name)
+            table.add(entry)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from citedesk.core.origins import Origins
+from citedesk.core.origins import Registry
 from citedesk.core.text import decode_document, encode_document
 
 __all__ = [
@@ -81,33 +81,29 @@ class TextContainer:
         return View(text, view.encoding, encode_document(text, view.encoding))
 
 
-_CONTAINERS: dict[str, Container] = {}
-ORIGINS = Origins()
-"""Which module registered each entry (`core.origins`)."""
+REGISTRY: Registry[Container] = Registry()
+"""The table: its entries, and which module registered each (`core.origins`)."""
 
 
 def register(container: Container) -> Container:
     """Make `container` known by its name (a second registration under a name replaces the first)."""
-    _CONTAINERS[container.name] = container
-    ORIGINS.record(container.name)
-    return container
+    return REGISTRY.add(container)
 
 
 def unregister(name: str) -> None:
     """Forget the container called `name` (a test's own, once it is done)."""
-    _CONTAINERS.pop(name, None)
-    ORIGINS.forget(name)
+    REGISTRY.remove(name)
 
 
 def containers() -> tuple[Container, ...]:
     """Every registered container, in the order registered."""
-    return tuple(_CONTAINERS.values())
+    return REGISTRY.entries()
 
 
 def container_named(name: str) -> Container:
     """The registered container called `name`; KeyError for one never registered (its module
     not imported)."""
-    return _CONTAINERS[name]
+    return REGISTRY[name]
 
 
 TEXT = register(TextContainer())

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from citedesk.core.document.markdown import scan_markdown
 from citedesk.core.formats import format_of
-from citedesk.core.origins import Origins
+from citedesk.core.origins import Registry
 
 if TYPE_CHECKING:
     from citedesk.core.document.markdown import Layout
@@ -67,31 +67,27 @@ class PlainDialect:
         return []
 
 
-_REGISTRY: dict[str, CitationDialect] = {}
-ORIGINS = Origins()
-"""Which module registered each entry (`core.origins`)."""
+REGISTRY: Registry[CitationDialect] = Registry()
+"""The table: its entries, and which module registered each (`core.origins`)."""
 
 
 def register(dialect: CitationDialect) -> CitationDialect:
     """Make `dialect` known by its name (a second registration under a name replaces the first)."""
-    _REGISTRY[dialect.name] = dialect
-    ORIGINS.record(dialect.name)
-    return dialect
+    return REGISTRY.add(dialect)
 
 
 def unregister(name: str) -> None:
     """Forget the dialect called `name` (a test's own, once it is done)."""
-    _REGISTRY.pop(name, None)
-    ORIGINS.forget(name)
+    REGISTRY.remove(name)
 
 
 def dialect_named(name: str) -> CitationDialect:
     """The registered dialect called `name`; KeyError for one never registered."""
-    return _REGISTRY[name]
+    return REGISTRY[name]
 
 
 def registered() -> tuple[CitationDialect, ...]:
-    return tuple(_REGISTRY.values())
+    return REGISTRY.entries()
 
 
 def dialect_for(
@@ -101,4 +97,4 @@ def dialect_for(
     syntax (a `.tex`/`.ltx` path is LaTeX) names its dialect with or without a bibliography
     (without one, every citation is not checked). Otherwise, with a bibliography (even an empty
     one), pandoc keys of it; without one, numbered markers against its own reference list."""
-    return _REGISTRY[format_of(path).dialect.choose(bibliography is not None)]
+    return REGISTRY[format_of(path).dialect.choose(bibliography is not None)]

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from citedesk.core.origins import Origins
+from citedesk.core.origins import Registry
 from citedesk.core.reports.report import Report
 from citedesk.errors import UsageError
 
@@ -39,27 +39,23 @@ class ReportFormat(Protocol):
         ...
 
 
-_FORMATS: dict[str, ReportFormat] = {}
-ORIGINS = Origins()
-"""Which module registered each entry (`core.origins`)."""
+REGISTRY: Registry[ReportFormat] = Registry()
+"""The table: its entries, and which module registered each (`core.origins`)."""
 
 
 def register(form: ReportFormat) -> ReportFormat:
     """Add `form` to the table (a format's module, once, at import)."""
-    _FORMATS[form.name] = form
-    ORIGINS.record(form.name)
-    return form
+    return REGISTRY.add(form)
 
 
 def unregister(name: str) -> None:
     """Take a format out of the table (a test's own, when it is done)."""
-    _FORMATS.pop(name, None)
-    ORIGINS.forget(name)
+    REGISTRY.remove(name)
 
 
 def report_formats() -> tuple[ReportFormat, ...]:
     """Every format: those rendered from a finished report by name, then those written live."""
-    return tuple(sorted(_FORMATS.values(), key=lambda f: (not f.finished, f.name)))
+    return tuple(sorted(REGISTRY.entries(), key=lambda f: (not f.finished, f.name)))
 
 
 def format_names() -> tuple[str, ...]:
@@ -69,7 +65,7 @@ def format_names() -> tuple[str, ...]:
 def report_format(name: str) -> ReportFormat:
     """The format called `name` (UsageError, with the choices, for an unknown one)."""
     try:
-        return _FORMATS[name]
+        return REGISTRY[name]
     except KeyError:
         choices = ", ".join(f.name for f in report_formats() if f.finished)
         raise UsageError(f"unknown report format {name!r}; choose {choices}") from None
@@ -79,7 +75,7 @@ def format_of_path(path: str | os.PathLike[str]) -> ReportFormat:
     """The format a file's suffix names (`report.md`: Markdown), or `DEFAULT_EXPORT`."""
     suffix = Path(path).suffix.lower()
     named = [f for f in report_formats() if f.finished and f.suffix == suffix]
-    return named[0] if named else _FORMATS[DEFAULT_EXPORT]
+    return named[0] if named else REGISTRY[DEFAULT_EXPORT]
 
 
 def several_formats() -> tuple[str, ...]:
