@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from citedesk.core.document.claims import Atom, Claim
+from citedesk.core.document.claims import Atom
 from citedesk.core.document.model import Document
 from citedesk.core.findings import (
     Applicability,
@@ -496,15 +496,21 @@ def _covered(best: tuple[str, Verdict], near: set[str]) -> bool:
     return best[0] in near and best[1].label is VerdictLabel.SUPPORTED
 
 
-def _neighbours_cite(document: Document, claim: Claim) -> set[str]:
-    """The references cited by the nearest citing sentence before and after `claim` in its paragraph
-    (a passage whose last sentence cites, or that goes on from a cited one)."""
+PASSAGE = 8
+"""How many sentences away, within its paragraph, a citation may cover an uncited sentence (a
+bound, so that a long paragraph of uncited sentences stays linear)."""
+
+
+def _neighbours_cite(document: Document, at: int) -> set[str]:
+    """The references cited by the nearest citing sentence before and after the claim at `at` (its
+    place in `document.claims`) in its paragraph, within `PASSAGE` sentences (a passage whose last
+    sentence cites, or that goes on from a cited one)."""
     claims = document.claims
-    at = claims.index(claim)
+    block = claims[at].sentence.block
     keys: set[str] = set()
     for step in (-1, 1):
         i = at + step
-        while 0 <= i < len(claims) and claims[i].sentence.block == claim.sentence.block:
+        while 0 <= i < len(claims) and abs(i - at) <= PASSAGE and claims[i].sentence.block == block:
             cited = document.cited_keys(claims[i])
             if cited:
                 keys.update(cited)
@@ -519,12 +525,13 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
     claims = document.claim_by_id
     offers: dict[str, Offer] = {}
     cited = {key for claim in document.claims for key in document.cited_keys(claim)}
+    place = {claim.id: i for i, claim in enumerate(document.claims)}
     for finding in uncited:
         if finding.claim_id is None or judging.out_of_time():
             continue
         claim = claims[finding.claim_id]
         ranked = judging.rank_others(claim.text, claim.id, set())
-        if ranked and _covered(ranked[0], _neighbours_cite(document, claim)):
+        if ranked and _covered(ranked[0], _neighbours_cite(document, place[claim.id])):
             offers[claim.id] = Offer(Suggestion(ranked[0][0], ranked[0][1].score), None, covered=True)
             continue
         best = uncited_first(ranked, cited) or suggestion(ranked)
