@@ -187,11 +187,12 @@ class OnnxEncoder:
 
     @classmethod
     def load(cls, model_dir: Path, path: Path, *, max_length: int, threads: int | None = None) -> OnnxEncoder:
-        """The session for `path`, created once per process (and per file)."""
+        """The session for `path`, created once per process (and per file). `threads`: its intra-op
+        threads; None runs each call on one core (the embedder runs texts side by side instead)."""
         return shared_model(
             "onnx-embed",
             model_dir,
-            (str(path), max_length),
+            (str(path), max_length, threads),
             lambda: cls(_session(path, threads), fast_tokenizer(model_dir, max_length), max_length),
         )
 
@@ -214,7 +215,9 @@ def _session(path: Path, threads: int | None) -> Any:
     import onnxruntime as ort  # noqa: PLC0415 - only when an embedder loads
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = onnx_threads(threads)
+    # one core per run: the embedder runs several texts at once instead (`Embedder._forward`), each
+    # alone; a short text split over two cores ran no faster (1.72 s for 550 passages, 1.67 s on one)
+    options.intra_op_num_threads = 1 if threads is None else onnx_threads(threads)
     options.inter_op_num_threads = 1
     # no busy-waiting between batches: on a machine that is doing anything else (the window, the
     # writer's editor, two cores) the spinning threads took half the embedder's CPU time and

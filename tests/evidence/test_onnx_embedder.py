@@ -219,6 +219,12 @@ def test_the_int8_embedder_is_used_only_where_it_agrees_with_fp32(onnx_on: Path)
     others = ["Night temperatures were lower under the canopy.", "x", "Ok.", *REFUSED[:2]]
     assert min_cosine(model, onnx_on, int8_file(model), others) >= 0.98
 
+    # texts embedded side by side on two cores: each row is the text's own vector, in the order
+    # given, bit for bit what one at a time gives (a report must not depend on the cores)
+    one_lane = Embedder(model, backend="onnx", threads=1).encode(sentences[::-1])
+    two_lanes = Embedder(model, backend="onnx", threads=2).encode(sentences[::-1])
+    assert one_lane.tobytes() == two_lanes.tobytes() == vectors[::-1].tobytes()
+
 
 REFUSED = ("The int8 copy below the bar is not published.", "Audits then embed with fp32.")
 
