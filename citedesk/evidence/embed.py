@@ -292,7 +292,7 @@ class Embedder:
         """One text's vector. ONNX Runtime runs a text on one core (`onnx_embed._session`) and
         releases the GIL, so `_forward` runs as many texts at once as it may use cores: on 2 cores
         the first audit's 550 source passages took 1.0 s instead of 1.7 s (tests/bench/bundle.py)."""
-        return self._batch([text])[0].astype(np.float32)
+        return np.asarray(self._batch([text])[0], dtype=np.float32)
 
     def _batch(self, texts: list[str]) -> Vectors:
         if self._onnx is not None:
