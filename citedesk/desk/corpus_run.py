@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from multiprocessing.queues import Queue
 from pathlib import Path
 
 from citedesk.core.document.model import Document, document_of
@@ -58,7 +59,7 @@ from citedesk.desk.corpus_files import (
 )
 from citedesk.desk.corpus_ray import ray_audits, ray_installed
 from citedesk.desk.desk import Desk
-from citedesk.desk.prefetch import Gathered, local_works, prefetch
+from citedesk.desk.prefetch import Files, Gathered, local_works, prefetch, provide_vectors, read_local_files
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import CiteDeskError, InputError, OutputError, UsageError
 from citedesk.sources.citeworks import cited_works, works_to_check
@@ -154,17 +155,26 @@ def run_corpus(
         else:
             entries[doc.name] = Entry(content, settings, retry=True)  # until its audit says otherwise
             todo.append(doc)
-    gathered, local = _gather(desk, todo, progress)
+    scratch = out / SCRATCH
+    shutil.rmtree(scratch, ignore_errors=True)  # a killed run's
+    count = min(workers or default_workers(), max(1, len(todo)))
+    pool = Workers(count, scratch) if engine == "local" and count > 1 else None
+    try:
+        gathered, local = _gather(desk, todo, progress)
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        raise
     worker_options = replace(options, refresh=False, refresh_keys=frozenset(), provisions=gathered.provisions)
     audit_started = time.perf_counter()
     found: dict[str, DocumentOutcome] = {}
     times: list[tuple[str, float]] = []
-    scratch = out / SCRATCH
-    shutil.rmtree(scratch, ignore_errors=True)  # a killed run's
     journal = Journal(out)
     done = 0
     try:
-        for doc, result in _audits(worker_options, _largest_first(todo), scratch, workers, engine, address):
+        for doc, result in _audits(
+            worker_options, _largest_first(todo), scratch, count, engine, address, pool
+        ):
             if isinstance(result, Waiting):  # nothing finished for a while: say what is in flight
                 rate = done / max(1e-9, time.perf_counter() - audit_started)
                 note = f"{rate:.1f} documents/s; in flight: {doc.name} for {result.seconds:.0f} s"
@@ -185,6 +195,8 @@ def run_corpus(
                 f"{rate:.1f} documents/s; slowest {slow[0]} {slow[1]:.1f} s",
             )
     finally:  # interrupted too: what was audited is kept, and the rest is audited next time
+        if pool is not None:
+            pool.close()
         journal.close()
         write_manifest(out, entries)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -256,14 +268,16 @@ def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> t
         return Gathered(Provisions(), 0, 0, 0, 0), 0
     entries: list[CitedEntry] = []
     truth: list[CitedEntry] = []
-    for done, doc in enumerate(todo, start=1):
-        document = _parsed(desk, doc) if options.check_sources else None
-        if document is not None:
-            works, checked = _cited(document, options)
-            entries.extend(works)
-            truth.extend(checked)
-        progress("documents read", done, len(todo), "")
+    files: Files = {}
     with desk.jobs().store() as store:
+        for done, doc in enumerate(todo, start=1):
+            document = _parsed(desk, doc) if options.check_sources else None
+            if document is not None:
+                works, checked = _cited(document, options)
+                entries.extend(works)
+                truth.extend(checked)
+                files |= read_local_files(doc.path, works, options, store)
+            progress("documents read", done, len(todo), "")
         if options.reviews:
             for doc in todo:
                 key = document_key(str(doc.path))
@@ -272,7 +286,11 @@ def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> t
                     reviews[key] = found
         if not options.check_sources:
             return Gathered(Provisions(reviews=reviews), 0, 0, 0, 0), 0
-        return prefetch(entries, truth, options, store, progress, reviews), local_works(entries, options)
+        gathered = prefetch(entries, truth, options, store, progress, reviews)
+        passages = [s.passages for s in gathered.provisions.sources.values() if s.usable]
+        vectors = provide_vectors([*passages, *(p for _, p in files.values())], options, store, progress)
+        provisions = replace(gathered.provisions, files=files, vectors=vectors)
+        return replace(gathered, provisions=provisions), local_works(entries, options)
 
 
 def _parsed(desk: Desk, doc: CorpusDocument) -> Document | None:
@@ -305,33 +323,70 @@ def _cited(document: Document, options: AuditOptions) -> tuple[list[CitedEntry],
     return works, checked
 
 
+class Workers:
+    """The local pool, started before the parent gathers the corpus's sources: its workers spawn
+    and import the audit's stages meanwhile (about 2 s of a 2-worker run on 2 cores), then each
+    waits for its options, provisions and all (`corpus_worker.start_given`)."""
+
+    def __init__(self, count: int, scratch: Path) -> None:
+        context = mp.get_context("spawn")
+        self.count = count
+        self.given: Queue[AuditOptions | None] = context.Queue()
+        self.pool = ProcessPoolExecutor(
+            max_workers=count,
+            mp_context=context,
+            initializer=corpus_worker.start_given,
+            initargs=(self.given, max(1, (os.cpu_count() or 1) // count), os.getpid(), str(scratch)),
+        )
+        for _ in range(count):  # one task each, none idle: the pool spawns every worker now
+            self.pool.submit(corpus_worker.ready)
+
+        self._given = False
+        self._closed = False
+
+    def give(self, options: AuditOptions) -> None:
+        for _ in range(self.count):
+            self.given.put(options)
+        self._given = True
+
+    def close(self) -> None:
+        """Shut the pool down (once); workers still waiting for their options — the run ended
+        before they were had — are told to end first."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._given:
+            for _ in range(self.count):
+                self.given.put(None)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.given.close()
+        self.given.join_thread()
+
+
 def _audits(
     options: AuditOptions,
     todo: Sequence[CorpusDocument],
     scratch: Path,
-    workers: int | None,
+    count: int,
     engine: str = "local",
     address: str | None = None,
+    workers: Workers | None = None,
 ) -> Iterator[tuple[CorpusDocument, corpus_worker.WorkerResult | Waiting]]:
     """Each document's audit as it finishes, started in `todo`'s order: on Ray, in this process
-    with one worker, else in a local pool (the workers' private stores below `scratch`), where
-    every TICK seconds without one finishing the oldest document in flight is given, Waiting."""
-    count = min(workers or default_workers(), max(1, len(todo)))
+    with one worker, else in the local pool `workers` (the workers' private stores below
+    `scratch`), where every TICK seconds without one finishing the oldest document in flight is
+    given, Waiting."""
     if engine == "ray":
         yield from ray_audits(options, todo, count, address)
         return
-    if count <= 1:
+    if workers is None:
         corpus_worker.start(options, scratch=str(scratch))
         for doc in todo:
             yield doc, corpus_worker.audit_one(str(doc.path), doc.name)
         return
-    context = mp.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=count,
-        mp_context=context,
-        initializer=corpus_worker.start,
-        initargs=(options, max(1, (os.cpu_count() or 1) // count), os.getpid(), str(scratch)),
-    ) as pool:
+    workers.give(options)
+    pool = workers.pool
+    try:
         waiting = iter(todo)
         running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
         since: dict[str, float] = {}
@@ -355,6 +410,8 @@ def _audits(
                 doc = running.pop(future)
                 since.pop(doc.name, None)
                 yield doc, _result(future, doc)
+    finally:
+        workers.close()
 
 
 def _result(future: Future[corpus_worker.WorkerResult], doc: CorpusDocument) -> corpus_worker.WorkerResult:

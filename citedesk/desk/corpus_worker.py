@@ -25,6 +25,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from multiprocessing.queues import Queue
 from pathlib import Path
 
 import citedesk.engine.stages  # noqa: F401 - warm: the stages' imports, once per worker, before its first document
@@ -73,6 +74,24 @@ def start(
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         options = replace(options, store_path=Path(folder) / PRIVATE_STORE)
     _desk[:] = [Desk(options)]
+
+
+def start_given(given: Queue[AuditOptions | None], threads: int, parent: int, scratch: str) -> None:
+    """The initializer of a pool started before the parent has gathered the corpus's sources
+    (`corpus_run.Workers`): this worker spawns and imports the audit's stages meanwhile, then
+    waits for its options — provisions and all — on `given`. None: the run ended before they were
+    had; the worker ends (the pool is shut down)."""
+    die_with_parent(parent)  # also while it waits
+    options = given.get()
+    if options is None:
+        os._exit(0)  # quietly: an initializer that raises is logged as a failure
+    start(options, threads, None, scratch)
+
+
+def ready() -> int:
+    """A task that does nothing (its process id): submitted once per worker, so that the pool
+    spawns them all at once, before there is a document to give them."""
+    return os.getpid()
 
 
 def audit_one(path: str, name: str) -> WorkerResult:

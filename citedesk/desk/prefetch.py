@@ -14,13 +14,19 @@ the document's own and costs no request.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from citedesk.core.document.works import CitedEntry
+from citedesk.engine.judging import make_embedder
 from citedesk.engine.sourcing import source_options, truth_fetches, truth_lookups
 from citedesk.engine.state import AuditOptions
+from citedesk.errors import CiteDeskError
+from citedesk.evidence.embed import text_key
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.identifiers import locator_of
 from citedesk.sources.local import LOCAL_EXTENSIONS
@@ -29,6 +35,7 @@ from citedesk.sources.resolved import ResolvedSource, SourceStatus
 from citedesk.sources.truth import check_entries
 from citedesk.store import Store
 from citedesk.store.lookups import LookupTables
+from citedesk.store.records import Passage, SourceRecord
 
 Progress = Callable[[str, int, int, str], None]
 HOUR = 3600.0
@@ -67,17 +74,72 @@ def _in_sources_dir(key: str, options: AuditOptions) -> bool:
     return folder is not None and any((folder / f"{key}{ext}").is_file() for ext in LOCAL_EXTENSIONS)
 
 
+def _is_local(ref: CitedEntry, options: AuditOptions) -> bool:
+    return (
+        bool(ref.path) or ref.key in {key for key, _ in options.attached} or _in_sources_dir(ref.key, options)
+    )
+
+
 def local_works(entries: Sequence[CitedEntry], options: AuditOptions) -> int:
     """How many of the cited works are read from a local file (each document's own: a path in its
     entry, `--sources DIR/KEY.ext`, an attachment), distinct by file or key."""
-    attached = {key for key, _ in options.attached}
-    return len(
-        {
-            ref.path or ref.key
-            for ref in entries
-            if ref.path or ref.key in attached or _in_sources_dir(ref.key, options)
-        }
-    )
+    return len({ref.path or ref.key for ref in entries if _is_local(ref, options)})
+
+
+Files = dict[str, tuple[SourceRecord, tuple[Passage, ...]]]
+
+
+def read_local_files(
+    document: Path, works: Sequence[CitedEntry], options: AuditOptions, store: Store
+) -> Files:
+    """The local files one document cites, read as its audit will read them (`sources.gather`, from
+    the document's folder, inside the same allowed folders) through `store`, which keeps each by its
+    content: a file cited by 300 documents is extracted and split once. By locator, for the
+    workers' provisions (`Provisions.files`)."""
+    own = [ref for ref in works if _is_local(ref, options)]
+    if not own:
+        return {}
+    reading = source_options(replace(options, offline=True, provisions=None), document.resolve().parent)
+    found: Files = {}
+    for source in gather_sources(own, reading, store).values():
+        if source.status is not SourceStatus.LOCAL or source.locator is None or source.locator in found:
+            continue
+        record = store.source(source.locator)
+        if record is not None and record.status == "ok":
+            found[source.locator] = (record, tuple(source.passages))
+    return found
+
+
+MAX_PROVIDED_PASSAGES = 200_000
+"""Vectors made in the parent for at most this many distinct passages (about 300 MB of float32,
+pickled into each local worker): past it, the workers embed the rest themselves — the same vectors,
+for a text's vector is a function of the text alone."""
+
+
+def provide_vectors(
+    passages: Iterable[Sequence[Passage]], options: AuditOptions, store: Store, progress: Progress
+) -> dict[str, dict[str, bytes]]:
+    """Every passage's vector, by the embedder's cache name and text key, made here once (through
+    the store's cache: none again on a re-run) instead of once in every worker; {} when retrieval
+    uses words only (`dense` off, or no embedding model)."""
+    embedder, _ = make_embedder(store=store, dense=options.dense)
+    if embedder is None:
+        return {}
+    texts = list(dict.fromkeys(p.text for group in passages for p in group))[:MAX_PROVIDED_PASSAGES]
+    if not texts:
+        return {}
+    progress("source passages embedded", 0, len(texts), "")
+    try:
+        vectors = embedder.encode(
+            texts, progress=lambda done, total: progress("source passages embedded", done, total, "")
+        )
+    except CiteDeskError:  # no model after all, or it failed: the workers embed (or use words) alone
+        return {}
+    made = {
+        text_key(text): np.asarray(row, dtype=np.float32).tobytes()
+        for text, row in zip(texts, vectors, strict=True)
+    }
+    return {embedder.cache_name: made}
 
 
 def distinct_works(entries: Sequence[CitedEntry]) -> list[CitedEntry]:

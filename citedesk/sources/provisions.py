@@ -12,6 +12,12 @@ and asks the network for nothing the parent already asked.
   (`RecordingTables`); a worker's tables give them back (`ProvidedTables`), and ask their own,
   private store for anything else.
 - **Reviews**: the writer's review decisions for the corpus's documents.
+- **Files**: each local file the documents cite (`--sources`, a path in an entry, an attachment),
+  as the parent read it once — its record and passages. A worker still reads the file, and takes
+  these when its content is the same (the same hash): it extracts and splits nothing again.
+- **Vectors**: the embeddings of every provided source's passages, made once in the parent (each
+  text's vector is a function of the text alone, `evidence.embed`, so a worker that made its own
+  would get the same bytes): a worker embeds only its documents' own sentences.
 
 A worker's store (`ProvidedStore`) is a private SQLite file of its own (its judgements' and
 embeddings' caches) with these laid over it.
@@ -28,7 +34,7 @@ from typing import Any
 from citedesk.sources.resolved import ResolvedSource, SourceStatus
 from citedesk.store import Store
 from citedesk.store.lookups import LookupTables
-from citedesk.store.records import SourceRecord
+from citedesk.store.records import Passage, SourceRecord
 
 Call = tuple[str, tuple[Any, ...]]
 """(method of the look-up tables, its arguments)."""
@@ -43,6 +49,10 @@ class Provisions:
     answers: Mapping[Call, Any] = field(default_factory=dict)
     reviews: Mapping[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     """By document key (`core.review.document_key`): the writer's decisions."""
+    files: Mapping[str, tuple[SourceRecord, tuple[Passage, ...]]] = field(default_factory=dict)
+    """By locator (`file:` and the real path): a local file's record and passages, as read."""
+    vectors: Mapping[str, Mapping[str, bytes]] = field(default_factory=dict)
+    """By embedding model (the embedder's cache name), then by text key: float32 vectors."""
 
 
 def as_provided(resolved: ResolvedSource, record: SourceRecord | None, passages: Any) -> ResolvedSource:
@@ -151,3 +161,22 @@ class ProvidedStore(Store):
 
     def reviews(self, document: str) -> dict[str, dict[str, Any]]:
         return dict(self.provisions.reviews.get(document, {}))
+
+    def source(self, locator: str) -> SourceRecord | None:
+        """Its own record (a file read again here, having changed), else the parent's."""
+        own = super().source(locator)
+        if own is not None or locator not in self.provisions.files:
+            return own
+        return self.provisions.files[locator][0]
+
+    def passages(self, locator: str) -> list[Passage]:
+        if locator in self.provisions.files and super().source(locator) is None:
+            return list(self.provisions.files[locator][1])
+        return super().passages(locator)
+
+    def get_embeddings(self, model: str, keys: list[str]) -> dict[str, bytes]:
+        """The parent's vectors, and this store's for the rest."""
+        given = self.provisions.vectors.get(model, {})
+        found = {key: given[key] for key in keys if key in given}
+        rest = [key for key in keys if key not in found]
+        return found | super().get_embeddings(model, rest) if rest else found
