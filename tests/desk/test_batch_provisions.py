@@ -17,6 +17,7 @@ from citedesk.desk import AuditOptions, Desk, corpus_worker
 from citedesk.desk.corpus_run import run_corpus
 from citedesk.evidence.embed import Embedder
 from citedesk.sources import gather
+from citedesk.sources.extract import extract as real_extract
 from tests.desk.test_batch import TOPICS, _findings
 
 DOCUMENTS = 8
@@ -68,7 +69,7 @@ def test_a_worker_given_the_corpus_files_extracts_and_embeds_none_of_them_again(
     phase = ["gathering"]
     extracted: dict[str, list[str]] = {"gathering": [], "auditing": []}
     embedded: dict[str, list[str]] = {"gathering": [], "auditing": []}
-    real_extract, real_forward, real_start = gather.extract, Embedder._forward, corpus_worker.start
+    real_forward, real_start = Embedder._forward, corpus_worker.start
 
     def extract(data: bytes, content_type: str | None, name: str, **kw: object) -> object:
         extracted[phase[0]].append(name)
