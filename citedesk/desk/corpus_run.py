@@ -12,7 +12,10 @@ The stages, in order:
    cited works up in the indexes once (`sources.truth`). What they gave — texts, failures (a dead
    link is asked once per corpus, not once per document), index answers — is the workers'
    *provisions* (`sources.provisions`): data, pickled into the local pool or put in Ray's object
-   store, so a worker reads no shared store and needs no shared disk.
+   store, so a worker reads no shared store and needs no shared disk. The local files the
+   documents cite are read here once too, and every source passage embedded once: a worker
+   extracts and embeds none of them again. The local pool is started before this stage (its
+   workers spawn and import meanwhile) and given the provisions when they are had (`Workers`).
 4. **Audit** the documents in `workers` processes (`desk.corpus_worker`: a
    `ProcessPoolExecutor`, spawned, one desk, one private store and one judge model per worker),
    the largest first (a huge document does not stall the tail), at most a few per worker in

@@ -7,8 +7,9 @@ looked up by what the indexes are asked (DOI, else title, authors and year), eac
 its own. What is had goes to the store, where each document's audit then finds it: the sources
 through `sources.gather` (the cache, the fetcher's per-host limits, its time-outs), the index
 answers through `sources.truth.check_entries` (the look-up cache). A work a document reads from a
-file (`--sources DIR/KEY.ext`, a path in its entry, an attachment) is not fetched here: that is
-the document's own and costs no request.
+file (`--sources DIR/KEY.ext`, a path in its entry, an attachment) costs no request: it is read
+here once (`read_local_files`), as the document's audit would read it, so that no worker extracts
+and splits it again; and every passage had is embedded here once (`provide_vectors`).
 """
 
 from __future__ import annotations
