@@ -161,20 +161,19 @@ def run_corpus(
     scratch = out / SCRATCH
     shutil.rmtree(scratch, ignore_errors=True)  # a killed run's
     count = min(workers or default_workers(), max(1, len(todo)))
-    pool = Workers(count, scratch) if engine == "local" and count > 1 else None
-    try:
-        gathered, local = _gather(desk, todo, progress)
-    except BaseException:
-        if pool is not None:
-            pool.close()
-        raise
-    worker_options = replace(options, refresh=False, refresh_keys=frozenset(), provisions=gathered.provisions)
-    audit_started = time.perf_counter()
     found: dict[str, DocumentOutcome] = {}
     times: list[tuple[str, float]] = []
     journal = Journal(out)
+    pool: Workers | None = None
     done = 0
-    try:
+    try:  # whatever stops the run from here on, the pool's workers are told to end
+        if engine == "local" and count > 1:
+            pool = Workers(count, scratch)
+        gathered, local = _gather(desk, todo, progress)
+        worker_options = replace(
+            options, refresh=False, refresh_keys=frozenset(), provisions=gathered.provisions
+        )
+        audit_started = time.perf_counter()
         for doc, result in _audits(
             worker_options, _largest_first(todo), scratch, count, engine, address, pool
         ):
@@ -341,11 +340,14 @@ class Workers:
             initializer=corpus_worker.start_given,
             initargs=(self.given, max(1, (os.cpu_count() or 1) // count), os.getpid(), str(scratch)),
         )
-        for _ in range(count):  # one task each, none idle: the pool spawns every worker now
-            self.pool.submit(corpus_worker.ready)
-
         self._given = False
         self._closed = False
+        try:
+            for _ in range(count):  # one task each, none idle: the pool spawns every worker now
+                self.pool.submit(corpus_worker.ready)
+        except BaseException:
+            self.close()
+            raise
 
     def give(self, options: AuditOptions) -> None:
         for _ in range(self.count):
@@ -362,8 +364,10 @@ class Workers:
             for _ in range(self.count):
                 self.given.put(None)
         self.pool.shutdown(wait=True, cancel_futures=True)
+        # every worker has ended: what is still queued (the options of one that died before it
+        # took them) has no reader left, so it is dropped rather than waited on
+        self.given.cancel_join_thread()
         self.given.close()
-        self.given.join_thread()
 
 
 def _audits(

@@ -22,6 +22,7 @@ import atexit
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -82,9 +83,12 @@ def start_given(given: Queue[AuditOptions | None], threads: int, parent: int, sc
     waits for its options — provisions and all — on `given`. None: the run ended before they were
     had; the worker ends (the pool is shut down)."""
     die_with_parent(parent)  # also while it waits
+    # Ctrl-C reaches the whole process group: while it waits, the parent decides (and sends None)
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     options = given.get()
     if options is None:
         os._exit(0)  # quietly: an initializer that raises is logged as a failure
+    signal.signal(signal.SIGINT, before)
     start(options, threads, None, scratch)
 
 

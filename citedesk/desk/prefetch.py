@@ -26,7 +26,6 @@ from citedesk.core.document.works import CitedEntry
 from citedesk.engine.judging import make_embedder
 from citedesk.engine.sourcing import source_options, truth_fetches, truth_lookups
 from citedesk.engine.state import AuditOptions
-from citedesk.errors import CiteDeskError
 from citedesk.evidence.embed import text_key
 from citedesk.sources.gather import gather_sources
 from citedesk.sources.identifiers import locator_of
@@ -134,7 +133,7 @@ def provide_vectors(
         vectors = embedder.encode(
             texts, progress=lambda done, total: progress("source passages embedded", done, total, "")
         )
-    except CiteDeskError:  # no model after all, or it failed: the workers embed (or use words) alone
+    except Exception:  # no model after all, or it failed: the workers embed (or say why) alone
         return {}
     made = {
         text_key(text): np.asarray(row, dtype=np.float32).tobytes()

@@ -132,6 +132,9 @@ class Embedder:
         self._model: Any = None
         self._tokenizer: Any = None
         self._onnx: OnnxEncoder | None = None
+        self._onnx_failed = False
+        """The ONNX session failed on a text: this embedder runs torch from then on."""
+        self._torch_lock = threading.Lock()
         self.backend: Backend = backend
         self.notice = ""
         self._memo: dict[str, Vectors] = {}
@@ -164,7 +167,9 @@ class Embedder:
             folder = self.model_dir
             if not (folder / "config.json").is_file():
                 raise ModelMissing(f"no model in {folder}")
-            if self.backend == "onnx" or (self.backend == "either" and onnx_enabled()):
+            if not self._onnx_failed and (
+                self.backend == "onnx" or (self.backend == "either" and onnx_enabled())
+            ):
                 self._onnx = self._load_onnx(folder)
                 if self._onnx is not None:
                     return
@@ -295,19 +300,24 @@ class Embedder:
         return np.asarray(self._batch([text])[0], dtype=np.float32)
 
     def _batch(self, texts: list[str]) -> Vectors:
-        if self._onnx is not None:
+        onnx = self._onnx  # once: another lane may drop it meanwhile
+        if onnx is not None:
             try:
-                return self._onnx.forward(texts)
+                return onnx.forward(texts)
             except Exception as exc:  # never fail an audit for the fast path: torch still works
                 if self.backend == "onnx":
                     raise
                 with self._lock:
-                    self._onnx = None
-                    self._fall_back(f"the ONNX model failed ({type(exc).__name__}: {exc})")
-                self.load()
+                    if self._onnx is onnx:  # the first lane to fail says why; torch from now on
+                        self._onnx = None
+                        self._onnx_failed = True  # `load` then loads torch, not the same session
+                        self._fall_back(f"the ONNX model failed ({type(exc).__name__}: {exc})")
+        self.load()  # torch, loaded once under the lock: another lane waits for it
         import torch  # noqa: PLC0415
 
-        with torch.inference_mode():
+        # one text at a time on torch: its tokenizer is not to be shared by threads, and torch
+        # spreads one forward over the cores itself
+        with self._torch_lock, torch.inference_mode():
             encoded = self._tokenizer(
                 texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import threading
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from citedesk.desk import AuditOptions, Desk, corpus_worker
-from citedesk.desk.corpus_run import run_corpus
+from citedesk.desk.corpus_run import CorpusResult, run_corpus
 from citedesk.evidence.embed import Embedder
 from citedesk.sources import gather
 from citedesk.sources.extract import extract as real_extract
@@ -121,3 +122,38 @@ def test_a_run_stopped_while_the_parent_gathers_leaves_no_worker_waiting(tmp_pat
         run_corpus(Desk(options), [docs], tmp_path / "out", workers=2, progress=stop)
     assert mp.active_children() == []
     assert not (tmp_path / "out" / ".workers").exists() or not any((tmp_path / "out" / ".workers").iterdir())
+
+
+def test_a_worker_killed_before_it_has_its_options_ends_the_run_with_every_document_said(
+    tmp_path: Path,
+) -> None:
+    """A worker that dies while the parent gathers (out of memory, killed): the run still ends —
+    its options, queued for a reader that is gone, are not waited on — each document is said to be
+    left for the next run, and no process is left behind."""
+    docs, src = _corpus(tmp_path)
+    with (src / "s0.txt").open("a", encoding="utf-8") as source:  # options larger than a pipe holds
+        source.write(
+            "".join(f"Plot {n} was surveyed in the summer of {1990 + n % 30}. " for n in range(3000))
+        )
+
+    def kill_one(label: str, done: int, total: int, note: str) -> None:
+        if label == "documents read" and done == 1:
+            worker = mp.active_children()[0]
+            worker.kill()
+            worker.join(timeout=60)
+
+    options = replace(_options(tmp_path, src, "store.sqlite3"), dense=False)
+    ended: list[object] = []
+    run = threading.Thread(
+        target=lambda: ended.append(
+            run_corpus(Desk(options), [docs], tmp_path / "out", workers=2, progress=kill_one)
+        ),
+        daemon=True,
+    )
+    run.start()
+    run.join(timeout=300)
+    assert ended, "the run did not end"
+    (result,) = ended
+    assert isinstance(result, CorpusResult)
+    assert all(o.error is not None and "worker process ended" in o.error for o in result.outcomes)
+    assert mp.active_children() == []

@@ -4,6 +4,7 @@ the ONNX file is missing, damaged or could not be made."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -132,6 +133,36 @@ def test_a_damaged_onnx_file_falls_back_to_torch_with_a_notice(
     assert "did not load" in embedder.notice
     assert "embeddings use torch" in embedder.notice
     assert "\n" not in embedder.notice
+
+
+def test_an_onnx_session_failing_mid_way_hands_every_text_to_torch(
+    onnx_model: Path, onnx_on: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Texts embedded two at a time; the session fails from its fourth text on: every text still
+    gets its vector, in order (torch's from then on, loaded once for both lanes), and the notice
+    says why. Before, the lanes after the failure met an unloaded torch model."""
+    model = default_model_dir()
+    onnx_on.parent.mkdir(parents=True)
+    shutil.copy(onnx_model, onnx_on)
+    Int8Agreement("none", 0.0, 0, False).save(agreement_file(model))  # fp32: no int8 copy to make
+    calls = itertools.count()
+    real = OnnxEncoder.forward
+
+    def failing(self: OnnxEncoder, texts: list[str]) -> np.ndarray:
+        if next(calls) >= 3:
+            raise RuntimeError("the session broke")
+        return real(self, texts)
+
+    monkeypatch.setattr(OnnxEncoder, "forward", failing)
+    sentences = real_sentences(12)
+    embedder = Embedder(model, threads=2)
+    vectors = embedder.encode(sentences)
+
+    assert embedder.runtime == "torch"
+    assert "the ONNX model failed (RuntimeError: the session broke)" in embedder.notice
+    reference = Embedder(model, backend="torch").encode(sentences)
+    assert vectors.shape == (12, 384)
+    assert float((vectors * reference).sum(axis=1).min()) >= 0.9999
 
 
 def test_a_failed_export_is_not_retried_by_audits(onnx_on: Path) -> None:
