@@ -17,7 +17,9 @@ and asks the network for nothing the parent already asked.
   these when its content is the same (the same hash): it extracts and splits nothing again.
 - **Vectors**: the embeddings of every provided source's passages, made once in the parent (each
   text's vector is a function of the text alone, `evidence.embed`, so a worker that made its own
-  would get the same bytes): a worker embeds only its documents' own sentences.
+  with the same embedder would get the same bytes): a worker embeds only its documents' own
+  sentences. Like the store's cache of embeddings, they are kept by model, not by runtime: on a
+  developer's first run, while the ONNX file is still being made, the parent's may be torch's.
 
 A worker's store (`ProvidedStore`) is a private SQLite file of its own (its judgements' and
 embeddings' caches) with these laid over it.
