@@ -62,7 +62,7 @@ from citedesk.desk.corpus_files import (
 )
 from citedesk.desk.corpus_ray import ray_audits, ray_installed
 from citedesk.desk.desk import Desk
-from citedesk.desk.prefetch import Files, Gathered, local_works, prefetch, provide_vectors, read_local_files
+from citedesk.desk.prefetch import Gathered, LocalFiles, local_works, prefetch, provide_vectors
 from citedesk.engine.state import AuditOptions
 from citedesk.errors import CiteDeskError, InputError, OutputError, UsageError
 from citedesk.sources.citeworks import cited_works, works_to_check
@@ -270,15 +270,15 @@ def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> t
         return Gathered(Provisions(), 0, 0, 0, 0), 0
     entries: list[CitedEntry] = []
     truth: list[CitedEntry] = []
-    files: Files = {}
     with desk.jobs().store() as store:
+        local_files = LocalFiles(options, store)
         for done, doc in enumerate(todo, start=1):
             document = _parsed(desk, doc) if options.check_sources else None
             if document is not None:
                 works, checked = _cited(document, options)
                 entries.extend(works)
                 truth.extend(checked)
-                files |= read_local_files(doc.path, works, options, store)
+                local_files.add(doc.path, works)
             progress("documents read", done, len(todo), "")
         if options.reviews:
             for doc in todo:
@@ -290,6 +290,7 @@ def _gather(desk: Desk, todo: Sequence[CorpusDocument], progress: Progress) -> t
             return Gathered(Provisions(reviews=reviews), 0, 0, 0, 0), 0
         gathered = prefetch(entries, truth, options, store, progress, reviews)
         passages = [s.passages for s in gathered.provisions.sources.values() if s.usable]
+        files = local_files.files
         vectors = provide_vectors([*passages, *(p for _, p in files.values())], options, store, progress)
         provisions = replace(gathered.provisions, files=files, vectors=vectors)
         return replace(gathered, provisions=provisions), local_works(entries, options)

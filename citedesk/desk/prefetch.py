@@ -61,9 +61,7 @@ def distinct_sources(entries: Sequence[CitedEntry], options: AuditOptions) -> li
     found: dict[str, CitedEntry] = {}
     for ref in entries:
         locator = locator_of(ref)
-        if locator is None or ref.path or _in_sources_dir(ref.key, options):
-            continue
-        if ref.key in {key for key, _ in options.attached}:
+        if locator is None or _is_local(ref, options):
             continue
         found.setdefault(locator, replace(ref, key=locator))  # type: ignore[type-var]
     return list(found.values())
@@ -76,7 +74,9 @@ def _in_sources_dir(key: str, options: AuditOptions) -> bool:
 
 def _is_local(ref: CitedEntry, options: AuditOptions) -> bool:
     return (
-        bool(ref.path) or ref.key in {key for key, _ in options.attached} or _in_sources_dir(ref.key, options)
+        bool(ref.path)
+        or any(key == ref.key for key, _ in options.attached)
+        or _in_sources_dir(ref.key, options)
     )
 
 
@@ -89,25 +89,44 @@ def local_works(entries: Sequence[CitedEntry], options: AuditOptions) -> int:
 Files = dict[str, tuple[SourceRecord, tuple[Passage, ...]]]
 
 
-def read_local_files(
-    document: Path, works: Sequence[CitedEntry], options: AuditOptions, store: Store
-) -> Files:
-    """The local files one document cites, read as its audit will read them (`sources.gather`, from
-    the document's folder, inside the same allowed folders) through `store`, which keeps each by its
-    content: a file cited by 300 documents is extracted and split once. By locator, for the
-    workers' provisions (`Provisions.files`)."""
-    own = [ref for ref in works if _is_local(ref, options)]
-    if not own:
-        return {}
-    reading = source_options(replace(options, offline=True, provisions=None), document.resolve().parent)
-    found: Files = {}
-    for source in gather_sources(own, reading, store).values():
-        if source.status is not SourceStatus.LOCAL or source.locator is None or source.locator in found:
-            continue
-        record = store.source(source.locator)
-        if record is not None and record.status == "ok":
-            found[source.locator] = (record, tuple(source.passages))
-    return found
+class LocalFiles:
+    """The local files a corpus's documents cite, each read once, as its audits will read them
+    (`sources.gather`: from the citing document's folder, inside the same allowed folders), through
+    the store, which keeps each by its content. `files`, by locator: the workers' provisions
+    (`Provisions.files`). A work asked for again — the same path from the same folder, the same
+    key where keys name files — is not read again: 300 documents citing one file read it once."""
+
+    def __init__(self, options: AuditOptions, store: Store) -> None:
+        self.options = options
+        self.store = store
+        self.files: Files = {}
+        self._asked: set[tuple[str, str, str]] = set()
+        self._by_key = options.sources_dir is not None or bool(options.attached)
+
+    def add(self, document: Path, works: Sequence[CitedEntry]) -> None:
+        folder = document.resolve().parent
+        own = []
+        for ref in works:
+            if not _is_local(ref, self.options):
+                continue
+            relative = bool(ref.path) and not Path(ref.path or "").is_absolute()
+            asked = (ref.key if self._by_key else "", ref.path or "", str(folder) if relative else "")
+            if asked not in self._asked:
+                self._asked.add(asked)
+                own.append(ref)
+        if not own:
+            return
+        reading = source_options(replace(self.options, offline=True, provisions=None), folder)
+        for source in gather_sources(own, reading, self.store).values():
+            if (
+                source.status is not SourceStatus.LOCAL
+                or source.locator is None
+                or source.locator in self.files
+            ):
+                continue
+            record = self.store.source(source.locator)
+            if record is not None and record.status == "ok":
+                self.files[source.locator] = (record, tuple(source.passages))
 
 
 MAX_PROVIDED_PASSAGES = 200_000

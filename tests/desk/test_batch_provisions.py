@@ -17,6 +17,7 @@ import pytest
 from citedesk.desk import AuditOptions, Desk, corpus_worker
 from citedesk.desk.corpus_run import CorpusResult, run_corpus
 from citedesk.evidence.embed import Embedder
+from citedesk.files import read_regular_file as real_read
 from citedesk.sources import gather
 from citedesk.sources.extract import extract as real_extract
 from tests.desk.test_batch import TOPICS, _findings
@@ -70,11 +71,16 @@ def test_a_worker_given_the_corpus_files_extracts_and_embeds_none_of_them_again(
     phase = ["gathering"]
     extracted: dict[str, list[str]] = {"gathering": [], "auditing": []}
     embedded: dict[str, list[str]] = {"gathering": [], "auditing": []}
+    opened: dict[str, list[str]] = {"gathering": [], "auditing": []}
     real_forward, real_start = Embedder._forward, corpus_worker.start
 
     def extract(data: bytes, content_type: str | None, name: str, **kw: object) -> object:
         extracted[phase[0]].append(name)
         return real_extract(data, content_type, name, **kw)  # type: ignore[arg-type]
+
+    def read(path: Path, limit: int) -> bytes:
+        opened[phase[0]].append(path.name)
+        return real_read(path, limit)
 
     def forward(self: Embedder, texts: list[str], progress: object) -> object:
         embedded[phase[0]].extend(texts)
@@ -85,6 +91,7 @@ def test_a_worker_given_the_corpus_files_extracts_and_embeds_none_of_them_again(
         real_start(*args, **named)  # type: ignore[arg-type]
 
     monkeypatch.setattr(gather, "extract", extract)
+    monkeypatch.setattr(gather, "read_regular_file", read)
     monkeypatch.setattr(Embedder, "_forward", forward)
     monkeypatch.setattr(corpus_worker, "start", start)
     result = run_corpus(Desk(_options(tmp_path, src, "store.sqlite3")), [docs], tmp_path / "out", workers=1)
@@ -93,6 +100,7 @@ def test_a_worker_given_the_corpus_files_extracts_and_embeds_none_of_them_again(
     # each file read once, by the parent; each of its passages embedded once, by the parent
     assert sorted(extracted["gathering"]) == [f"s{n}.txt" for n in range(6)]
     assert extracted["auditing"] == []
+    assert sorted(opened["gathering"]) == [f"s{n}.txt" for n in range(6)]  # not once per citing document
     passages = embedded["gathering"]
     assert len(passages) == len(set(passages)) >= 12
     assert any("covered 112 mid-sized cities" in t for t in passages)
