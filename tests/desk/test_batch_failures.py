@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,38 +16,24 @@ import pytest
 from citedesk.desk import AuditOptions, Desk
 from citedesk.desk.corpus_run import run_corpus
 from citedesk.pipeline import audit_text
-from tests.desk.test_batch import TOPICS
+from tests.desk.test_batch import TOPICS, _Sources
 from tests.helpers.server import running
 
 DOCUMENTS = 8
 
 
-class _Server(BaseHTTPRequestHandler):
-    """Articles at /src/N; 404 at /gone/N; 500 at /broken/N; and an index at /crossref, /openalex,
-    /doi that answers 500 for DOIs 10.5555/down.* and 404 for everything else."""
+class _Server(_Sources):
+    """Articles at /src/N (`test_batch._Sources`); 404 at /gone/N; 500 at /broken/N; and an index at
+    /crossref, /openalex, /doi that answers 500 for DOIs 10.5555/down.* and 404 for everything else."""
 
     hits: ClassVar[dict[str, int]] = {}
 
-    def log_message(self, *args: object) -> None:
-        pass
-
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        self.hits[path] = self.hits.get(path, 0) + 1
         if path.startswith("/src/"):
-            title, finding = TOPICS[int(path.rsplit("/", 1)[-1]) % len(TOPICS)]
-            body = (
-                f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>"
-                f"<p>{finding} The survey covered 112 mid-sized cities over three summers.</p>"
-                "<p>The effect was strongest in hot, dry cities and weakest in humid coastal ones.</p>"
-                "</article></body></html>"
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            super().do_GET()
             return
+        self.hits[path] = self.hits.get(path, 0) + 1
         self.send_response(500 if path.startswith("/broken/") or "down." in path else 404)
         self.send_header("Content-Length", "0")
         self.end_headers()
