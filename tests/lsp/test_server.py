@@ -20,6 +20,7 @@ from pygls.exceptions import JsonRpcMethodNotFound
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from citedesk.lsp.positions import PositionMap
+from tests.lsp.helpers import apply
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "samples"
 WAIT_S = 120.0
@@ -108,7 +109,7 @@ async def test_a_fabricated_marker_is_an_error_on_exactly_it_and_its_fix_removes
     assert edit.document_changes is not None
     (change,) = edit.document_changes
     assert isinstance(change, types.TextDocumentEdit)
-    fixed = _apply(DRAFT, change.edits)
+    fixed = apply(DRAFT, change.edits)
     assert fixed == DRAFT.replace(" [9]", "")  # the marker (and its space), nothing else
 
     client.text_document_did_change(
@@ -122,22 +123,6 @@ async def test_a_fabricated_marker_is_an_error_on_exactly_it_and_its_fix_removes
     )
     after = await _diagnostics_with(client, uri, None)
     assert not any(d.code == "fabricated" for d in after)
-
-
-def _apply(
-    text: str, edits: Sequence[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit]
-) -> str:
-    """`text` with the client's edits applied (the server sends plain text edits only)."""
-    positions = PositionMap(text)
-    spans = []
-    for e in edits:
-        assert isinstance(e, types.TextEdit)
-        start = positions.offset(e.range.start.line, e.range.start.character)
-        spans.append((start, positions.offset(e.range.end.line, e.range.end.character), e.new_text))
-    spans.sort(reverse=True)
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
 
 
 @pytest.mark.asyncio(loop_scope="function")
@@ -161,7 +146,7 @@ async def test_a_typoed_pandoc_key_gets_did_you_mean_with_a_fix(
     assert edit.document_changes is not None
     (change,) = edit.document_changes
     assert isinstance(change, types.TextDocumentEdit)
-    assert _apply(PANDOC, change.edits) == PANDOC.replace("@moreau2012", "@moreau2021")
+    assert apply(PANDOC, change.edits) == PANDOC.replace("@moreau2012", "@moreau2021")
 
 
 @pytest.mark.asyncio(loop_scope="function")
