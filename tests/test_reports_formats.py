@@ -69,6 +69,22 @@ def test_a_format_registered_in_one_module_is_a_choice_an_export_and_a_filter(
     assert "invalid choice: 'toy'" in capsys.readouterr().err
 
 
+def test_a_format_for_several_documents_renders_each_of_them_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`citedesk audit A B --format NAME` with a format that holds several: each document in that
+    format (before, any format but Markdown and JSON was written as text)."""
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_text(
+        "Trees cool streets [1].\n\n## References\n\n1. Oke T. (2017). Urban climates.\n", encoding="utf-8"
+    )
+    second.write_text("Trees cool streets [2].\n", encoding="utf-8")
+    with toy_report_format.registered(several=True):
+        assert main(["audit", str(first), str(second), "--format", "toy", *FLAGS]) == 1
+    printed = capsys.readouterr().out
+    assert printed.startswith("TOY nothing\n\nTOY fabricated 19\n\nSummary\n")  # a.md, then b.md
+
+
 def test_jsonl_is_written_while_the_audit_runs_not_exported() -> None:
     [jsonl] = [f for f in report_formats() if f.name == "jsonl"]
     assert not jsonl.finished

@@ -23,8 +23,9 @@ class ToyFormat:
 
 
 @contextlib.contextmanager
-def registered() -> Iterator[ToyFormat]:
+def registered(*, several: bool = False) -> Iterator[ToyFormat]:
     toy = ToyFormat()
+    toy.several = several
     register(toy)
     try:
         yield toy

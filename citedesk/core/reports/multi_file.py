@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from citedesk.core.findings import Kind
+from citedesk.core.reports.base import report_format
 from citedesk.core.reports.corpus import file_summary, for_corpus, render_said_once, said_once, total_summary
-from citedesk.core.reports.markdown_format import render_markdown
 from citedesk.core.reports.report import REPORT_VERSION, Report, summary, to_json
-from citedesk.core.reports.text_format import render_text
 
 
 @dataclass(frozen=True)
@@ -128,16 +127,16 @@ def summary_table(audits: Sequence[FileAudit], *, markdown: bool = False) -> str
 
 
 def render_batch(audits: Sequence[FileAudit], fmt: str, *, colour: bool = False) -> str:
-    """Every file's report in `fmt` (text, markdown or json), with the summary table."""
+    """Every file's report in `fmt` (a format that holds several: `several_formats`), with the
+    summary table; JSON as one document (`batch_json`)."""
     if fmt == "json":
         return json.dumps(batch_json(audits), indent=2, ensure_ascii=False) + "\n"
+    form = report_format(fmt)
     shared = said_once([a.report for a in audits if a.report is not None])
     parts = [said] if (said := render_said_once(shared, markdown=fmt == "markdown")) else []
     for audit in audits:  # a file not audited: its error is said once, in its row of the table
-        if audit.report is not None and fmt == "markdown":
-            parts.append(render_markdown(for_corpus(audit.report, shared)))
-        elif audit.report is not None:
-            parts.append(render_text(for_corpus(audit.report, shared), colour=colour))
+        if audit.report is not None:
+            parts.append(form.render(for_corpus(audit.report, shared), colour=colour))
     heading = "## Summary\n\n" if fmt == "markdown" else "Summary\n"
     return "\n".join([*parts, heading + summary_table(audits, markdown=fmt == "markdown")])
 
