@@ -29,7 +29,7 @@ What a judged finding may do follows from who judged it and the evidence it rest
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 
 from citedesk.core.findings import Applicability, Evidence, Finding, Kind, Severity, Verdict, VerdictLabel
@@ -217,7 +217,7 @@ def clearly_better(best: tuple[str, Verdict] | None, than: Verdict) -> tuple[str
     return best if best is not None and best[1].score >= than.score + CLEARLY_BETTER else None
 
 
-def uncited_first(ranked: list[tuple[str, Verdict]], cited: set[str]) -> tuple[str, Verdict] | None:
+def uncited_first(ranked: list[tuple[str, Verdict]], cited: Set[str]) -> tuple[str, Verdict] | None:
     """For an uncited sentence, the reference cited nowhere in the document that supports it at least
     in part, scores within `UNCITED_MARGIN` of the best reference and `STANDS_OUT` above every other
     reference cited nowhere: a listed reference no marker points at is the likelier source of a

@@ -524,7 +524,7 @@ def _offers(document: Document, uncited: Sequence[Finding], judging: Judging) ->
     or that one supports in part, or stands out as the closest, with no fix (`policy.suggestion`)."""
     claims = document.claim_by_id
     offers: dict[str, Offer] = {}
-    cited = {key for claim in document.claims for key in document.cited_keys(claim)}
+    cited = document.claims_cite
     place = {claim.id: i for i, claim in enumerate(document.claims)}
     for finding in uncited:
         if finding.claim_id is None or judging.out_of_time():

@@ -109,23 +109,20 @@ def _finding(
 
 def unsignalled_claims(document: Document, judging: Judging) -> list[Finding]:
     """`uncited` findings (info) for plain sentences that a reference cited nowhere supports."""
-    claims = document.claims
-    cited_at = [set(document.cited_keys(claim)) for claim in claims]
-    cited = set().union(*cited_at) if cited_at else set()
+    cited = document.claims_cite
     uncited_refs = {key for key in judging.prepared if key not in cited}
     if not uncited_refs or len(uncited_refs) > MOST_REFERENCES:
         return []
     findings: list[Finding] = []
     read = 0
-    for i, claim in enumerate(claims):
+    for claim in document.claims:
         sentence = claim.sentence
         if claim.needs_citation or claim.reasons != NO_SIGNAL or sentence.markers or sentence.noted:
             continue
         if len(claim.text.split()) < MIN_WORDS or read >= MOST_SENTENCES or judging.out_of_time():
             continue
         read += 1
-        near = cited_at[max(0, i - 1)] | cited_at[min(len(claims) - 1, i + 1)]
-        ranked = judging.rank_others(claim.text, claim.id, cited | near)
+        ranked = judging.rank_others(claim.text, claim.id, cited)
         found = _provenance(claim.text, ranked, judging)
         if found is None:
             continue

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -165,7 +165,7 @@ class Judging:
             contradiction=answer.contradiction,
         )
 
-    def rank_others(self, claim_text: str, claim_id: str, exclude: set[str]) -> list[tuple[str, Verdict]]:
+    def rank_others(self, claim_text: str, claim_id: str, exclude: Set[str]) -> list[tuple[str, Verdict]]:
         """The document's references (but `exclude`) judged against the claim, best support first
         (for a model judge, only the shortlist the heuristic judge rates highest)."""
         candidates = [k for k in self.prepared if k not in exclude]

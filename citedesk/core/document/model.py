@@ -230,6 +230,11 @@ class Document(Structure):
         return [k for k in keys if self.dialect.is_citation(self, k)]
 
     @cached_property
+    def claims_cite(self) -> frozenset[str]:
+        """Every reference key some claim cites (`cited_keys`, over all claims)."""
+        return frozenset(key for claim in self.claims for key in self.cited_keys(claim))
+
+    @cached_property
     def claim_by_marker(self) -> dict[int, Claim]:
         """Marker index → the claim (sentence) it is attached to."""
         return {m: claim for claim in self.claims for m in claim.sentence.markers}
