@@ -34,6 +34,7 @@ from citedesk.lsp.audits import (
     Finished,
     Provisional,
     StageDone,
+    last_of_generation,
 )
 from citedesk.lsp.documents import LANGUAGES, OpenDocument, inside, path_of
 from citedesk.lsp.settings import ClientSettings
@@ -183,7 +184,7 @@ class CiteDeskServer(LanguageServer):
         uri = self.by_generation.get(message.generation)
         document = self.documents.get(uri) if uri is not None else None
         if document is None or document.generation != message.generation:
-            if isinstance(message, Finished | Failed | Cancelled):
+            if last_of_generation(message):
                 self.by_generation.pop(message.generation, None)
             return  # superseded, cancelled or closed: never show stale findings
         try:
