@@ -65,11 +65,12 @@ def load_judging(
     """The judge (and Claude), Claude's atomic facts, and every usable source indexed (embedded)."""
     state.progress("loading the judge")
     chosen = resolve(options.judge)
+    settings = judge_values(options.judge_settings)
     local, embedder, embedding = make_judge(
         AUTO if chosen.sends_text else options.judge,
         store=store,
         dense=options.dense,
-        server=JudgeContext(settings=judge_values(options.judge_settings), deadline=state.deadline),
+        server=JudgeContext(settings=settings, deadline=state.deadline),
     )
     client = _claude_client(options) if options.assist == "claude" or chosen.sends_text else None
     remote: Judge | None = None
@@ -80,7 +81,7 @@ def load_judging(
                 store=store,
                 client=client,
                 local=local,
-                settings=judge_values(options.judge_settings),
+                settings=settings,
             )
         )
     assist: AssistSummary | None = None
@@ -92,14 +93,18 @@ def load_judging(
             atoms = _claude_facts(document, client, assist, state)
     usable = {key: s for key, s in resolved.items() if s.usable}
     prepared = prepare(usable, embedder, state.progress)
-    strong = _strong_judge(options, state, store, embedder)
+    strong = _strong_judge(options, state, store, embedder, settings)
     return Judging(
         remote or local, local, remote, embedder, client, assist, atoms, prepared, strong, embedding=embedding
     )
 
 
 def _strong_judge(
-    options: AuditOptions, state: AuditState, store: Store, embedder: Embedder | None
+    options: AuditOptions,
+    state: AuditState,
+    store: Store,
+    embedder: Embedder | None,
+    settings: dict[str, object],
 ) -> Judge | None:
     """The cascade's strong judge, loaded beside the fast one. One that sends text to Claude is
     refused: the cascade re-reads without asking for the writer's key or consent again."""
@@ -115,7 +120,7 @@ def _strong_judge(
     context = JudgeContext(
         embedder=embedder,
         store=store,
-        settings=judge_values(options.judge_settings),
+        settings=settings,
         deadline=state.deadline,
     )
     return spec.load(context)
