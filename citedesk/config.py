@@ -288,7 +288,8 @@ class _Keys(Mapping[str, _Key]):
         return {**_OWN_KEYS, **judges}
 
     def __getitem__(self, name: str) -> _Key:
-        return self._all()[name]
+        own = _OWN_KEYS.get(name)  # most asked: not the judges' keys made again for each
+        return own if own is not None else self._all()[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())

@@ -117,9 +117,7 @@ def window_choices(settings: QSettings) -> dict[str, Any]:
         if not settings.contains(name):
             continue
         own = _judge_setting(name)
-        if own is not None and isinstance(own.default, bool):
-            choices[name] = bool(settings.value(name, False, type=bool))
-        elif name == "judge" or own is not None:
+        if name == "judge" or (own is not None and not isinstance(own.default, bool)):
             text = settings.value(name)
             if text:
                 choices[name] = str(text)
@@ -197,11 +195,12 @@ def audit_options(configuration: Configuration, base: AuditOptions | None = None
     that a file or the window set laid on top; a setting left at its default keeps `base`'s value."""
     base = base or AuditOptions()
     configured = configuration.audit_options()
+    sets = audit_fields()
     fields = [
         field
         for name, origin in configuration.origins.items()
         if origin != DEFAULT
-        for field in audit_fields().get(name, ())
+        for field in sets.get(name, ())
     ]
     return replace(base, **{field: getattr(configured, field) for field in fields})
 
