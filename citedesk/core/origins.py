@@ -33,10 +33,13 @@ class Registry(Generic[T]):
         self._entries: dict[str, T] = {}
         self._by_name: dict[str, str] = {}
 
-    def add(self, entry: T) -> T:
-        """Called by a table's `register`: the module that called it registered `entry`."""
+    def add(self, entry: T, *, module: str | None = None) -> T:
+        """Called by a table's `register`: the module that called it registered `entry` (`module`:
+        the one to record instead, for a caller that is not a table's `register`)."""
         self._entries[entry.name] = entry
-        self._by_name[entry.name] = sys._getframe(2).f_globals.get("__name__", "")
+        self._by_name[entry.name] = (
+            module if module is not None else sys._getframe(2).f_globals.get("__name__", "")
+        )
         return entry
 
     def remove(self, name: str) -> None:

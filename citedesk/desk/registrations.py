@@ -64,25 +64,29 @@ def plugged_in() -> Registrations:
     return Registrations(**{k: tuple(v) for k, v in given.items()}, left_out=tuple(left_out))
 
 
+ADOPTED = "plug-in of the parent process"
+"""What the child records as the module of an entry it adopted (a plug-in: not CiteDesk's own)."""
+
+
 class Adopted:
     """In the child: the parent's plug-ins registered here, as of its latest request; an entry the
     parent no longer has is taken back (and what it replaced, restored)."""
 
     def __init__(self) -> None:
-        self._added: dict[tuple[str, str], Any] = {}
-        """(table, name) → the entry it replaced here (None: none)."""
+        self._added: dict[tuple[str, str], tuple[Any, str]] = {}
+        """(table, name) → the entry it replaced here (None: none), and the module that registered it."""
 
     def adopt(self, given: Registrations) -> None:
         wanted = {(table, entry.name): entry for table, entry in given.entries()}
         for key in [k for k in self._added if k not in wanted]:
             table, name = _TABLES[key[0]], key[1]
-            replaced = self._added.pop(key)
+            replaced, module = self._added.pop(key)
             if replaced is None:
                 table.remove(name)
             else:
-                table.add(replaced)  # in its place in the table's order
+                table.add(replaced, module=module)  # in its place in the table's order
         for (table_name, name), entry in wanted.items():
             table = _TABLES[table_name]
             if (table_name, name) not in self._added:
-                self._added[(table_name, name)] = table.get(name)
-            table.add(entry)
+                self._added[(table_name, name)] = (table.get(name), table.of(name))
+            table.add(entry, module=ADOPTED)

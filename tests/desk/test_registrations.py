@@ -39,11 +39,15 @@ def test_the_child_registers_them_and_takes_them_back() -> None:
 
 def test_a_replaced_entry_of_citedesk_is_restored() -> None:
     own, order = formats.format_named("latex"), formats.formats()
+    own_module = formats.REGISTRY.of("latex")
+    assert own_module.startswith("citedesk.")
     adopted = Adopted()
     try:
         adopted.adopt(Registrations(formats=(TOY_FORMAT.__class__("latex", "Mine", (".mine",)),)))
         assert formats.format_named("latex").label == "Mine"
+        assert formats.REGISTRY.plug_in("latex")  # the parent's plug-in, not CiteDesk's own
     finally:
         adopted.adopt(Registrations())
     assert formats.format_named("latex") == own
     assert formats.formats() == order
+    assert formats.REGISTRY.of("latex") == own_module  # recorded as who registered it, restored
