@@ -342,7 +342,6 @@ class Workers:
             initargs=(self.given, max(1, (os.cpu_count() or 1) // count), os.getpid(), str(scratch)),
         )
         self._given = False
-        self._closed = False
         try:
             for _ in range(count):  # one task each, none idle: the pool spawns every worker now
                 self.pool.submit(corpus_worker.ready)
@@ -356,11 +355,8 @@ class Workers:
         self._given = True
 
     def close(self) -> None:
-        """Shut the pool down (once); workers still waiting for their options — the run ended
-        before they were had — are told to end first."""
-        if self._closed:
-            return
-        self._closed = True
+        """Shut the pool down; workers still waiting for their options — the run ended before
+        they were had — are told to end first."""
         if not self._given:
             for _ in range(self.count):
                 self.given.put(None)
@@ -392,34 +388,31 @@ def _audits(
         for doc in todo:
             yield doc, corpus_worker.audit_one(str(doc.path), doc.name)
         return
-    workers.give(options)
+    workers.give(options)  # (`run_corpus` closes the pool, whatever ends the run)
     pool = workers.pool
-    try:
-        waiting = iter(todo)
-        running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
-        since: dict[str, float] = {}
-        while True:
-            for doc in waiting:
-                try:
-                    running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name)] = doc
-                    since[doc.name] = time.perf_counter()
-                except BrokenProcessPool:  # a worker died: the documents left are said, not lost
-                    yield doc, _died(doc)
-                    continue
-                if len(running) >= count * IN_FLIGHT_PER_WORKER:
-                    break
-            if not running:
-                return
-            finished, _ = wait(running, timeout=TICK, return_when=FIRST_COMPLETED)
-            if not finished:
-                oldest = min(running.values(), key=lambda d: since[d.name])
-                yield oldest, Waiting(time.perf_counter() - since[oldest.name])
-            for future in finished:
-                doc = running.pop(future)
-                since.pop(doc.name, None)
-                yield doc, _result(future, doc)
-    finally:
-        workers.close()
+    waiting = iter(todo)
+    running: dict[Future[corpus_worker.WorkerResult], CorpusDocument] = {}
+    since: dict[str, float] = {}
+    while True:
+        for doc in waiting:
+            try:
+                running[pool.submit(corpus_worker.audit_one, str(doc.path), doc.name)] = doc
+                since[doc.name] = time.perf_counter()
+            except BrokenProcessPool:  # a worker died: the documents left are said, not lost
+                yield doc, _died(doc)
+                continue
+            if len(running) >= count * IN_FLIGHT_PER_WORKER:
+                break
+        if not running:
+            return
+        finished, _ = wait(running, timeout=TICK, return_when=FIRST_COMPLETED)
+        if not finished:
+            oldest = min(running.values(), key=lambda d: since[d.name])
+            yield oldest, Waiting(time.perf_counter() - since[oldest.name])
+        for future in finished:
+            doc = running.pop(future)
+            since.pop(doc.name, None)
+            yield doc, _result(future, doc)
 
 
 def _result(future: Future[corpus_worker.WorkerResult], doc: CorpusDocument) -> corpus_worker.WorkerResult:

@@ -54,18 +54,12 @@ class WorkerResult:
     """The JSON report, as `citedesk audit --format json` renders it (None: not audited)."""
 
 
-def start(
-    options: AuditOptions, threads: int | None = None, parent: int | None = None, scratch: str | None = None
-) -> None:
-    """The initializer: this worker's desk (the audit's stages were imported with this module;
-    the judge's model follows with the first document that is judged). `threads`: the model
-    threads this worker may use — the cores shared out among the workers, so that N workers do not
-    each start a pool of every core (CITEDESK_THREADS, when set, wins). `parent`: the process
-    that started the pool — when it dies (`kill -9` of `citedesk batch`), this worker ends at once
-    (`desk.lifeline`), mid-audit too, instead of auditing on for nobody. `scratch`: the folder
-    its private store goes in (None: a temporary folder of its own, removed when it exits)."""
-    if parent is not None:
-        die_with_parent(parent)
+def start(options: AuditOptions, threads: int | None = None, scratch: str | None = None) -> None:
+    """This worker's desk (the audit's stages were imported with this module; the judge's model
+    follows with the first document that is judged). `threads`: the model threads this worker may
+    use — the cores shared out among the workers, so that N workers do not each start a pool of
+    every core (CITEDESK_THREADS, when set, wins). `scratch`: the folder its private store goes in
+    (None: a temporary folder of its own, removed when it exits)."""
     if threads is not None and not os.environ.get(THREADS_VARIABLE):
         os.environ[THREADS_VARIABLE] = str(threads)
     if options.provisions is not None:
@@ -81,15 +75,17 @@ def start_given(given: Queue[AuditOptions | None], threads: int, parent: int, sc
     """The initializer of a pool started before the parent has gathered the corpus's sources
     (`corpus_run.Workers`): this worker spawns and imports the audit's stages meanwhile, then
     waits for its options — provisions and all — on `given`. None: the run ended before they were
-    had; the worker ends (the pool is shut down)."""
-    die_with_parent(parent)  # also while it waits
+    had; the worker ends (the pool is shut down). `parent`: the process that started the pool —
+    when it dies (`kill -9` of `citedesk batch`), this worker ends at once (`desk.lifeline`),
+    while it waits or mid-audit, instead of auditing on for nobody."""
+    die_with_parent(parent)
     # Ctrl-C reaches the whole process group: while it waits, the parent decides (and sends None)
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     options = given.get()
     if options is None:
         os._exit(0)  # quietly: an initializer that raises is logged as a failure
     signal.signal(signal.SIGINT, before)
-    start(options, threads, None, scratch)
+    start(options, threads, scratch)
 
 
 def ready() -> int:
