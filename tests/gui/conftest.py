@@ -4,6 +4,7 @@ worker thread of the window's ops (`gui.ops`) running."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Iterator
@@ -51,6 +52,16 @@ def _no_op_thread_left() -> Iterator[None]:
         time.sleep(0.05)
         left = [name for name in _op_threads() if name not in before]
     assert left == [], f"op worker threads still running after the test: {left}"
+
+
+@pytest.fixture(autouse=True)
+def _qt_garbage_collected_here() -> Iterator[None]:
+    """After each test, what its windows left for the garbage collector is collected on this (the
+    GUI) thread: left for later, a collection that a background thread of a later test sets off
+    (a thread pool, a queue's feeder) would delete Qt objects off the GUI thread, which PySide may
+    not survive (the suite died twice with SIGSEGV at a window test's start in CI)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture
